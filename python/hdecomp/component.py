@@ -1,0 +1,353 @@
+"""Loading one component file in isolation -> Component.
+
+A component file follows the KernelBench convention: `class Model(nn.Module)` (a refactored parent:
+`class RefactoredModel`), `get_inputs()`, `get_init_inputs()`, optionally `get_input_kwargs()`.
+Each load gets a unique module name, sees its own folder and its `children/` folder on sys.path only
+while it is being imported, and leaves no trace in sys.path or sys.modules afterwards, so two files
+both named `conv.py` (or both defining `Model`) never collide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+
+import signal
+import sys
+import sysconfig
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType, ModuleType, TracebackType
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout
+
+_counter = itertools.count()
+_OWN_PACKAGES = ("hdecomp", "_hdecomp_component_")
+_import_lock = threading.RLock()
+
+_LIBRARY_ROOTS = tuple(
+    {str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+     if (p := sysconfig.get_paths().get(key))}
+    | {str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())}
+)
+
+
+def _is_user_module(mod: ModuleType) -> bool:
+    """True for modules loaded from user code (not the standard library or installed packages)."""
+    files: list[str] = []
+    f = getattr(mod, "__file__", None)
+    if f:
+        files.append(f)
+    else:
+        files.extend(list(getattr(mod, "__path__", []) or []))
+    if not files:
+        return False
+    for fp in files:
+        try:
+            rp = str(Path(fp).resolve())
+        except OSError:
+            continue
+        if not rp.startswith(_LIBRARY_ROOTS):
+            return True
+    return False
+
+
+def user_frame(tb: TracebackType | None, roots: list[Path]) -> tuple[str, int] | None:
+    """The innermost traceback frame inside one of `roots` (the component's folders)."""
+    found = None
+    resolved = [str(r.resolve()) for r in roots]
+    for frame, lineno in traceback.walk_tb(tb):
+        fn = frame.f_code.co_filename
+        try:
+            rfn = str(Path(fn).resolve())
+        except OSError:
+            continue
+        if any(rfn.startswith(r) for r in resolved):
+            found = (fn, lineno)
+    return found
+
+
+@dataclass
+class Component:
+    """A loaded component file: its module, model class and input factories."""
+
+    path: Path
+    module: ModuleType
+    class_name: str
+    model_class: type[nn.Module]
+    get_inputs: Callable[[], Any]
+    get_init_inputs: Callable[[], Any]
+    get_input_kwargs: Callable[[], Any] | None = None
+
+    @property
+    def folders(self) -> list[Path]:
+        return [self.path.parent]
+
+    def build(self, device: str | torch.device | None = None, timeout: float | None = None) -> nn.Module:
+        """Instantiate the model from get_init_inputs() (eval mode, on `device`)."""
+        init = self._call("get_init_inputs", self.get_init_inputs, timeout)
+        if init is None:
+            init = []
+        if not isinstance(init, (list, tuple)):
+            init = [init]
+        model = self._call(f"{self.class_name}(*get_init_inputs())",
+                           lambda: self.model_class(*init), timeout)
+        if not isinstance(model, nn.Module):
+            raise ComponentLoadError(f"{self.class_name} is not an nn.Module", self.path)
+        if device is not None:
+            model = model.to(device)
+        return model.eval()
+
+    def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
+                    timeout: float | None = None) -> tuple[list[Any], dict[str, Any]]:
+        """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed`."""
+        if seed is not None:
+            torch.manual_seed(seed)
+        args = self._call("get_inputs", self.get_inputs, timeout)
+        if args is None:
+            args = []
+        if not isinstance(args, (list, tuple)):
+            args = [args]
+        kwargs: dict[str, Any] = {}
+        if self.get_input_kwargs is not None:
+            kw = self._call("get_input_kwargs", self.get_input_kwargs, timeout)
+            if kw is not None and not isinstance(kw, dict):
+                raise ComponentLoadError(f"get_input_kwargs() returned {type(kw).__name__}, not a dict",
+                                         self.path)
+            kwargs = dict(kw or {})
+        args = list(args)
+        if device is not None:
+            args = [move_to(a, device) for a in args]
+            kwargs = {k: move_to(v, device) for k, v in kwargs.items()}
+        return args, kwargs
+
+    def _call(self, what: str, fn: Callable[[], Any], timeout: float | None) -> Any:
+        return run_user_code(fn, what=what, path=self.path, timeout=timeout)
+
+
+def move_to(obj: Any, device: str | torch.device) -> Any:
+    """Move tensors nested in lists/tuples/dicts to `device`."""
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(move_to(o, device) for o in obj)
+    if isinstance(obj, dict):
+        return {k: move_to(v, device) for k, v in obj.items()}
+    return obj
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None, what: str, path: Path | str) -> Iterator[None]:
+    """Raise ComponentTimeout if the body runs longer than `seconds` (main thread, POSIX only)."""
+    usable = (seconds and seconds > 0 and hasattr(signal, "SIGALRM")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise ComponentTimeout(f"{what} did not finish within {seconds:g} s (timeout)", path)
+
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def is_oom(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):
+        return True
+    oom = getattr(torch, "OutOfMemoryError", None)
+    if oom is not None and isinstance(exc, oom):
+        return True
+    return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+
+
+def run_user_code(fn: Callable[[], Any], *, what: str, path: Path | str, timeout: float | None = None,
+                  roots: list[Path] | None = None) -> Any:
+    """Call user code; turn any exception into ComponentRunError naming file, line and cause."""
+    path = Path(path)
+    try:
+        with time_limit(timeout, what, path):
+            return fn()
+    except ComponentTimeout:
+        raise
+    except (ComponentLoadError, ComponentRunError):
+        raise
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # user code may raise anything, SystemExit included
+        where = user_frame(exc.__traceback__, roots or [path.parent])
+        file, line = (where if where else (str(path), None))
+        if is_oom(exc):
+            cause = f"{what} ran out of memory ({type(exc).__name__}: {_first_line(exc)})"
+        else:
+            cause = f"{what} raised {type(exc).__name__}: {_first_line(exc)}"
+        raise ComponentRunError(cause, file, line,
+                                details="".join(traceback.format_exception(exc))) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+@contextlib.contextmanager
+def isolated_import_paths(folder: Path) -> Iterator[None]:
+    """sys.path gets `folder` and `folder/children` for the duration; sys.path and sys.modules are
+    restored afterwards: user modules imported meanwhile are dropped, and modules cached elsewhere
+    under a name this folder's files define (`conv`, `children`, ...) are hidden, then put back."""
+    with _import_lock:
+        saved_path = list(sys.path)
+        before = set(sys.modules)
+        search = [folder]
+        if (folder / "children").is_dir():
+            search.append(folder / "children")
+        local_names = {p.stem for d in search for p in d.iterdir()
+                       if (p.suffix == ".py" or p.is_dir()) and p.stem.isidentifier()}
+        hidden = {name: mod for name, mod in sys.modules.items()
+                  if name.split(".")[0] in local_names and not name.startswith(_OWN_PACKAGES)}
+        for name in hidden:
+            del sys.modules[name]
+        sys.path[:0] = [str(d) for d in search]
+        try:
+            yield
+        finally:
+            sys.path[:] = saved_path
+            for name in set(sys.modules) - before:
+                mod = sys.modules.get(name)
+                if mod is not None and not name.startswith(_OWN_PACKAGES) and (
+                        _is_user_module(mod) or name.split(".")[0] in local_names):
+                    del sys.modules[name]
+            sys.modules.update(hidden)
+            importlib.invalidate_caches()
+
+
+def load_component(path: str | Path, class_name: str | None = None, *,
+                   require_inputs: bool = True, timeout: float | None = None) -> Component:
+    """Import the component file at `path` in isolation.
+
+    `class_name`: the model class to use; default `RefactoredModel` if the file defines one, else `Model`.
+    Raises ComponentLoadError naming the file, line and cause.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ComponentLoadError("file not found", path)
+    if path.is_dir():
+        raise ComponentLoadError("is a folder, not a Python file", path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ComponentLoadError(f"cannot read file: {exc}", path) from exc
+    try:
+        compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        raise ComponentLoadError(f"syntax error: {exc.msg}", exc.filename or path, exc.lineno) from exc
+
+    mod_name = f"_hdecomp_component_{next(_counter)}_{_safe(path.stem)}"
+    spec = importlib.util.spec_from_file_location(mod_name, str(path))
+    if spec is None or spec.loader is None:
+        raise ComponentLoadError("cannot be imported as a Python module", path)
+    module = importlib.util.module_from_spec(spec)
+    folder = path.resolve().parent
+    roots = [folder]
+    with isolated_import_paths(folder):
+        sys.modules[mod_name] = module
+        try:
+            with time_limit(timeout, "importing the file", path):
+                spec.loader.exec_module(module)
+        except ComponentTimeout:
+            raise
+        except SyntaxError as exc:  # in an imported child file
+            raise ComponentLoadError(f"syntax error: {exc.msg}", exc.filename or path, exc.lineno) from exc
+        except ModuleNotFoundError as exc:
+            where = user_frame(exc.__traceback__, roots) or (str(path), None)
+            missing = exc.name or str(exc)
+            local = (folder / f"{missing.split('.')[0]}.py").exists() or \
+                (folder / "children" / f"{missing.split('.')[0]}.py").exists()
+            if missing.split(".")[0] in ("children",) or local:
+                cause = f"cannot import '{missing}': the module file is missing or broken"
+            elif (folder / "children").is_dir() or missing.split(".")[0] not in _known_distributions():
+                cause = (f"imports '{missing}', which is not installed or not found "
+                         f"(pip install {missing.split('.')[0]}, or add the missing child file)")
+            else:
+                cause = f"cannot import '{missing}'"
+            raise ComponentLoadError(cause, where[0], where[1],
+                                     details="".join(traceback.format_exception(exc))) from exc
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            where = user_frame(exc.__traceback__, roots) or (str(path), None)
+            raise ComponentLoadError(f"importing the file raised {type(exc).__name__}: {_first_line(exc)}",
+                                     where[0], where[1],
+                                     details="".join(traceback.format_exception(exc))) from exc
+        finally:
+            sys.modules.pop(mod_name, None)
+
+    names = [class_name] if class_name else ["RefactoredModel", "Model"]
+    chosen = next((n for n in names if isinstance(getattr(module, n, None), type)), None)
+    if chosen is None:
+        raise ComponentLoadError(f"no model class: expected {' or '.join(names)}", path)
+    model_class = getattr(module, chosen)
+    if not issubclass(model_class, nn.Module):
+        raise ComponentLoadError(f"class {chosen} is not a subclass of torch.nn.Module", path)
+
+    get_inputs = getattr(module, "get_inputs", None)
+    if get_inputs is None or not callable(get_inputs):
+        if require_inputs:
+            raise ComponentLoadError("missing get_inputs(): every component file must define it", path)
+        get_inputs = list
+    get_init_inputs = getattr(module, "get_init_inputs", None)
+    if get_init_inputs is None or not callable(get_init_inputs):
+        get_init_inputs = list
+    get_input_kwargs = getattr(module, "get_input_kwargs", None)
+    if get_input_kwargs is not None and not callable(get_input_kwargs):
+        get_input_kwargs = None
+    return Component(path=path, module=module, class_name=chosen, model_class=model_class,
+                     get_inputs=get_inputs, get_init_inputs=get_init_inputs,
+                     get_input_kwargs=get_input_kwargs)
+
+
+def _safe(stem: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
+
+
+def _known_distributions() -> set[str]:
+    try:
+        from importlib.metadata import packages_distributions
+        return set(packages_distributions())
+    except Exception:  # pragma: no cover - metadata is best effort
+        return set()
+
+
+def component_source_files(path: str | Path) -> list[Path]:
+    """The file and every .py under its `children/` folder (what a component consists of on disk)."""
+    path = Path(path)
+    files = [path]
+    children = path.parent / "children"
+    if children.is_dir():
+        files.extend(sorted(children.rglob("*.py")))
+    return files
+
+
+__all__ = [
+    "Component",
+    "is_oom",
+    "isolated_import_paths",
+    "load_component",
+    "move_to",
+    "run_user_code",
+    "time_limit",
+]
+

@@ -1,0 +1,39 @@
+"""Precise, user-facing errors: every one names the file (and line when known) and the cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HdecompError(Exception):
+    """An error the CLI reports as one line (`file:line: cause`) and exit code 2.
+
+    `details` holds the longer explanation (e.g. a traceback excerpt) printed after the first line.
+    """
+
+    def __init__(self, cause: str, file: str | Path | None = None, line: int | None = None,
+                 details: str | None = None) -> None:
+        self.cause = cause
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.details = details
+        super().__init__(self.headline)
+
+    @property
+    def headline(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file + (f":{self.line}" if self.line else "") + ": "
+        return where + self.cause
+
+
+class ComponentLoadError(HdecompError):
+    """A component file could not be imported, or lacks Model / get_inputs / get_init_inputs."""
+
+
+class ComponentRunError(HdecompError):
+    """A component's constructor or forward raised, hung, or ran out of memory."""
+
+
+class ComponentTimeout(ComponentRunError):
+    """A component's constructor or forward ran past the time limit."""

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs hdecomp into .venv (torch 2.13.0, the CPU build, first: a bare `torch` would pull a CUDA build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[dev]"
