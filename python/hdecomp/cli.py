@@ -27,6 +27,7 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "compose": ("hdecomp.compose", "cli_compose"),
     "decompose": ("hdecomp.decompose.driver", "cli_decompose"),
     "prompt": ("hdecomp.prompt", "cli_prompt"),
+    "extract": ("hdecomp.refactor.cli", "cli_extract"),
     "validate": ("hdecomp.validate", "cli_validate"),
 }
 
@@ -73,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decomp-dir", required=True, help="the decomposition's output folder")
     p.add_argument("--output", default=None, help="where to write coverage_summary.json")
     p.add_argument("--children", nargs="*", default=None, help="explicit kernel files instead of level_0_kernel/")
+    p.add_argument("--full-size", action="store_true",
+                   help="record every component at full input size (default: batch 1 when that is exact)")
+    p.add_argument("--meta", action="store_true",
+                   help="record on meta tensors (no data; falls back to real inputs when the model needs data)")
     _run_options(p, trials=False)
     p.add_argument("--json", action="store_true")
 
@@ -93,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("batch", help="test many decompositions under ROOT, with a summary table")
     p.add_argument("root", nargs="?", default="output", help="folder holding decompositions (default: output)")
     p.add_argument("--level", default=None, help="only decompositions under this level folder (e.g. level2)")
+    p.add_argument("--output", default=None, help="where to write the JSON results (default ROOT/batch_results.json)")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--json", action="store_true")
@@ -110,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="model name (default: the file's stem)")
     _run_options(p)
     p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("extract", help="move statements of forward() into a new child component file")
+    p.add_argument("file", help="the refactored.py (or component) file")
+    p.add_argument("select", help="lines FIRST-LAST (1-based), or L:C-L:C for one expression")
+    p.add_argument("--name", default=None, help="the child's name (default: from the ops it calls)")
+    p.add_argument("--op", default=None, help="extract the compute op at SELECT into a kernel child named after it")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("prompt", help="print the filled-in agent prompt for a model")

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import itertools
-
 import signal
 import sys
 import sysconfig
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, ModuleType, TracebackType
@@ -60,6 +60,43 @@ def _is_user_module(mod: ModuleType) -> bool:
     return False
 
 
+# class -> the file that defined it. Loaded modules leave sys.modules (no leaks), which blinds
+# inspect.getfile(cls); the anti-cheat still needs to know where a child class came from.
+_CLASS_FILES: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+
+
+def _remember_classes(mod: ModuleType) -> None:
+    f = getattr(mod, "__file__", None)
+    if not f:
+        return
+    try:
+        resolved = str(Path(f).resolve())
+    except OSError:
+        return
+    for obj in list(vars(mod).values()):
+        if isinstance(obj, type) and getattr(obj, "__module__", None) == mod.__name__:
+            try:
+                _CLASS_FILES[obj] = resolved
+            except TypeError:  # pragma: no cover - classes are weak-referenceable
+                pass
+
+
+def class_source_file(cls: type) -> Path | None:
+    """The file that defined `cls`, also for classes of components loaded (and unloaded) by us."""
+    f = _CLASS_FILES.get(cls)
+    if f:
+        return Path(f)
+    mod = sys.modules.get(getattr(cls, "__module__", "") or "")
+    mf = getattr(mod, "__file__", None)
+    if mf:
+        return Path(mf).resolve()
+    for attr in vars(cls).values():  # a method's code object remembers its file
+        code = getattr(getattr(attr, "__func__", attr), "__code__", None)
+        if code is not None and not code.co_filename.startswith("<"):
+            return Path(code.co_filename).resolve()
+    return None
+
+
 def user_frame(tb: TracebackType | None, roots: list[Path]) -> tuple[str, int] | None:
     """The innermost traceback frame inside one of `roots` (the component's folders)."""
     found = None
@@ -71,8 +108,16 @@ def user_frame(tb: TracebackType | None, roots: list[Path]) -> tuple[str, int] |
         except OSError:
             continue
         if any(rfn.startswith(r) for r in resolved):
-            found = (fn, lineno)
+            found = (display_path(fn), lineno)
     return found
+
+
+def display_path(fn: str | Path) -> str:
+    """`fn` relative to the working directory when it lies below it (shorter error lines), else as is."""
+    try:
+        return str(Path(fn).resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(fn)
 
 
 @dataclass
@@ -153,8 +198,19 @@ def time_limit(seconds: float | None, what: str, path: Path | str) -> Iterator[N
         yield
         return
 
+    root = str(Path(path).resolve().parent)
+
     def _on_alarm(signum: int, frame: FrameType | None) -> None:
-        raise ComponentTimeout(f"{what} did not finish within {seconds:g} s (timeout)", path)
+        # Name the line the user code was stuck on: the innermost frame inside the component's folder.
+        file, line = str(path), None
+        f = frame
+        while f is not None:
+            fn = f.f_code.co_filename
+            if not fn.startswith("<") and str(Path(fn).resolve()).startswith(root):
+                file, line = display_path(fn), f.f_lineno
+                break
+            f = f.f_back
+        raise ComponentTimeout(f"{what} did not finish within {seconds:g} s (timeout)", file, line)
 
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
@@ -191,7 +247,8 @@ def run_user_code(fn: Callable[[], Any], *, what: str, path: Path | str, timeout
         where = user_frame(exc.__traceback__, roots or [path.parent])
         file, line = (where if where else (str(path), None))
         if is_oom(exc):
-            cause = f"{what} ran out of memory ({type(exc).__name__}: {_first_line(exc)})"
+            cause = (f"{what} ran out of memory ({type(exc).__name__}: {_first_line(exc)}); "
+                     f"try --batch-limit 1 or a device with more memory")
         else:
             cause = f"{what} raised {type(exc).__name__}: {_first_line(exc)}"
         raise ComponentRunError(cause, file, line,
@@ -229,16 +286,19 @@ def isolated_import_paths(folder: Path) -> Iterator[None]:
                 mod = sys.modules.get(name)
                 if mod is not None and not name.startswith(_OWN_PACKAGES) and (
                         _is_user_module(mod) or name.split(".")[0] in local_names):
+                    _remember_classes(mod)
                     del sys.modules[name]
             sys.modules.update(hidden)
             importlib.invalidate_caches()
 
 
 def load_component(path: str | Path, class_name: str | None = None, *,
-                   require_inputs: bool = True, timeout: float | None = None) -> Component:
+                   require_inputs: bool = True, timeout: float | None = None,
+                   class_names: Sequence[str] | None = None) -> Component:
     """Import the component file at `path` in isolation.
 
     `class_name`: the model class to use; default `RefactoredModel` if the file defines one, else `Model`.
+    `class_names`: the names to try in order instead (an original file: `("Model", "RefactoredModel")`).
     Raises ComponentLoadError naming the file, line and cause.
     """
     path = Path(path)
@@ -293,9 +353,10 @@ def load_component(path: str | Path, class_name: str | None = None, *,
                                      where[0], where[1],
                                      details="".join(traceback.format_exception(exc))) from exc
         finally:
+            _remember_classes(module)
             sys.modules.pop(mod_name, None)
 
-    names = [class_name] if class_name else ["RefactoredModel", "Model"]
+    names = [class_name] if class_name else list(class_names or ("RefactoredModel", "Model"))
     chosen = next((n for n in names if isinstance(getattr(module, n, None), type)), None)
     if chosen is None:
         raise ComponentLoadError(f"no model class: expected {' or '.join(names)}", path)
@@ -343,6 +404,7 @@ def component_source_files(path: str | Path) -> list[Path]:
 
 __all__ = [
     "Component",
+    "class_source_file",
     "is_oom",
     "isolated_import_paths",
     "load_component",

@@ -1,0 +1,162 @@
+"""Sweep `hdecomp decompose` over KernelBench levels 1-3 and tabulate the outcome.
+
+Each problem runs in its own subprocess (a crash or hang never stops the sweep) with `--batch-limit`
+(default 1: the problems' real shapes are GPU-sized) and without the per-component self-tests (the top
+model's self-test would run the full-size model). A problem counts as *fully decomposed* when every step
+passed and the composition test (whole model from kernel files only) passed.
+
+    OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/kernelbench_sweep/sweep.py --levels 1 2 --limit 20
+
+Writes bench/kernelbench_sweep/results.json and prints the markdown table (also written to table.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+
+def worker(model: str, out: str, batch_limit: int | None) -> int:
+    """Decompose one problem in this process and print the result as one JSON line."""
+    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.errors import HdecompError
+    t0 = time.perf_counter()
+    try:
+        dec = decompose(model, out, DecomposeOptions(batch_limit=batch_limit, self_tests=False), progress=False)
+        res = result_dict(dec)
+    except HdecompError as exc:
+        res = {"status": "ERROR", "error": exc.headline}
+    res["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    print("SWEEP_RESULT " + json.dumps(res, default=str))
+    return 0
+
+
+def classify(res: dict[str, Any]) -> tuple[str, str | None]:
+    """(outcome, reason group): full | partial | failed."""
+    status = res.get("status")
+    comp = (res.get("composition") or {}).get("status")
+    if status == "PASS" and comp == "PASS":
+        return "full", None
+    reason = res.get("error") or ""
+    if not reason:
+        reasons = res.get("reasons") or {}
+        reason = next(iter(reasons.values()), "") if reasons else ""
+        if not reason and comp != "PASS":
+            reason = f"composition test {comp}: {(res.get('composition') or {}).get('reason', '')}"
+    m = re.search(r"imports '([\w.]+)', which is not installed", reason)
+    group = f"missing package {m.group(1)}" if m else _group(reason)
+    steps_passed = res.get("steps_passed") or 0
+    return ("partial" if steps_passed else "failed"), group
+
+
+def _group(reason: str) -> str:
+    reason = re.sub(r"/\S+", "<path>", reason)
+    reason = re.sub(r"\d+(\.\d+)?(e-?\d+)?", "N", reason)
+    return reason[:120] or "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kernelbench", default=str(REPO.parent / "shared" / "kernelbench"),
+                   help="KernelBench folder with level1/ level2/ level3/ (default ../shared/kernelbench)")
+    p.add_argument("--levels", type=int, nargs="+", default=[1, 2, 3])
+    p.add_argument("--limit", type=int, default=None, help="first N problems per level (sorted by number)")
+    p.add_argument("--batch-limit", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per problem")
+    p.add_argument("--out", default=None, help="where the decompositions go (default: a temp folder)")
+    p.add_argument("--results", default=str(HERE / "results.json"))
+    p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args.worker[0], args.worker[1], args.batch_limit)
+    kb = Path(args.kernelbench)
+    out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
+    results: dict[str, Any] = {"kernelbench": str(kb), "batch_limit": args.batch_limit, "limit": args.limit,
+                               "levels": {}, "problems": [], "timeout_per_problem": args.timeout,
+                               "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+    for level in args.levels:
+        files = sorted((kb / f"level{level}").glob("*.py"), key=lambda f: (int(f.name.split("_")[0]), f.name))
+        if args.limit:
+            files = files[:args.limit]
+        for f in files:
+            t0 = time.perf_counter()
+            cmd = [sys.executable, __file__, "--worker", str(f), str(out_root / f"level{level}"),
+                   "--batch-limit", str(args.batch_limit)]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
+                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("SWEEP_RESULT ")), None)
+                res = json.loads(line[len("SWEEP_RESULT "):]) if line else \
+                    {"status": "ERROR", "error": f"worker crashed (exit {proc.returncode}): "
+                                                 f"{(proc.stderr.strip().splitlines() or [''])[-1][:200]}"}
+            except subprocess.TimeoutExpired:
+                res = {"status": "ERROR", "error": f"timeout after {args.timeout:g} s"}
+            outcome, group = classify(res)
+            entry = {"level": level, "problem": f.name, "outcome": outcome, "reason_group": group,
+                     "seconds": round(time.perf_counter() - t0, 2),
+                     **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
+                                                "kernel_instances", "composition", "coverage", "error")}}
+            results["problems"].append(entry)
+            print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
+            _summarise(results)
+            _write(results, args.results)
+    table = markdown(results)
+    (HERE / "table.md").write_text(table, encoding="utf-8")
+    print(table)
+    return 0
+
+
+def _summarise(results: dict[str, Any]) -> None:
+    levels: dict[str, Any] = {}
+    for e in results["problems"]:
+        lv = levels.setdefault(str(e["level"]), {"run": 0, "full": 0, "partial": 0, "failed": 0, "seconds": [],
+                                                 "unique_kernels": 0, "kernel_instances": 0, "reasons": {}})
+        lv["run"] += 1
+        lv[e["outcome"]] += 1
+        lv["seconds"].append(e["seconds"])
+        lv["unique_kernels"] += e.get("unique_kernels") or 0
+        lv["kernel_instances"] += e.get("kernel_instances") or 0
+        if e["reason_group"]:
+            lv["reasons"][e["reason_group"]] = lv["reasons"].get(e["reason_group"], 0) + 1
+    for lv in levels.values():
+        s = sorted(lv.pop("seconds"))
+        lv["median_seconds"] = s[len(s) // 2] if s else None
+        lv["max_seconds"] = s[-1] if s else None
+        lv["total_seconds"] = round(sum(s), 1)
+    results["levels"] = levels
+
+
+def _write(results: dict[str, Any], path: str) -> None:
+    sys.path.insert(0, str(REPO / "python"))
+    from hdecomp.results import write_json_atomic
+    write_json_atomic(path, results)
+
+
+def markdown(results: dict[str, Any]) -> str:
+    lines = [f"KernelBench sweep of `hdecomp decompose` (CPU, `--batch-limit {results['batch_limit']}`"
+             + (f", first {results['limit']} problems per level" if results.get("limit") else "") + ")", "",
+             "| level | run | fully decomposed | partial | failed | median s | max s | unique kernel files | kernel instances |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for level, lv in sorted(results["levels"].items()):
+        pct = 100.0 * lv["full"] / lv["run"] if lv["run"] else 0.0
+        lines.append(f"| {level} | {lv['run']} | {lv['full']} ({pct:.0f}%) | {lv['partial']} | {lv['failed']} | "
+                     f"{lv['median_seconds']} | {lv['max_seconds']} | {lv['unique_kernels']} | {lv['kernel_instances']} |")
+    reasons = [(lvl, r, n) for lvl, lv in sorted(results["levels"].items()) for r, n in lv["reasons"].items()]
+    if reasons:
+        lines += ["", "| level | not fully decomposed because | problems |", "| --- | --- | --- |"]
+        lines += [f"| {lvl} | {r} | {n} |" for lvl, r, n in sorted(reasons, key=lambda x: (x[0], -x[2]))]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+"""Runtime anti-cheat: compute executed by the refactored forward outside every child's forward.
+
+The op recorder attributes each op to the innermost running module of the model's tree; ops left with
+the root (qualified name "") ran in RefactoredModel's own code — its forward, a helper it calls, a
+function built with exec, a monkeypatched torch function, a module hidden from the tree in a plain
+list, or a hook. Plumbing (views, casts, cat/split, indexing) and residual `+` between two tensors are
+allowed there; every other compute op is a violation.
+
+  HD401  compute op executed outside any child (aten level)
+  HD402  op with no aten trace in eval mode (dropout) called outside any child
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from hdecomp.anticheat.rules import AntiCheatViolation, RelatedLocation, SourceRange
+from hdecomp.ops import OpEvent, OpTrace
+
+HD401, HD402 = "HD401", "HD402"
+
+# aten compute ops a parent may run itself: residual connections.
+RESIDUAL_OPS = frozenset({"add"})
+
+
+def root_compute_events(trace: OpTrace) -> list[OpEvent]:
+    """Compute events attributed to the root model that are not allowed there."""
+    out = []
+    for e in trace.events:
+        if e.module != "" or not e.compute:
+            continue
+        if e.level == "aten":
+            if e.name in RESIDUAL_OPS and e.residual:
+                continue
+            out.append(e)
+        elif e.aten_invisible:
+            out.append(e)
+    return out
+
+
+def _line_text(file: str, line: int) -> str:
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def check_runtime(trace: OpTrace, refactored_path: str | Path | None = None) -> list[AntiCheatViolation]:
+    """One violation per (op, source location) executed outside any child, with its count."""
+    ref = str(Path(refactored_path).resolve()) if refactored_path else None
+    groups: dict[tuple[str, str, tuple[str, int] | None], list[OpEvent]] = defaultdict(list)
+    for e in root_compute_events(trace):
+        groups[(e.level, e.name, e.where)].append(e)
+    found = []
+    for (level, name, where), events in groups.items():
+        count = len(events)
+        raws = sorted({e.raw for e in events})
+        rule = HD401 if level == "aten" else HD402
+        file, rng, related, text = (str(refactored_path) if refactored_path else None), None, [], ""
+        place = ""
+        if where is not None:
+            wfile, wline = where
+            text = _line_text(wfile, wline)
+            wrange = SourceRange(wline, len(text) - len(text.lstrip()), wline, len(text))
+            try:
+                same = ref is not None and str(Path(wfile).resolve()) == ref
+            except OSError:
+                same = False
+            if same:
+                rng = wrange
+                file = str(refactored_path)
+            else:
+                # The op ran in code outside refactored.py (a helper file, exec'd source, a patched
+                # function): point at it as related information.
+                related.append(RelatedLocation(message=f"{name} executed here", range=wrange, file=wfile))
+                place = f" (in {Path(wfile).name}:{wline})" if not wfile.startswith("<") else \
+                    f" (in code built at runtime: {wfile})"
+        message = (f"compute op '{name}' ran {count}× outside any child's forward{place}"
+                   if level == "aten" else
+                   f"'{name}' (no aten trace in eval mode) called {count}× outside any child's forward{place}")
+        details: dict[str, Any] = {"count": count, "raw": raws, "level": level}
+        found.append(AntiCheatViolation(
+            rule=rule, kind="runtime", file=file, range=rng, line_text=text.strip(), op=name, related=related,
+            message=message, allowed_instead=f"extract {name} into a child component (kernel) and call it",
+            details=details))
+    return found
+
+
+__all__ = ["HD401", "HD402", "RESIDUAL_OPS", "check_runtime", "root_compute_events"]

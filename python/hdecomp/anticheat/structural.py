@@ -1,0 +1,401 @@
+"""Structural anti-cheat: checks on the loaded models and their recorded op traces.
+
+  HD301  a parameter or buffer of RefactoredModel that does not live under a child
+  HD302  a child's source imports original.py (the parent, reused)
+  HD303  a child class subclasses the original Model
+  HD304  a child file (or class) is a copy of original.py, up to whitespace, comments and docstrings
+  HD305  one child runs the whole parent's compute (the parent in disguise)
+  HD306  a child is never called during forward
+  HD307  the refactored model runs different aten compute ops than the original (Counter diff listed)
+  HD308  ops invisible at the aten level in eval mode (dropout) differ at the torch-function level
+  HD309  a child is defined in refactored.py itself instead of under children/
+  HD310  a child's forward or __call__ is replaced (monkeypatched) or defined outside its own file
+  HD311  a child is a raw torch module (nn.Linear...), not a component file under children/
+  HD312  a child is run from inside another child (a kernel secretly fused with its neighbour)
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from torch import nn
+
+from hdecomp.anticheat.rules import AntiCheatViolation, SourceRange
+from hdecomp.component import class_source_file
+from hdecomp.ops import OpTrace, format_counter_diff
+
+HD301, HD302, HD303, HD304, HD305 = "HD301", "HD302", "HD303", "HD304", "HD305"
+HD306, HD307, HD308, HD309, HD310 = "HD306", "HD307", "HD308", "HD309", "HD310"
+HD311, HD312 = "HD311", "HD312"
+
+_CONTAINERS = (nn.ModuleList, nn.ModuleDict, nn.Sequential)
+
+
+def component_children(model: nn.Module) -> list[tuple[str, nn.Module]]:
+    """The model's children, with ModuleList/ModuleDict containers unpacked to their elements."""
+    out: list[tuple[str, nn.Module]] = []
+
+    def visit(prefix: str, mod: nn.Module) -> None:
+        for name, child in mod.named_children():
+            qn = f"{prefix}.{name}" if prefix else name
+            if isinstance(child, _CONTAINERS):
+                visit(qn, child)
+            else:
+                out.append((qn, child))
+
+    visit("", model)
+    return out
+
+
+def _class_range(path: Path | None, class_name: str) -> SourceRange | None:
+    """The header line of `class_name` in `path`, for violations that concern the whole class."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return SourceRange(node.lineno, node.col_offset, node.lineno, node.col_offset + 6 + len(node.name))
+    return None
+
+
+def _parse(path: Path | None) -> ast.Module | None:
+    if path is None:
+        return None
+    try:
+        p = Path(path).resolve()
+        return _parse_cached(str(p), p.stat().st_mtime_ns)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_cached(path: str, mtime_ns: int) -> ast.Module:
+    # Parsed trees are only read (ast.walk), never changed: safe to share between calls.
+    return ast.parse(Path(path).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def _dump_cached(source: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """(normalized dump, class bodies) of a source text."""
+    return normalized_dump(source), tuple(_class_bodies(source).items())
+
+
+def _attr_range(path: Path | None, attr: str, any_owner: bool = False) -> SourceRange | None:
+    """Where `self.<attr>` is first assigned (the child's construction in __init__);
+    `any_owner`: also `<anything>.<attr> = ...` (a patched `self.fc1.forward`)."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Attribute) and t.attr == attr and (any_owner or (
+                        isinstance(t.value, ast.Name) and t.value.id == "self")):
+                    return SourceRange(t.lineno, t.col_offset, t.end_lineno or t.lineno, t.end_col_offset or 0)
+    return None
+
+
+def _method_range(path: Path | None, class_name: str, method: str = "forward") -> SourceRange | None:
+    """The `def forward(...)` header of `class_name` (for whole-forward findings)."""
+    tree = _parse(path)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == method:
+                    return SourceRange(item.lineno, item.col_offset, item.lineno, item.col_offset + 4 + len(method))
+            return SourceRange(node.lineno, node.col_offset, node.lineno, node.col_offset + 6 + len(node.name))
+    return None
+
+
+def _source_file(obj: Any) -> Path | None:
+    if isinstance(obj, type):
+        return class_source_file(obj)
+    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+    if code is not None:
+        return None if code.co_filename.startswith("<") else Path(code.co_filename).resolve()
+    try:
+        f = inspect.getsourcefile(obj) or inspect.getfile(obj)
+    except (TypeError, OSError):
+        return None
+    return Path(f).resolve() if f and not f.startswith("<") else None
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def normalized_dump(source: str) -> str | None:
+    """AST dump without docstrings: equal for sources that differ only in layout, comments, docs."""
+    try:
+        return ast.dump(_strip_docstrings(ast.parse(source)))
+    except SyntaxError:
+        return None
+
+
+def _class_bodies(source: str) -> dict[str, str]:
+    """class name -> dump of its body (docstrings removed), to catch a renamed copy of Model."""
+    try:
+        tree = _strip_docstrings(ast.parse(source))
+    except SyntaxError:
+        return {}
+    return {n.name: ast.dump(ast.Module(body=n.body, type_ignores=[])) for n in ast.walk(tree)
+            if isinstance(n, ast.ClassDef)}
+
+
+def _imports_original(source: str, original_stem: str) -> int | None:
+    """Line of an import of the original file's module (`import original`, `from original import`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if any(a.name.split(".")[-1] == original_stem for a in node.names):
+                return node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            mod = (node.module or "").split(".")
+            if mod and mod[-1] == original_stem:
+                return node.lineno
+            if any(a.name == original_stem for a in node.names):
+                return node.lineno
+        elif isinstance(node, ast.Call):
+            # importlib / runpy / exec(open(...)) of the original by path
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and \
+                        Path(arg.value).name == f"{original_stem}.py":
+                    return node.lineno
+    return None
+
+
+def check_parameters(refactored: nn.Module, refactored_path: Path | None = None,
+                     class_name: str = "RefactoredModel") -> list[AntiCheatViolation]:
+    """HD301: every parameter and buffer of the refactored model lives under a child."""
+    children = {qn for qn, _ in component_children(refactored)}
+    found: list[AntiCheatViolation] = []
+    rng = _class_range(refactored_path, class_name)
+    items = [("parameter", n, t) for n, t in refactored.named_parameters(remove_duplicate=False)] + \
+            [("buffer", n, t) for n, t in refactored.named_buffers(remove_duplicate=False)]
+    for kind, name, t in items:
+        if any(name.startswith(c + ".") for c in children):
+            continue
+        found.append(AntiCheatViolation(
+            rule=HD301, kind="structural", file=str(refactored_path) if refactored_path else None,
+            range=_attr_range(refactored_path, name.split(".")[0]) or rng,
+            message=f"{kind} '{name}' {list(t.shape)} is owned by {class_name} itself, not by a child",
+            allowed_instead="move the tensor into the child component that uses it",
+            details={"tensor": name, "kind": kind, "shape": list(t.shape)}))
+    return found
+
+
+def check_disguise(refactored: nn.Module, original_path: Path, original_class: type | None = None,
+                   refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD302-HD304, HD309, HD310: no child is the parent in disguise, and children are what they say."""
+    original_path = Path(original_path).resolve()
+    try:
+        orig_source = original_path.read_text(encoding="utf-8")
+    except OSError:
+        orig_source = ""
+    orig_dump, orig_body_items = _dump_cached(orig_source)
+    orig_bodies = dict(orig_body_items)
+    orig_model_body = orig_bodies.get(original_class.__name__ if original_class else "Model")
+    ref_file = Path(refactored_path).resolve() if refactored_path else None
+    found: list[AntiCheatViolation] = []
+    checked_files: set[Path] = set()
+    for qn, child in component_children(refactored):
+        cls = type(child)
+        cfile = _source_file(cls)
+        label = f"child '{qn}' ({cls.__name__})"
+        # HD303: the original Model anywhere in the child's class hierarchy.
+        for base in cls.__mro__[1:]:
+            bfile = _source_file(base)
+            if (original_class is not None and base is original_class) or \
+                    (bfile is not None and bfile == original_path):
+                found.append(AntiCheatViolation(
+                    rule=HD303, kind="structural", file=str(cfile) if cfile else None,
+                    message=f"{label} subclasses {base.__name__} from {original_path.name}: the parent itself",
+                    allowed_instead="write the child's own forward with only the ops it owns",
+                    details={"child": qn, "base": base.__name__}))
+                break
+        if cls.__module__.startswith("torch."):
+            found.append(AntiCheatViolation(
+                rule=HD311, kind="structural", file=str(refactored_path) if refactored_path else None,
+                range=_attr_range(refactored_path, qn.split(".")[0]),
+                message=f"child '{qn}' is a raw {cls.__module__}.{cls.__name__}, not a component",
+                allowed_instead="wrap it in a component file under children/ and instantiate that"))
+            continue
+        if cfile is not None and cfile == original_path:
+            found.append(AntiCheatViolation(
+                rule=HD302, kind="structural", file=str(cfile),
+                message=f"{label} is the original Model class loaded from {original_path.name}",
+                allowed_instead="children must be new files under children/"))
+            continue
+        if cfile is not None and ref_file is not None and cfile == ref_file:
+            found.append(AntiCheatViolation(
+                rule=HD309, kind="structural", file=str(ref_file), range=_class_range(ref_file, cls.__name__),
+                message=f"{label} is defined in refactored.py itself, not in a file under children/",
+                allowed_instead="move the class into its own file under children/ and import it"))
+        # HD310: forward / __call__ replaced on the instance or the class.
+        if "forward" in vars(child) or "__call__" in vars(child):
+            found.append(AntiCheatViolation(
+                rule=HD310, kind="structural", file=str(refactored_path) if refactored_path else None,
+                range=_attr_range(refactored_path, "forward", any_owner=True),
+                message=f"{label}: forward replaced on the instance (monkeypatching)",
+                allowed_instead="call the child as it is defined in its own file"))
+        elif cls.__call__ is not nn.Module.__call__ and _source_file(cls.__call__) != cfile:
+            found.append(AntiCheatViolation(
+                rule=HD310, kind="structural", file=str(refactored_path) if refactored_path else None,
+                message=f"{label}: __call__ is overridden outside the child's file",
+                allowed_instead="do not override __call__; put the child's work in its forward()"))
+        else:
+            ffile = _source_file(cls.forward)
+            own_files = {_source_file(b) for b in cls.__mro__}
+            if cfile is not None and ffile not in own_files:
+                found.append(AntiCheatViolation(
+                    rule=HD310, kind="structural", file=str(ffile) if ffile else None,
+                    message=f"{label}: forward is defined outside the child's file "
+                            f"({ffile.name if ffile else 'built at runtime'}): monkeypatched",
+                    allowed_instead="keep the child's forward in its own file"))
+        if cfile is None or cfile in checked_files:
+            continue
+        checked_files.add(cfile)
+        try:
+            csource = cfile.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        line = _imports_original(csource, original_path.stem)
+        if line is not None:
+            found.append(AntiCheatViolation(
+                rule=HD302, kind="structural", file=str(cfile),
+                range=SourceRange(line, 0, line, len(csource.splitlines()[line - 1])),
+                line_text=csource.splitlines()[line - 1].strip(),
+                message=f"{cfile.name} imports the parent ({original_path.name})",
+                allowed_instead="a child must not reuse the parent; give it only its own ops"))
+        child_dump, child_bodies = _dump_cached(csource)
+        if orig_dump is not None and child_dump == orig_dump:
+            found.append(AntiCheatViolation(
+                rule=HD304, kind="structural", file=str(cfile), range=SourceRange(1, 0, 1, 0),
+                message=f"{cfile.name} is a copy of {original_path.name} (same code up to layout, comments "
+                        f"and docstrings)", allowed_instead="a child holds a part of the parent, not all of it"))
+        elif orig_model_body is not None:
+            for cname, body in child_bodies:
+                if body == orig_model_body:
+                    found.append(AntiCheatViolation(
+                        rule=HD304, kind="structural", file=str(cfile), range=_class_range(cfile, cname),
+                        message=f"class {cname} in {cfile.name} is a copy of the original Model class",
+                        allowed_instead="a child holds a part of the parent, not all of it"))
+    return found
+
+
+def check_children_called(refactored: nn.Module, trace: OpTrace,
+                          refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD306: every child component ran at least once during the recorded forward."""
+    found = []
+    for qn, child in component_children(refactored):
+        if trace.module_calls.get(qn, 0) == 0:
+            found.append(AntiCheatViolation(
+                rule=HD306, kind="structural", file=str(refactored_path) if refactored_path else None,
+                range=_attr_range(refactored_path, qn.split(".")[0]),
+                message=f"child '{qn}' ({type(child).__name__}) is never called during forward",
+                allowed_instead="call every child as self.<child>(...) (not .forward()), or remove it",
+                details={"child": qn}))
+    return found
+
+
+def check_call_nesting(refactored: nn.Module, trace: OpTrace,
+                       refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD312: children are called by the parent (or a container of the parent), never by a sibling."""
+    children = [qn for qn, _ in component_children(refactored)]
+    found = []
+    reported: set[tuple[str, str]] = set()
+    for (caller, callee), n in trace.call_edges.items():
+        if callee not in children or caller is None:
+            continue
+        host = next((c for c in children if c != callee and (caller == c or caller.startswith(c + "."))), None)
+        if host is None or (host, callee) in reported:
+            continue
+        reported.add((host, callee))
+        found.append(AntiCheatViolation(
+            rule=HD312, kind="structural", file=str(refactored_path) if refactored_path else None,
+            range=_attr_range(refactored_path, callee.split(".")[0]),
+            message=f"child '{callee}' runs inside child '{host}' ({n}×): '{host}' is not the single op it claims",
+            allowed_instead=f"call '{callee}' from the parent's forward and pass its output to '{host}'",
+            details={"child": callee, "inside": host, "calls": n}))
+    return found
+
+
+def check_inventory(original: OpTrace, refactored: OpTrace, refactored_model: nn.Module | None = None,
+                    refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD307/HD308: same compute ops as the original; HD305: no child runs all of it alone."""
+    found: list[AntiCheatViolation] = []
+    file = str(refactored_path) if refactored_path else None
+    cls = type(refactored_model).__name__ if refactored_model is not None else "RefactoredModel"
+    fwd = _method_range(refactored_path, cls)
+    a, b = original.compute_inventory("aten"), refactored.compute_inventory("aten")
+    if a != b:
+        lines = format_counter_diff(a, b)
+        found.append(AntiCheatViolation(
+            rule=HD307, kind="structural", file=file, range=fwd,
+            message="op inventory differs from the original: " + "; ".join(lines),
+            allowed_instead="the children together must run exactly the original's compute ops",
+            op=_first_diff_op(a, b),
+            details={"original": dict(a), "refactored": dict(b), "diff": lines}))
+    fa = original.compute_inventory("function", invisible_only=True)
+    fb = refactored.compute_inventory("function", invisible_only=True)
+    if fa != fb:
+        lines = format_counter_diff(fa, fb)
+        found.append(AntiCheatViolation(
+            rule=HD308, kind="structural", file=file, range=fwd,
+            message="ops with no aten trace in eval mode differ: " + "; ".join(lines),
+            allowed_instead="keep the original's dropout-style ops in the children too",
+            op=_first_diff_op(fa, fb),
+            details={"original": dict(fa), "refactored": dict(fb), "diff": lines}))
+    # HD305 counts ops as they ran (a Linear is one addmm, not mm + add) plus the aten-invisible ones.
+    whole = original.compute_inventory("aten", fold=False) + fa
+    if refactored_model is not None and sum(whole.values()) > 1:
+        for qn, child in component_children(refactored_model):
+            sub = refactored.subtree_inventory(qn, fold=False) + \
+                refactored.subtree_inventory(qn, "function", invisible_only=True)
+            calls = refactored.module_calls.get(qn, 0)
+            # Per call: a child legitimately called twice (a shared layer) doubles its counts.
+            if not sub or calls == 0 or any(v % calls for v in sub.values()):
+                continue
+            if Counter({k: v // calls for k, v in sub.items()}) == whole:
+                found.append(AntiCheatViolation(
+                    rule=HD305, kind="structural", file=file, range=_attr_range(refactored_path, qn.split(".")[0]),
+                    message=f"child '{qn}' ({type(child).__name__}) runs the whole parent's compute "
+                            f"({sum(sub.values())} ops): the parent in disguise",
+                    allowed_instead="split the parent's ops among several children",
+                    details={"child": qn, "inventory": dict(sub)}))
+    return found
+
+
+def _first_diff_op(a: Counter[str], b: Counter[str]) -> str | None:
+    for op in sorted(set(a) | set(b)):
+        if a.get(op, 0) != b.get(op, 0):
+            return op
+    return None
+
+
+__all__ = [
+    "check_call_nesting",
+    "check_children_called",
+    "check_disguise",
+    "check_inventory",
+    "check_parameters",
+    "component_children",
+    "normalized_dump",
+]

@@ -1,0 +1,215 @@
+"""Test many decompositions at once: for every folder under ROOT holding a decomposition_tree.json,
+the step pipeline's verdict, every component's self-test and the composition test, then one summary
+table (and JSON in the original batch_test.py format plus our fields)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.results import write_json_atomic
+from hdecomp.tree import TREE_FILE
+
+RESULTS_FILE = "batch_results.json"
+_SKIP_DIRS = {"steps", "verification", "children", "__pycache__", ".git", "node_modules", ".venv"}
+
+
+def find_decompositions(root: str | Path, level: str | None = None, max_depth: int = 4) -> list[Path]:
+    """Folders under `root` (itself included) with a decomposition_tree.json; `level` keeps only those
+    with a path component of that name (`level3`)."""
+    root = Path(root)
+    found: list[Path] = []
+
+    def walk(d: Path, depth: int) -> None:
+        if (d / TREE_FILE).is_file():
+            found.append(d)
+            return  # a decomposition's own sub-folders are not decompositions
+        if depth >= max_depth:
+            return
+        try:
+            subs = sorted(p for p in d.iterdir() if p.is_dir() and p.name not in _SKIP_DIRS
+                          and not p.name.startswith("."))
+        except OSError:
+            return
+        for s in subs:
+            walk(s, depth + 1)
+
+    walk(root, 0)
+    if level:
+        found = [d for d in found if level in d.resolve().relative_to(root.resolve()).parts
+                 or d.parent.name == level]
+    return found
+
+
+@dataclass
+class DecompositionOutcome:
+    path: Path
+    root: Path
+    pipeline: str = "NOT_RUN"                # PASS | FAIL | ERROR | NO_STEPS
+    steps_total: int = 0
+    steps_passed: int = 0
+    components_tested: int = 0
+    components_passed: int = 0
+    composition: str = "NOT_RUN"             # PASS | FAIL | ERROR
+    composition_max_diff: float | None = None
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """PASSED: steps, self-tests and composition all pass; PARTIAL: nothing failed but something
+        could not be checked; FAILED otherwise (the original script's three verdicts)."""
+        failed = self.components_passed < self.components_tested or self.pipeline in ("FAIL", "ERROR") \
+            or self.composition in ("FAIL", "ERROR")
+        if failed:
+            return "FAILED"
+        if self.pipeline == "PASS" and self.composition == "PASS" and self.components_tested > 0:
+            return "PASSED"
+        return "PARTIAL"
+
+    def to_dict(self) -> dict[str, Any]:
+        try:
+            rel = str(self.path.resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            rel = str(self.path)
+        comp = self.composition if self.composition in ("PASS", "NOT_RUN", "NOT_FOUND") else \
+            f"{self.composition}: {next((e for e in self.errors if 'composition' in e), '')}".rstrip(": ")
+        return {
+            "model": self.path.name, "level": self.path.parent.name, "path": str(self.path),
+            "relative_path": rel,
+            "components_tested": self.components_tested, "components_passed": self.components_passed,
+            "components_failed": self.components_tested - self.components_passed,
+            "composition_test": comp, "status": self.status, "errors": self.errors,
+            "pipeline_status": self.pipeline, "steps_total": self.steps_total,
+            "steps_passed": self.steps_passed, "composition_status": self.composition,
+            "composition_max_diff": self.composition_max_diff, "seconds": round(self.seconds, 3),
+        }
+
+
+def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, options: Any = None,
+                       console: Any = None, jobs: int = 1) -> DecompositionOutcome:
+    """Pipeline verdict + self-tests + composition for one decomposition; problems become `errors`."""
+    from hdecomp.compose import compose
+    from hdecomp.pipeline import run_pipeline
+    from hdecomp.selftest import run_self_tests
+    out = DecompositionOutcome(path=path, root=root)
+    t0 = time.perf_counter()
+    try:
+        pr = run_pipeline(path, options, console=console, progress=console is not None)
+        out.pipeline = pr.status if pr.steps else "NO_STEPS"
+        out.steps_total = len(pr.steps)
+        out.steps_passed = sum(1 for s in pr.steps if s.status == "PASS")
+        for s in pr.steps:
+            if s.status != "PASS":
+                out.errors.append(f"step {s.step.dir.name}: {s.status}: {s.error or s.fail_reason or ''}")
+        if not pr.steps:
+            out.errors.extend(pr.problems[-1:])
+    except HdecompError as exc:
+        out.pipeline = "ERROR"
+        out.errors.append(f"pipeline: {exc.headline}")
+    try:
+        st = run_self_tests(path, timeout=timeout, jobs=jobs)
+        out.components_tested = len(st.results)
+        out.components_passed = st.passed
+        out.errors.extend(r.cause or f"{r.file}: {r.status}" for r in st.results if r.status != "PASS")
+    except HdecompError as exc:
+        out.errors.append(f"self-tests: {exc.headline}")
+    if out.pipeline == "NO_STEPS":
+        out.seconds = time.perf_counter() - t0
+        return out  # nothing to compose: the components alone were checked (PARTIAL at best)
+    try:
+        cr = compose(path, run=True, timeout=timeout,
+                     batch_limit=getattr(options, "batch_limit", None) if options else None)
+        out.composition = cr.status
+        out.composition_max_diff = cr.max_diff if isinstance(cr.max_diff, (int, float)) else None
+        if cr.status != "PASS":
+            out.errors.append(f"composition: {cr.reason}")
+    except HdecompError as exc:
+        out.composition = "ERROR"
+        out.errors.append(f"composition: {exc.headline}")
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def run_batch(root: str | Path, *, level: str | None = None, timeout: float = 300.0, options: Any = None,
+              console: Any = None, on_result: Any = None, jobs: int = 1) -> dict[str, Any]:
+    root = Path(root)
+    if not root.is_dir():
+        raise HdecompError("folder not found", root)
+    outcomes = []
+    for d in find_decompositions(root, level):
+        o = test_decomposition(d, root, timeout=timeout, options=options, console=console, jobs=jobs)
+        outcomes.append(o)
+        if on_result is not None:
+            on_result(o)
+    counts = {k: sum(1 for o in outcomes if o.status == k) for k in ("PASSED", "PARTIAL", "FAILED")}
+    return {"timestamp": datetime.now().isoformat(), "root": str(root), "total": len(outcomes),
+            "passed": counts["PASSED"], "partial": counts["PARTIAL"], "failed": counts["FAILED"],
+            "results": [o.to_dict() for o in outcomes]}
+
+
+_STYLE = {"PASSED": "green", "PARTIAL": "yellow", "FAILED": "red", "PASS": "green", "FAIL": "red",
+          "ERROR": "bold red", "NOT_RUN": "dim", "NO_STEPS": "dim"}
+
+
+def _styled(text: str, key: str) -> str:
+    style = _STYLE.get(key)
+    return f"[{style}]{text}[/]" if style else text
+
+
+def print_table(console: Any, report: dict[str, Any], verbose: bool = False) -> None:
+    from rich.table import Table
+    table = Table(title=f"Decompositions under {report['root']}")
+    for col in ("decomposition", "steps", "self-tests", "composition", "status"):
+        table.add_column(col)
+    for r in report["results"]:
+        comp = r["composition_status"]
+        diff = f" ({r['composition_max_diff']:.1e})" if r["composition_max_diff"] is not None else ""
+        table.add_row(r["relative_path"] or r["model"],
+                      _styled(f"{r['steps_passed']}/{r['steps_total']}", r["pipeline_status"]),
+                      f"{r['components_passed']}/{r['components_tested']}",
+                      _styled(comp, comp) + diff,
+                      _styled(r["status"], r["status"]))
+    console.print(table)
+    for r in report["results"]:
+        if r["errors"] and (verbose or r["status"] == "FAILED"):
+            console.print(f"[bold]{r['relative_path'] or r['model']}[/]")
+            shown = r["errors"] if verbose else r["errors"][:3]
+            for e in shown:
+                console.print(f"  {e}", highlight=False)
+            if len(r["errors"]) > len(shown):
+                console.print(f"  ... and {len(r['errors']) - len(shown)} more")
+    console.print(f"total {report['total']}: {report['passed']} passed, {report['partial']} partial, "
+                  f"{report['failed']} failed")
+
+
+def cli_batch(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    console = Console()
+    root = Path(args.root)
+    if not root.is_dir():
+        raise HdecompError("folder not found", root)
+    report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
+                       console=Console(stderr=True) if args.verbose else None,
+                       on_result=lambda o: console.print(f"[{_STYLE[o.status]}]{o.status:8}[/] {o.path}",
+                                                         highlight=False))
+    out = Path(getattr(args, "output", None) or root / RESULTS_FILE)
+    write_json_atomic(out, report)
+    if getattr(args, "json", False):
+        import json
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(console, report, verbose=args.verbose)
+        console.print(f"results: {out}", highlight=False)
+    if report["total"] == 0:
+        print(f"ERROR: {root}: no decompositions (folders with {TREE_FILE})")
+        return 2
+    return 0 if report["failed"] == 0 else 1
+
+
+__all__ = ["DecompositionOutcome", "cli_batch", "find_decompositions", "run_batch", "test_decomposition"]

@@ -1,0 +1,311 @@
+"""Numerical comparison of nested model outputs, leaf by leaf, with dtype-aware tolerances.
+
+Outputs are walked through tuples, lists and dicts (namedtuples and dataclass-free containers
+included); every tensor leaf is compared with `allclose` semantics where NaN in both at the same
+places counts as equal, Inf must match Inf of the same sign, and ints/bools must be exact. A leaf that
+is all NaN, all zero or constant is flagged as degenerate: a match there proves little.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+# (rtol, atol) by dtype, used when the user gives none.
+DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-7, 1e-9),
+    torch.float32: (1e-5, 1e-6),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1e-3, 1e-3),
+    torch.complex64: (1e-5, 1e-6),
+    torch.complex128: (1e-7, 1e-9),
+}
+# bf16 has 8 bits of mantissa: one rounding step is 2**-8 ≈ 4e-3 relative; 1e-3 is what the original
+# workspace used for both half types, kept for compatibility. fp8 types fall back to 1e-1.
+_FP8_TOLERANCE = (1e-1, 1e-1)
+_CHUNK = 1 << 24  # elements per comparison chunk
+
+
+def tolerances_for(dtype: torch.dtype, rtol: float | None = None, atol: float | None = None) -> tuple[float, float]:
+    """(rtol, atol) for `dtype`; explicit values win. Integer and bool dtypes are exact (0, 0)."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        base = (0.0, 0.0)
+    else:
+        base = DEFAULT_TOLERANCES.get(dtype, _FP8_TOLERANCE if dtype.itemsize == 1 else (1e-5, 1e-6))
+    return (base[0] if rtol is None else rtol, base[1] if atol is None else atol)
+
+
+@dataclass
+class LeafComparison:
+    """The comparison of one output leaf (a tensor or a plain Python value)."""
+
+    path: str  # `out`, `out[1]`, `out[1]['logits']`
+    match: bool
+    reason: str = ""  # why it does not match (or why it is flagged)
+    shape: list[int] | None = None
+    refactored_shape: list[int] | None = None
+    dtype: str | None = None
+    refactored_dtype: str | None = None
+    max_diff: float = 0.0
+    mean_diff: float = 0.0
+    rtol: float = 0.0
+    atol: float = 0.0
+    mismatched: int = 0  # elements outside tolerance
+    numel: int = 0
+    nan_count: int = 0
+    inf_count: int = 0
+    degenerate: str | None = None  # "all_nan" | "all_zero" | "constant" | None
+
+    def to_dict(self, index: int) -> dict[str, Any]:
+        # keys of the original workspace (output_idx, shape_match, shape, dtype, max_diff, mean_diff,
+        # matches, original_shape/refactored_shape) plus ours.
+        d: dict[str, Any] = {
+            "output_idx": index, "path": self.path, "matches": self.match,
+            "shape_match": self.refactored_shape is None or self.refactored_shape == self.shape,
+            "shape": self.shape, "dtype": self.dtype, "max_diff": self.max_diff, "mean_diff": self.mean_diff,
+            "rtol": self.rtol, "atol": self.atol, "mismatched_elements": self.mismatched,
+            "numel": self.numel, "nan_count": self.nan_count, "inf_count": self.inf_count,
+            "degenerate": self.degenerate,
+        }
+        if self.reason:
+            d["reason"] = self.reason
+        if self.refactored_shape is not None and self.refactored_shape != self.shape:
+            d["original_shape"] = self.shape
+            d["refactored_shape"] = self.refactored_shape
+        if self.refactored_dtype is not None and self.refactored_dtype != self.dtype:
+            d["refactored_dtype"] = self.refactored_dtype
+        return d
+
+
+@dataclass
+class OutputComparison:
+    """All leaves of one trial's outputs."""
+
+    leaves: list[LeafComparison] = field(default_factory=list)
+
+    @property
+    def match(self) -> bool:
+        return all(leaf.match for leaf in self.leaves)
+
+    @property
+    def max_diff(self) -> float:
+        diffs = [leaf.max_diff for leaf in self.leaves]
+        return max(diffs) if diffs else 0.0
+
+    @property
+    def degenerate(self) -> bool:
+        """True when every tensor leaf is degenerate (a match proves little)."""
+        tensors = [leaf for leaf in self.leaves if leaf.numel > 0]
+        return bool(tensors) and all(leaf.degenerate for leaf in tensors)
+
+    def degenerate_leaves(self) -> list[LeafComparison]:
+        return [leaf for leaf in self.leaves if leaf.degenerate]
+
+    def first_failure(self) -> LeafComparison | None:
+        return next((leaf for leaf in self.leaves if not leaf.match), None)
+
+    def details(self) -> list[dict[str, Any]]:
+        return [leaf.to_dict(i) for i, leaf in enumerate(self.leaves)]
+
+
+def _describe(obj: Any) -> str:
+    if isinstance(obj, torch.Tensor):
+        return f"Tensor{list(obj.shape)}"
+    return type(obj).__name__
+
+
+def degenerate_kind(t: torch.Tensor) -> str | None:
+    """"all_nan", "all_zero" or "constant" for a tensor whose values carry (almost) no information."""
+    if t.numel() == 0:
+        return None
+    if t.is_floating_point() or t.is_complex():
+        nan = torch.isnan(t)
+        if bool(nan.all()):
+            return "all_nan"
+        vals = t[~nan] if bool(nan.any()) else t
+    else:
+        vals = t
+    if vals.numel() <= 1:
+        return None
+    if vals.dtype == torch.bool:
+        vals = vals.to(torch.uint8)
+    if not bool((vals != 0).any()):
+        return "all_zero"
+    flat = vals.reshape(-1)
+    if bool((flat == flat[0]).all()):
+        return "constant"
+    return None
+
+
+def _compare_tensors(path: str, a: torch.Tensor, b: torch.Tensor, rtol: float | None,
+                     atol: float | None) -> LeafComparison:
+    leaf = LeafComparison(path=path, match=False, shape=list(a.shape), dtype=str(a.dtype).replace("torch.", ""),
+                          numel=a.numel())
+    if list(b.shape) != list(a.shape):
+        leaf.refactored_shape = list(b.shape)
+        leaf.reason = f"shape mismatch at {path}: original {list(a.shape)}, refactored {list(b.shape)}"
+        leaf.max_diff = math.inf
+        return leaf
+    if a.dtype != b.dtype:
+        leaf.refactored_dtype = str(b.dtype).replace("torch.", "")
+        leaf.reason = f"dtype mismatch at {path}: original {leaf.dtype}, refactored {leaf.refactored_dtype}"
+        leaf.max_diff = math.inf
+        return leaf
+    leaf.rtol, leaf.atol = tolerances_for(a.dtype, rtol, atol)
+    if b.device != a.device:
+        b = b.to(a.device)
+    leaf.degenerate = degenerate_kind(a)
+    if a.numel() == 0:
+        leaf.match = True
+        return leaf
+    exact = not (a.is_floating_point() or a.is_complex())
+    if exact:
+        neq = a != b
+        leaf.mismatched = int(neq.sum())
+        if leaf.mismatched:
+            diff = (a.to(torch.float64) - b.to(torch.float64)).abs() if a.dtype != torch.bool else neq.double()
+            leaf.max_diff = float(diff.max())
+            leaf.mean_diff = float(diff.mean())
+            leaf.reason = f"{leaf.mismatched} of {leaf.numel} values differ at {path} (exact dtype {leaf.dtype})"
+        leaf.match = leaf.mismatched == 0
+        return leaf
+    # Compare in float64 (complex128) so the difference itself does not round, chunk by chunk so a
+    # multi-GiB output needs only a few chunk-sized temporaries.
+    wide = torch.complex128 if a.is_complex() else torch.float64
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    n_nan = n_inf = fin_count = 0
+    diff_sum, max_diff = 0.0, 0.0
+    for start in range(0, fa.numel(), _CHUNK):
+        a64 = fa[start:start + _CHUNK].to(wide)
+        b64 = fb[start:start + _CHUNK].to(wide)
+        nan_a, nan_b = torch.isnan(a64), torch.isnan(b64)
+        inf_a, inf_b = torch.isinf(a64), torch.isinf(b64)
+        leaf.nan_count += int(nan_a.sum())
+        leaf.inf_count += int(inf_a.sum())
+        nan_mismatch = nan_a != nan_b
+        inf_mismatch = (inf_a | inf_b) & ~(nan_a | nan_b) & (a64 != b64)
+        finite = ~(nan_a | nan_b | inf_a | inf_b)
+        diff = torch.where(finite, (a64 - b64).abs(), torch.zeros((), dtype=torch.float64, device=a64.device))
+        close = diff <= leaf.atol + leaf.rtol * b64.abs()
+        bad = (finite & ~close) | nan_mismatch | inf_mismatch
+        leaf.mismatched += int(bad.sum())
+        n_nan += int(nan_mismatch.sum())
+        n_inf += int(inf_mismatch.sum())
+        fin_count += int(finite.sum())
+        if diff.numel():
+            max_diff = max(max_diff, float(diff.max()))
+            diff_sum += float(diff.sum())
+        del a64, b64, diff, close, bad, finite
+    leaf.max_diff = max_diff
+    leaf.mean_diff = diff_sum / fin_count if fin_count else 0.0
+    if n_nan or n_inf:
+        leaf.max_diff = math.inf
+    if leaf.mismatched:
+        parts = []
+        if n_nan:
+            parts.append(f"NaN in only one output at {n_nan} places")
+        if n_inf:
+            parts.append(f"Inf differs at {n_inf} places")
+        other = leaf.mismatched - n_nan - n_inf
+        if other:
+            parts.append(f"{other} of {leaf.numel} values outside rtol={leaf.rtol:g} atol={leaf.atol:g} "
+                         f"(max diff {leaf.max_diff:.3g})")
+        leaf.reason = f"{path}: " + "; ".join(parts)
+        leaf.match = False
+        return leaf
+    if leaf.degenerate == "all_nan":
+        leaf.reason = f"{path}: the original's output is all NaN; a match proves nothing"
+        leaf.match = False
+        return leaf
+    leaf.match = True
+    return leaf
+
+
+def compare_outputs(original: Any, refactored: Any, rtol: float | None = None, atol: float | None = None,
+                    path: str = "out") -> OutputComparison:
+    """Compare two (nested) outputs leaf by leaf."""
+    result = OutputComparison()
+    _walk(original, refactored, rtol, atol, path, result.leaves)
+    return result
+
+
+def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out: list[LeafComparison]) -> None:
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
+                                             f"refactored {_describe(b)}"))
+            return
+        out.append(_compare_tensors(path, a.detach(), b.detach(), rtol, atol))
+        return
+    if isinstance(a, dict) or isinstance(b, dict):
+        if not (isinstance(a, dict) and isinstance(b, dict)):
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
+                                             f"refactored {_describe(b)}"))
+            return
+        if set(a) != set(b):
+            only_a = sorted(map(repr, set(a) - set(b)))
+            only_b = sorted(map(repr, set(b) - set(a)))
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: keys only in original {only_a}, "
+                                             f"only in refactored {only_b}"))
+            return
+        for k in a:
+            _walk(a[k], b[k], rtol, atol, f"{path}[{k!r}]", out)
+        return
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
+                                             f"refactored {_describe(b)}"))
+            return
+        if len(a) != len(b):
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: original has {len(a)} items, "
+                                             f"refactored {len(b)}"))
+            return
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _walk(x, y, rtol, atol, f"{path}[{i}]", out)
+        return
+    # plain Python values (ints, floats, None, strings)
+    if isinstance(a, float) and isinstance(b, float):
+        r, t = tolerances_for(torch.float64, rtol, atol)
+        same = (math.isnan(a) and math.isnan(b)) or a == b or \
+            (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= t + r * abs(b))
+        diff = abs(a - b) if math.isfinite(a) and math.isfinite(b) else (0.0 if same else math.inf)
+        out.append(LeafComparison(path=path, match=same, max_diff=diff, dtype="float",
+                                  reason="" if same else f"{path}: original {a!r}, refactored {b!r}"))
+        return
+    same = type(a) is type(b) and a == b
+    out.append(LeafComparison(path=path, match=bool(same), dtype=type(a).__name__,
+                              max_diff=0.0 if same else math.inf,
+                              reason="" if same else f"{path}: original {a!r}, refactored {b!r}"))
+
+
+def first_float_dtype(obj: Any) -> torch.dtype | None:
+    """The dtype of the first floating-point tensor nested in `obj` (the inputs' dtype)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.dtype if obj.is_floating_point() else None
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            d = first_float_dtype(o)
+            if d is not None:
+                return d
+    return None
+
+
+__all__ = [
+    "DEFAULT_TOLERANCES",
+    "LeafComparison",
+    "OutputComparison",
+    "compare_outputs",
+    "degenerate_kind",
+    "first_float_dtype",
+    "tolerances_for",
+]

@@ -1,0 +1,506 @@
+"""Op coverage: which compute ops the original model runs vs what the decomposition's kernel files run.
+
+Ops are recorded eagerly (hdecomp.ops: dispatch + torch-function modes), so models torch.fx cannot
+trace (data-dependent control flow, Python loops, `int(tensor)`) are covered too. Every op is
+attributed to the module that ran it.
+
+Cheap by default: the op inventory rarely depends on the batch size, so components are recorded with
+the inputs' leading dimension cut to 1 and again to 2; when both inventories agree the batch-1 one is
+used ("small_batch"), otherwise (or when the cut inputs fail) the component runs at full size
+("full"). `input_mode="meta"` records on meta tensors (no data at all, falls back when the model needs
+data). Each report says which mode every component used.
+
+Writes coverage_summary.json (whole decomposition: original vs level_0_kernel/, each kernel counted as
+often as the tree says it runs) and per-step coverage_report.json (original.py vs the step's children,
+as they run inside refactored.py), in the original workspace's format plus our fields.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import inspect
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+from torch import nn
+
+from hdecomp.component import load_component, run_user_code
+from hdecomp.errors import HdecompError
+from hdecomp.ops import OpTrace, record_ops, record_ops_meta
+from hdecomp.results import write_json_atomic
+from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError
+
+InputMode = Literal["auto", "small_batch", "meta", "full"]
+EXTRACTION_METHOD = "eager (hdecomp.ops: TorchDispatchMode + TorchFunctionMode)"
+FULL, PARTIAL, LOW = "FULL_COVERAGE", "PARTIAL_COVERAGE", "LOW_COVERAGE"
+
+
+@dataclass
+class Inventory:
+    """The compute ops one component runs in one forward."""
+
+    file: str
+    ops: Counter[str] = field(default_factory=Counter)
+    by_module: dict[str, Counter[str]] = field(default_factory=dict)
+    module_types: dict[str, str] = field(default_factory=dict)
+    input_mode: str = "full"                # small_batch | meta | full
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+    plumbing: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"file": self.file, "input_mode": self.input_mode,
+                             "ops": dict(sorted(self.ops.items())),
+                             "by_module": {m or "<root>": dict(sorted(c.items()))
+                                           for m, c in sorted(self.by_module.items())}}
+        if self.notes:
+            d["notes"] = self.notes
+        if self.error:
+            d["error"] = self.error
+        return d
+
+
+def plumbing_inventory(trace: OpTrace) -> Counter[str]:
+    """Aten-level data plumbing (views, copies, cat, ...): excluded from coverage, reported alongside."""
+    return Counter(e.name for e in trace.events if e.level == "aten" and (not e.compute or e.residual))
+
+
+def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str]], dict[str, str]]:
+    """Compute ops of a trace (aten level, plus function-level calls that leave no aten trace such as
+    dropout in eval mode), overall and per module."""
+    total: Counter[str] = Counter()
+    by_module: dict[str, Counter[str]] = {}
+    types: dict[str, str] = {}
+    for e in trace.events:
+        if not e.compute or e.residual:  # a residual `+` is plumbing a parent may keep (as verify-step allows)
+            continue
+        if e.level == "aten" or e.aten_invisible:
+            total[e.name] += 1
+            by_module.setdefault(e.module, Counter())[e.name] += 1
+            types.setdefault(e.module, e.module_type)
+    return total, by_module, types
+
+
+def cut_batch(obj: Any, n: int) -> Any:
+    """Tensors nested in `obj` with their leading dimension cut to at most `n` (0-dim tensors kept)."""
+    if isinstance(obj, torch.Tensor):
+        return obj[:n].clone() if obj.dim() > 0 and obj.shape[0] > n else obj
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(cut_batch(o, n) for o in obj)
+    if isinstance(obj, dict):
+        return {k: cut_batch(v, n) for k, v in obj.items()}
+    return obj
+
+
+def _max_leading(obj: Any) -> int:
+    if isinstance(obj, torch.Tensor):
+        return int(obj.shape[0]) if obj.dim() > 0 else 0
+    if isinstance(obj, (list, tuple)):
+        return max((_max_leading(o) for o in obj), default=0)
+    if isinstance(obj, dict):
+        return max((_max_leading(v) for v in obj.values()), default=0)
+    return 0
+
+
+def _record(model: nn.Module, args: Any, kwargs: dict[str, Any], path: Path, timeout: float | None,
+            what: str) -> OpTrace:
+    _, trace = run_user_code(lambda: record_ops(model, args, kwargs), what=what, path=path, timeout=timeout)
+    return trace
+
+
+def record_model_inventory(model: nn.Module, args: list[Any], kwargs: dict[str, Any], path: Path, *,
+                           input_mode: InputMode = "auto", timeout: float | None = None,
+                           rebuild: Any = None) -> Inventory:
+    """Inventory of `model` on `args`: small batch when that provably gives the same inventory (batch 1
+    and batch 2 agree), else full size. `rebuild()` makes a fresh model for the meta mode."""
+    inv = Inventory(file=str(path))
+    import time
+    t0 = time.perf_counter()
+    trace: OpTrace | None = None
+    if input_mode == "meta":
+        try:
+            target = rebuild() if rebuild is not None else model
+            _, trace = run_user_code(lambda: record_ops_meta(target, args, kwargs),
+                                     what="forward on meta tensors", path=path, timeout=timeout)
+            inv.input_mode = "meta"
+        except HdecompError as exc:
+            inv.notes.append(f"meta tensors failed ({exc.cause}); recorded with real inputs")
+            trace = None
+    if trace is None and input_mode in ("auto", "small_batch", "meta") and _max_leading([args, kwargs]) > 2:
+        try:
+            t1 = _record(model, cut_batch(args, 1), cut_batch(kwargs, 1), path, timeout, "forward (batch 1)")
+            t2 = _record(model, cut_batch(args, 2), cut_batch(kwargs, 2), path, timeout, "forward (batch 2)")
+            if trace_inventory(t1)[0] == trace_inventory(t2)[0]:
+                trace = t1
+                inv.input_mode = "small_batch"
+            else:
+                inv.notes.append("op counts depend on the batch size; recorded at full size")
+        except HdecompError as exc:
+            inv.notes.append(f"small batch failed ({exc.cause}); recorded at full size")
+    if trace is None:
+        trace = _record(model, args, kwargs, path, timeout, "forward")
+        inv.input_mode = "full"
+    inv.ops, inv.by_module, inv.module_types = trace_inventory(trace)
+    inv.plumbing = plumbing_inventory(trace)
+    inv.seconds = time.perf_counter() - t0
+    return inv
+
+
+def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float | None = None,
+                        input_mode: InputMode = "auto", batch_limit: int | None = None) -> Inventory:
+    """Load a component file in isolation and record its op inventory. Errors become `Inventory.error`."""
+    path = Path(path)
+    try:
+        comp = load_component(path, timeout=timeout)
+        model = comp.build(device=device, timeout=timeout)
+        args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout)
+        if batch_limit:
+            args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
+        return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
+                                      rebuild=lambda: comp.build(device=device, timeout=timeout))
+    except HdecompError as exc:
+        return Inventory(file=str(path), error=exc.headline, input_mode="none")
+
+
+def compare_inventories(original: Counter[str], decomposed: Counter[str]) -> dict[str, Any]:
+    """The original workspace's `coverage` object: per op type original vs decomposed counts."""
+    covered, missing, extra, details = [], [], [], []
+    for op in sorted(set(original) | set(decomposed)):
+        a, b = original.get(op, 0), decomposed.get(op, 0)
+        if a > 0 and b >= a:
+            status = "covered"
+            covered.append(op)
+        elif a > 0 and b > 0:
+            status = "partial"
+            missing.append(op)
+        elif a > 0:
+            status = "missing"
+            missing.append(op)
+        else:
+            status = "extra"
+            extra.append(op)
+        details.append({"op_type": op, "original_count": a, "decomposed_count": b, "status": status})
+    total = sum(original.values())
+    got = sum(min(n, decomposed.get(op, 0)) for op, n in original.items())
+    pct = (got / total * 100.0) if total else 100.0
+    return {"total_original_ops": total, "total_decomposed_ops": sum(decomposed.values()),
+            "covered_op_count": got, "missing_op_types": missing, "extra_op_types": extra,
+            "coverage_pct": round(pct, 1), "op_details": details}
+
+
+def coverage_status(pct: float) -> str:
+    return FULL if pct >= 100.0 else (PARTIAL if pct >= 80.0 else LOW)
+
+
+def _base_report(model_file: Path | str) -> dict[str, Any]:
+    return {"timestamp": datetime.now().isoformat(), "model_file": str(model_file), "status": "UNKNOWN",
+            "extraction_method": EXTRACTION_METHOD, "extraction_warnings": [], "extraction_errors": []}
+
+
+def _with_original(report: dict[str, Any], inv: Inventory) -> None:
+    report["original_ops_summary"] = dict(sorted(inv.ops.items()))
+    report["original_compute_ops"] = dict(sorted(inv.ops.items()))
+    report["original_plumbing_ops"] = dict(sorted(inv.plumbing.items()))
+    report["original_input_mode"] = inv.input_mode
+    report["original_ops_by_module"] = {
+        (m or "<root>"): {"module_type": inv.module_types.get(m, ""), "ops": dict(sorted(c.items()))}
+        for m, c in sorted(inv.by_module.items())}
+    report["extraction_warnings"].extend(inv.notes)
+
+
+def kernel_instances(decomp_dir: Path, kernel_files: list[Path]) -> tuple[dict[Path, int], str]:
+    """How many times each kernel file runs in one forward of the model: from the tree (`instance_count`,
+    or how often it is listed as a child, times its parents' counts); without a usable tree, from how the
+    steps' refactored models use them (the composition); else once per file. Returns the counts and
+    where they came from."""
+    counts = {p.resolve(): 1 for p in kernel_files}
+    tree_file = decomp_dir / TREE_FILE
+    tree: DecompositionTree | None = None
+    if tree_file.exists():
+        with contextlib.suppress(TreeFormatError):
+            tree = DecompositionTree.load(tree_file)
+    if tree is None or not any(tree.abs_path(n) in counts for n in tree.nodes.values()):
+        used = _composition_counts(decomp_dir)
+        if used:
+            counts.update({p: n for p, n in used.items() if p in counts})
+            return counts, "composition of the steps"
+        return counts, "one per file (no tree or steps name the kernel files)"
+    assert tree is not None
+    per_node = tree.instance_counts()
+    seen: dict[Path, int] = {}
+    for nid, n in tree.nodes.items():
+        p = tree.abs_path(n)
+        if p is not None and p in counts:
+            seen[p] = seen.get(p, 0) + per_node.get(nid, 1)
+    counts.update(seen)
+    return counts, "decomposition_tree.json"
+
+
+def _composition_counts(decomp_dir: Path) -> dict[Path, int]:
+    from hdecomp.compose import build_composition, kernel_use_counts
+    try:
+        return kernel_use_counts(build_composition(decomp_dir))
+    except HdecompError:
+        return {}
+
+
+def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = None, *,
+                     children: list[str | Path] | None = None, output: str | Path | None = None,
+                     device: str = "cpu", timeout: float | None = None, input_mode: InputMode = "auto",
+                     batch_limit: int | None = None) -> dict[str, Any]:
+    """Original model vs the decomposition's kernel files (level_0_kernel/, or `children`)."""
+    model_path = Path(model_path)
+    report = _base_report(model_path)
+    orig = component_inventory(model_path, device=device, timeout=timeout, input_mode=input_mode,
+                               batch_limit=batch_limit)
+    if orig.error:
+        report["status"] = "ERROR"
+        report["error"] = orig.error
+        report["extraction_errors"].append(orig.error)
+        if output:
+            write_json_atomic(output, report)
+        return report
+    _with_original(report, orig)
+    ddir = Path(decomp_dir) if decomp_dir else model_path.parent
+    if children:
+        files = [Path(c) for c in children]
+        counts, source = {p.resolve(): 1 for p in files}, "one per file (--children)"
+    else:
+        kdir = ddir / "level_0_kernel"
+        files = sorted(p for p in kdir.glob("*.py") if not p.name.startswith("__")) if kdir.is_dir() else []
+        counts, source = kernel_instances(ddir, files)
+        if not files:
+            report["extraction_errors"].append(f"{kdir}: no kernel files")
+    decomposed: Counter[str] = Counter()
+    components = []
+    for f in files:
+        inv = component_inventory(f, device=device, timeout=timeout, input_mode=input_mode,
+                                  batch_limit=batch_limit)
+        n = counts.get(f.resolve(), 1)
+        entry = inv.to_dict()
+        entry["instances"] = n
+        components.append(entry)
+        if inv.error:
+            report["extraction_errors"].append(inv.error)
+            continue
+        for op, c in inv.ops.items():
+            decomposed[op] += c * n
+    report["decomposed_ops_count"] = sum(decomposed.values())
+    report["coverage"] = compare_inventories(orig.ops, decomposed)
+    report["coverage"]["data_plumbing_excluded"] = dict(sorted(orig.plumbing.items()))
+    report["status"] = coverage_status(report["coverage"]["coverage_pct"])
+    report["instances_from"] = source
+    report["components"] = components
+    report["decomposed_ops_summary"] = dict(sorted(decomposed.items()))
+    if output:
+        report["output_file"] = str(output)
+        write_json_atomic(output, report)
+    return report
+
+
+def _child_file_of(module: nn.Module, child_files: dict[Path, Path]) -> Path | None:
+    return child_files.get(class_file(type(module)) or Path("/nonexistent"))
+
+
+def class_file(cls: type) -> Path | None:
+    """The file a class is defined in. Component modules are dropped from sys.modules after their
+    isolated import, so inspect cannot find them by module name; the methods' code objects still can."""
+    for attr in ("forward", "__init__"):
+        fn = cls.__dict__.get(attr)
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            return Path(code.co_filename).resolve()
+    try:
+        src = inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        return None
+    return Path(src).resolve() if src else None
+
+
+def step_coverage(step: Step, *, output: str | Path | None = None, device: str = "cpu",
+                  timeout: float | None = None, input_mode: InputMode = "auto",
+                  batch_limit: int | None = None) -> dict[str, Any]:
+    """Per-step coverage_report.json: original.py vs the step's children as refactored.py runs them.
+
+    The children run inside the refactored model on the original's inputs, so a child file used three
+    times counts three times, and each op is attributed to the child (file and attribute) that ran it.
+    Compute ops outside every child are listed under `outside_children` (the runtime anti-cheat's
+    concern, repeated here so the report adds up)."""
+    report = _base_report(step.original or step.dir / "original.py")
+    report["step"] = step.dir.name
+    report["refactored_file"] = str(step.refactored)
+    if step.original is None:
+        report["status"] = "ERROR"
+        report["error"] = f"{step.dir / 'original.py'}: {step.problem or 'missing'}"
+        if output:
+            write_json_atomic(output, report)
+        return report
+    orig = component_inventory(step.original, device=device, timeout=timeout, input_mode=input_mode,
+                               batch_limit=batch_limit)
+    if orig.error:
+        report["status"] = "ERROR"
+        report["error"] = orig.error
+        if output:
+            write_json_atomic(output, report)
+        return report
+    _with_original(report, orig)
+    try:
+        ref_comp = load_component(step.refactored, timeout=timeout)
+        ref_model = ref_comp.build(device=device, timeout=timeout)
+        orig_comp = load_component(step.original, timeout=timeout)
+        args, kwargs = orig_comp.make_inputs(seed=42, device=device, timeout=timeout)
+        if batch_limit:
+            args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
+        mode: InputMode = input_mode if input_mode != "meta" else "auto"
+        if orig.input_mode == "full":
+            mode = "full"   # the original needs full-size inputs, so the children do too
+        inv = record_model_inventory(ref_model, args, kwargs, step.refactored, input_mode=mode,
+                                     timeout=timeout)
+    except HdecompError as exc:
+        report["status"] = "ERROR"
+        report["error"] = exc.headline
+        if output:
+            write_json_atomic(output, report)
+        return report
+    _attribute_to_children(report, step, ref_model, orig, inv)
+    report["children_input_mode"] = inv.input_mode
+    report["extraction_warnings"].extend(inv.notes)
+    if output:
+        write_json_atomic(output, report)
+    return report
+
+
+def _attribute_to_children(report: dict[str, Any], step: Step, ref_model: nn.Module, orig: Inventory,
+                           inv: Inventory) -> None:
+    """Fill `coverage`, `children` and `outside_children`: each op the refactored model ran belongs to the
+    outermost module whose class comes from a file in the step's children/ folder."""
+    child_files = {p.resolve(): p for p in step.child_files()}
+    per_child: dict[str, dict[str, Any]] = {}
+    decomposed: Counter[str] = Counter()
+    outside: Counter[str] = Counter()
+    modules = {qn: m for qn, m in ref_model.named_modules() if qn}
+    for mod_name, ops in inv.by_module.items():
+        owner_file: Path | None = None
+        owner = ""
+        parts = mod_name.split(".") if mod_name else []
+        for i in range(1, len(parts) + 1):
+            qn = ".".join(parts[:i])
+            m = modules.get(qn)
+            f = _child_file_of(m, child_files) if m is not None else None
+            if f is not None:
+                owner_file, owner = f, qn
+                break
+        if owner_file is None:
+            outside.update(ops)
+            continue
+        entry = per_child.setdefault(owner, {"attribute": owner, "file": str(owner_file), "ops": Counter()})
+        entry["ops"].update(ops)
+        decomposed.update(ops)
+    report["decomposed_ops_count"] = sum(decomposed.values())
+    report["coverage"] = compare_inventories(orig.ops, decomposed)
+    report["coverage"]["data_plumbing_excluded"] = dict(sorted(orig.plumbing.items()))
+    report["status"] = coverage_status(report["coverage"]["coverage_pct"])
+    report["children"] = [{"attribute": e["attribute"], "file": e["file"], "ops": dict(sorted(e["ops"].items()))}
+                          for e in per_child.values()]
+    report["outside_children"] = dict(sorted(outside.items()))
+
+
+def step_coverage_from_traces(step: Step, trace_original: OpTrace, trace_refactored: OpTrace, *,
+                              output: str | Path | None = None, timeout: float | None = None) -> dict[str, Any]:
+    """The per-step report from traces the verifier already recorded (its first full-size trial), so the
+    pipeline pays no extra forward pass: only the refactored model is rebuilt, on the meta device when
+    its constructor allows, to learn which module comes from which child file."""
+    import time
+    report = _base_report(step.original or step.dir / "original.py")
+    report["step"] = step.dir.name
+    report["refactored_file"] = str(step.refactored)
+    t0 = time.perf_counter()
+    orig = Inventory(file=str(step.original), input_mode="verification")
+    orig.ops, orig.by_module, orig.module_types = trace_inventory(trace_original)
+    orig.plumbing = plumbing_inventory(trace_original)
+    inv = Inventory(file=str(step.refactored), input_mode="verification")
+    inv.ops, inv.by_module, inv.module_types = trace_inventory(trace_refactored)
+    _with_original(report, orig)
+    try:
+        comp = load_component(step.refactored, timeout=timeout)
+        try:
+            with torch.device("meta"):
+                ref_model = comp.build(timeout=timeout)
+        except HdecompError:
+            ref_model = comp.build(timeout=timeout)
+    except HdecompError as exc:
+        report["status"] = "ERROR"
+        report["error"] = exc.headline
+        if output:
+            write_json_atomic(output, report)
+        return report
+    _attribute_to_children(report, step, ref_model, orig, inv)
+    report["children_input_mode"] = "verification"
+    report["extraction_warnings"].append("op inventories taken from the verification's first trial "
+                                         "(full-size inputs, no extra forward pass)")
+    orig.seconds = time.perf_counter() - t0
+    if output:
+        write_json_atomic(output, report)
+    return report
+
+
+def cli_coverage(args: argparse.Namespace) -> int:
+    model = Path(args.model)
+    if not model.exists():
+        raise HdecompError("model file not found", model)
+    decomp = Path(args.decomp_dir)
+    if not decomp.is_dir():
+        raise HdecompError("decomposition folder not found", decomp)
+    mode: InputMode = "full" if getattr(args, "full_size", False) else (
+        "meta" if getattr(args, "meta", False) else "auto")
+    output = args.output
+    if output is None and not args.children:  # the whole decomposition's report has a fixed home
+        output = decomp / "verification" / "coverage_summary.json"
+    report = compute_coverage(model, decomp, children=args.children, output=output,
+                              device=args.device, timeout=args.timeout, input_mode=mode,
+                              batch_limit=args.batch_limit)
+    if getattr(args, "json", False):
+        import json
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        _print_report(report)
+    status = report["status"]
+    if status == "ERROR":
+        print(f"ERROR: {report.get('error')}")
+        return 2
+    return 0 if status == FULL else 1
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console()
+    cov = report.get("coverage") or {}
+    table = Table(title=f"Op coverage: {report['model_file']}")
+    for col in ("op", "original", "decomposed", "status"):
+        table.add_column(col, justify="right" if col in ("original", "decomposed") else "left")
+    for d in cov.get("op_details", []):
+        style = {"covered": "green", "missing": "red", "partial": "yellow"}.get(d["status"], "")
+        table.add_row(d["op_type"], str(d["original_count"]), str(d["decomposed_count"]),
+                      f"[{style}]{d['status']}[/]" if style else d["status"])
+    console.print(table)
+    for w in report.get("extraction_warnings", []):
+        console.print(f"[yellow]warning:[/] {w}")
+    for e in report.get("extraction_errors", []):
+        console.print(f"[red]error:[/] {e}")
+    if cov:
+        console.print(f"original recorded with: {report.get('original_input_mode')}; "
+                      f"{report['status']} ({cov['coverage_pct']}%)")
+    if report.get("output_file"):
+        console.print(f"report: {report['output_file']}", highlight=False)
+
+
+__all__ = ["Inventory", "cli_coverage", "compare_inventories", "component_inventory", "compute_coverage",
+           "cut_batch", "kernel_instances", "record_model_inventory", "step_coverage", "step_coverage_from_traces",
+           "trace_inventory"]

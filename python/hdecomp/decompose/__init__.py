@@ -1,0 +1,1 @@
+"""Automatic decomposition (`hdecomp decompose`): capture, plan, generate, verify, step by step."""

@@ -1,0 +1,489 @@
+"""Readable component files from a step's plan: children, the refactored parent, inputs and self-tests.
+
+Everything here is pure text generation over the captured graph and its recorded values; the driver
+writes the files and verifies them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+
+from hdecomp.decompose.naming import dtype_short, snake
+from hdecomp.decompose.plan import LEVEL_NAMES, ChildPlan
+from hdecomp.decompose.source import (
+    NotRepresentable,
+    SourceContext,
+    carried_source,
+    literal,
+    module_expr,
+    tensor_literal,
+)
+
+_BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+           operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",
+           operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lt: "<", operator.le: "<=",
+           operator.gt: ">", operator.ge: ">=", operator.eq: "==", operator.ne: "!="}
+_UNARY = {operator.neg: "-", operator.invert: "~", operator.pos: "+"}
+
+
+@dataclass
+class ValueInfo:
+    """Shape/dtype description of one value, for headers, the tree and get_inputs()."""
+
+    shape: list[int] | None
+    dtype: str | None
+
+
+def describe(value: Any) -> ValueInfo:
+    if isinstance(value, torch.Tensor):
+        return ValueInfo(list(value.shape), str(value.dtype).replace("torch.", ""))
+    return ValueInfo(None, type(value).__name__)
+
+
+def flat_tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in flat_tensors(v)]
+    if isinstance(value, dict):
+        return [t for k in value for t in flat_tensors(value[k])]
+    return []
+
+
+# ---- expressions ------------------------------------------------------------------------------------
+
+
+def fmt(a: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
+    if isinstance(a, fx.Node):
+        return names[a]
+    if isinstance(a, tuple):
+        items = [fmt(v, names, ctx) for v in a]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if isinstance(a, list):
+        return "[" + ", ".join(fmt(v, names, ctx) for v in a) + "]"
+    if isinstance(a, dict):
+        return "{" + ", ".join(f"{literal(k, ctx)}: {fmt(v, names, ctx)}" for k, v in a.items()) + "}"
+    if isinstance(a, slice):
+        return f"slice({fmt(a.start, names, ctx)}, {fmt(a.stop, names, ctx)}, {fmt(a.step, names, ctx)})"
+    return literal(a, ctx)
+
+
+def _index(idx: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
+    def one(i: Any) -> str:
+        if isinstance(i, slice):
+            s = "" if i.start is None else fmt(i.start, names, ctx)
+            e = "" if i.stop is None else fmt(i.stop, names, ctx)
+            st = "" if i.step is None else ":" + fmt(i.step, names, ctx)
+            return f"{s}:{e}{st}"
+        return fmt(i, names, ctx)
+    if isinstance(idx, tuple):
+        return ", ".join(one(i) for i in idx) if idx else "()"
+    return one(idx)
+
+
+def call_args(args: tuple[Any, ...], kwargs: dict[str, Any], names: dict[fx.Node, str], ctx: SourceContext) -> str:
+    parts = [fmt(a, names, ctx) for a in args]
+    parts += [f"{k}={fmt(v, names, ctx)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def node_expr(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_attr: dict[str, str],
+              attr_of_param: dict[str, str]) -> str:
+    """The right-hand side for node `n` (inside a forward; child calls are `self.<attr>(...)`)."""
+    if n.op == "get_attr":
+        return f"self.{attr_of_param[str(n.target)]}"
+    if n.op == "call_module":
+        return f"self.{module_attr[str(n.target)]}({call_args(n.args, n.kwargs, names, ctx)})"
+    if n.op == "call_method":
+        obj, *rest = n.args
+        return f"{fmt(obj, names, ctx)}.{n.target}({call_args(tuple(rest), n.kwargs, names, ctx)})"
+    t = n.target
+    if t is operator.getitem:
+        return f"{fmt(n.args[0], names, ctx)}[{_index(n.args[1], names, ctx)}]"
+    if t is builtins.getattr:
+        return f"{fmt(n.args[0], names, ctx)}.{n.args[1]}"
+    if t in _BINARY and len(n.args) == 2 and not n.kwargs:
+        return f"{_paren(n.args[0], names, ctx)} {_BINARY[t]} {_paren(n.args[1], names, ctx)}"
+    if t in _UNARY and len(n.args) == 1:
+        return f"{_UNARY[t]}{_paren(n.args[0], names, ctx)}"
+    from hdecomp.decompose.source import qualified_name
+    return f"{qualified_name(t, ctx)}({call_args(n.args, _clean_kwargs(t, n.kwargs), names, ctx)})"
+
+
+def _clean_kwargs(fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Drop keyword arguments a person would not write: private ones and those equal to the default."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    out = {}
+    for k, v in kwargs.items():
+        if k.startswith("_"):
+            continue
+        p = params.get(k)
+        if p is not None and p.default is not inspect.Parameter.empty and not isinstance(v, fx.Node):
+            try:
+                if type(v) is type(p.default) and v == p.default:
+                    continue
+            except Exception:
+                pass
+        out[k] = v
+    return out
+
+
+def _paren(a: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
+    s = fmt(a, names, ctx)
+    return f"({s})" if s.startswith("-") else s
+
+
+def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_attr: dict[str, str],
+              attr_of_param: dict[str, str]) -> str:
+    if n.op == "call_function" and n.target is operator.setitem:
+        obj, idx, val = n.args
+        return f"{fmt(obj, names, ctx)}[{_index(idx, names, ctx)}] = {fmt(val, names, ctx)}"
+    return f"{names[n]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
+
+
+# ---- inputs ------------------------------------------------------------------------------------------
+
+
+def input_expr(value: Any, ctx: SourceContext) -> str:
+    """Code that makes a fresh random input like `value` (same shape and dtype, a plausible range)."""
+    if isinstance(value, torch.Tensor):
+        shape = ", ".join(str(int(d)) for d in value.shape)
+        shape_t = f"({shape},)" if value.dim() == 1 else f"({shape})"
+        dev = ""
+        if value.dtype == torch.bool:
+            if value.numel() and bool(value.all()):
+                return f"torch.ones({shape_t}, dtype=torch.bool)"
+            return f"torch.randint(0, 2, {shape_t}).bool()"
+        if value.is_floating_point():
+            dt = "" if value.dtype == torch.float32 else f", dtype={value.dtype}"
+            if value.numel() and float(value.detach().min()) >= 0:
+                return f"torch.rand({shape}{dt}{dev})" if shape else f"torch.rand((){dt})"
+            return f"torch.randn({shape}{dt}{dev})" if shape else f"torch.randn((){dt})"
+        if value.is_complex():
+            return f"torch.randn({shape_t}, dtype={value.dtype})"
+        lo = int(value.detach().min()) if value.numel() else 0
+        hi = int(value.detach().max()) + 1 if value.numel() else 1
+        dt = "" if value.dtype == torch.int64 else f", dtype={value.dtype}"
+        return f"torch.randint({lo}, {hi}, {shape_t}{dt})"
+    if isinstance(value, tuple):
+        items = [input_expr(v, ctx) for v in value]
+        return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(input_expr(v, ctx) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx)}" for k, v in value.items()) + "}"
+    return literal(value, ctx)
+
+
+def shape_text(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"[{', '.join(str(d) for d in value.shape)}] {str(value.dtype).replace('torch.', '')}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(shape_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {shape_text(v)}" for k, v in value.items()) + "}"
+    return repr(value) if isinstance(value, (int, float, bool, type(None))) else type(value).__name__
+
+
+# ---- whole files -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ComponentText:
+    """A generated component file and what the tree needs to know about it."""
+
+    body: str                         # everything but the header (the workload: used for dedup)
+    header_fields: dict[str, str] = field(default_factory=dict)
+
+    def text(self, name: str, level: int, parent: str | None) -> str:
+        lines = [f'"""{name}: {LEVEL_NAMES[level]} component (level {level}), generated by `hdecomp decompose`.',
+                 ""]
+        if parent:
+            lines.append(f"Parent: {parent}")
+        for k, v in self.header_fields.items():
+            lines.append(f"{k}: {v}")
+        lines.append("")
+        lines.append("Run `python this_file.py`: builds the model, runs get_inputs() and checks the output "
+                     "shapes/dtypes (prints PASS).")
+        lines.append('"""')
+        return "\n".join(lines) + "\n\n" + self.body
+
+
+def _self_test(outputs: Any) -> str:
+    expected = []
+    for t in flat_tensors(outputs):
+        finite = bool(torch.isfinite(t).all()) if (t.is_floating_point() or t.is_complex()) else True
+        expected.append(f"    (({', '.join(str(d) for d in t.shape)}{',' if t.dim() == 1 else ''}), {t.dtype}, {finite}),")
+    exp = "\n".join(expected)
+    return f'''
+EXPECTED_OUTPUTS = [  # (shape, dtype, all finite) of each output tensor, recorded from the original model
+{exp}
+]
+
+
+def _tensors(value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for k in value for t in _tensors(value[k])]
+    return []
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    model = Model(*get_init_inputs()).eval()
+    with torch.no_grad():
+        output = model(*get_inputs(), **get_input_kwargs())
+    tensors = _tensors(output)
+    assert len(tensors) == len(EXPECTED_OUTPUTS), f"expected {{len(EXPECTED_OUTPUTS)}} output tensors, got {{len(tensors)}}"
+    for tensor, (shape, dtype, finite) in zip(tensors, EXPECTED_OUTPUTS):
+        assert tuple(tensor.shape) == shape, f"output shape {{tuple(tensor.shape)}} != {{shape}}"
+        assert tensor.dtype == dtype, f"output dtype {{tensor.dtype}} != {{dtype}}"
+        if finite:
+            assert torch.isfinite(tensor).all(), "non-finite output"
+    print("PASS")
+'''
+
+
+def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext) -> str:
+    arg_lines = "".join(f"        {input_expr(a, ctx)},\n" for a in args)
+    kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx)},\n" for k, v in kwargs.items())
+    return (f"def get_inputs():\n    return [\n{arg_lines}    ]\n\n\n"
+            f"def get_input_kwargs():\n    return {{\n{kw_lines}    }}\n\n\n"
+            "def get_init_inputs():\n    return []\n")
+
+
+def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: Any, ctx: SourceContext,
+             extra_imports: list[str] | None = None) -> str:
+    """Imports + carried user definitions + the class + inputs + self-test."""
+    inputs = _inputs_block(args, kwargs, ctx)
+    user_imports, defs = carried_source(ctx)
+    imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
+    if ctx.needs_math:
+        imports.insert(0, "import math")
+    imports += list(extra_imports or [])
+    for line in user_imports:
+        if line not in imports and line.strip() not in ("import torch", "import torch.nn as nn",
+                                                         "import torch.nn.functional as F",
+                                                         "from torch import nn"):
+            imports.append(line)
+    parts = ["\n".join(imports)]
+    if defs:
+        parts.append("# ---- carried over from the model file ----\n\n" + defs)
+    parts.append(class_src)
+    parts.append(inputs)
+    return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs)
+
+
+def module_child_class(module: nn.Module, ctx: SourceContext, doc: str) -> tuple[str, str]:
+    """`class Model(<Cls>)` with the recorded constructor arguments baked in. Returns (class source, expr)."""
+    expr = module_expr(module, ctx)
+    cls_name, _, rest = expr.partition("(")
+    args = rest[:-1]
+    src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
+           f"        super().__init__({args})\n")
+    return src, expr
+
+
+def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
+                      doc: str, rebuild_check: Any = None) -> tuple[str, dict[str, str]]:
+    """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key})."""
+    module_attr: dict[str, str] = {}
+    attr_of_param: dict[str, str] = {}
+    used: set[str] = set()
+    weight_map: dict[str, str] = {}
+    init_lines: list[str] = []
+    state = root.state_dict(keep_vars=True)
+
+    def unique(base: str) -> str:
+        base = base if base.isidentifier() and base not in ("self", "forward") else f"m_{snake(base)}"
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base}_{n}"
+        used.add(name)
+        return name
+
+    for m in child.members:
+        if m.op == "call_module" and str(m.target) not in module_attr:
+            target = str(m.target)
+            attr = unique(target.split(".")[-1] if not target.split(".")[-1].isdigit() else target.replace(".", "_"))
+            module_attr[target] = attr
+            sub = root.get_submodule(target)
+            expr = module_expr(sub, ctx)
+            if rebuild_check is not None:
+                problem = rebuild_check(expr, sub, ctx)
+                if problem:
+                    raise NotRepresentable(problem)
+            init_lines.append(f"        self.{attr} = {expr}")
+            for key in sub.state_dict():
+                for alias in _aliases(root, sub):
+                    weight_map[f"{alias}.{key}"] = f"{attr}.{key}"
+        elif m.op == "get_attr":
+            target = str(m.target)
+            attr = unique(target.replace(".", "_"))
+            attr_of_param[target] = attr
+            t = values[m.name]
+            init_lines.append(_state_init(root, target, attr, t, ctx))
+            if target in state:
+                weight_map[target] = attr
+    # Canonical variable names (x, x0.., then op names) so identical workloads give identical files.
+    names: dict[fx.Node, str] = {}
+    taken: set[str] = set(module_attr.values()) | set(attr_of_param.values())
+
+    def fresh(base: str) -> str:
+        base = _var(snake(base))
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        taken.add(name)
+        return name
+
+    for i, a in enumerate(child.inputs):
+        names[a] = fresh("x" if len(child.inputs) == 1 else f"x{i}")
+    from hdecomp.decompose.plan import node_op_name
+    for m in child.members:
+        names[m] = fresh(str(m.target).split(".")[-1] if m.op == "get_attr" else node_op_name(m, root))
+    params = ", ".join(names[a] for a in child.inputs)
+    body = [statement(m, names, ctx, module_attr, attr_of_param) for m in child.members if m.op != "get_attr"]
+    getattrs = [f"        {names[m]} = self.{attr_of_param[str(m.target)]}" for m in child.members if m.op == "get_attr"]
+    outs = [names[o] for o in child.outputs]
+    ret = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
+    if not outs:
+        ret = "None"
+    lines = [f"class Model(nn.Module):", f'    """{doc}"""', "", "    def __init__(self):",
+             "        super().__init__()"]
+    lines += init_lines
+    lines += ["", f"    def forward(self, {params}):" if params else "    def forward(self):"]
+    lines += getattrs
+    lines += [f"        {b}" for b in body]
+    lines.append(f"        return {ret}")
+    return "\n".join(lines) + "\n", weight_map
+
+
+def _var(name: str) -> str:
+    return name if name.isidentifier() and name not in ("self", "torch", "nn", "F", "math") else f"v_{name}"
+
+
+def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
+    return sorted(q for q, m in root.named_modules(remove_duplicate=False) if m is sub and q)
+
+
+def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
+    shape = ", ".join(str(d) for d in t.shape)
+    shape_t = f"({shape},)" if t.dim() == 1 else f"({shape})"
+    dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"
+    t = t.detach()
+    is_param = isinstance(t, nn.Parameter) or any(p is t for _, p in root.named_parameters(remove_duplicate=False))
+    if t.numel() and t.is_floating_point() and bool((t == t.reshape(-1)[0]).all()):
+        init = f"torch.full({shape_t}, {literal(float(t.reshape(-1)[0]), ctx)}{dt})"
+    elif t.is_floating_point():
+        init = f"torch.randn({shape_t}{dt})"
+    elif t.numel() <= 16 and t.dim() <= 1:
+        init = tensor_literal(t)
+    else:
+        init = f"torch.zeros({shape_t}{dt})"
+    buffers = dict(root.named_buffers(remove_duplicate=False))
+    if is_param:
+        return f"        self.{attr} = nn.Parameter({init})"
+    persistent = target in root.state_dict()
+    if not persistent and not (t.numel() <= 16 and t.dim() <= 1) and target in buffers:
+        raise NotRepresentable(f"non-persistent buffer '{target}' cannot be rebuilt in a child")
+    if not persistent and t.numel() <= 16 and t.dim() <= 1:
+        init = tensor_literal(t)
+    return f"        self.register_buffer({attr!r}, {init}{'' if persistent else ', persistent=False'})"
+
+
+def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: dict[str, str],
+                      ctx: SourceContext, doc: str, ties: list[tuple[str, str]] | None = None) -> str:
+    """The parent rewritten to call its children: `class RefactoredModel`, forward = calls + plumbing."""
+    nodes = list(graph.nodes)
+    group_at: dict[fx.Node, ChildPlan] = {}
+    member_of: dict[fx.Node, ChildPlan] = {}
+    module_attr: dict[str, str] = {}
+    for c in children:
+        if c.kind == "group":
+            group_at[max(c.members, key=nodes.index)] = c
+            for m in c.members:
+                member_of[m] = c
+        else:
+            module_attr[str(c.target)] = c.attr
+    names = {n: _var(n.name) for n in nodes}
+    aliases: dict[str, str] = {}
+    imports: list[str] = []
+    for c in children:
+        stem = child_files[c.attr]
+        alias = "".join(p.capitalize() for p in stem.split("_")) or "Child"
+        if alias[0].isdigit():
+            alias = "K" + alias
+        aliases[c.attr] = alias
+        line = f"from children.{stem} import Model as {alias}"
+        if line not in imports:
+            imports.append(line)
+    init = [f"        self.{c.attr} = {aliases[c.attr]}()" for c in children]
+    for dst, src in ties or []:
+        init.append(f"        self.{dst} = self.{src}  # tied (one tensor) in the original")
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    params = []
+    for p in placeholders:
+        if p.args:
+            params.append(f"{names[p]}={fmt(p.args[0], names, ctx)}")
+        else:
+            params.append(names[p])
+    body: list[str] = []
+    for n in nodes:
+        if n.op in ("placeholder", "get_attr"):
+            continue
+        if n.op == "output":
+            body.append(f"return {fmt(n.args[0], names, ctx)}")
+            continue
+        if n in member_of:
+            c = group_at.get(n)
+            if c is None:
+                continue
+            args = ", ".join(names[a] for a in c.inputs)
+            outs = [names[o] for o in c.outputs]
+            if not outs:
+                body.append(f"self.{c.attr}({args})")
+            elif len(outs) == 1:
+                body.append(f"{outs[0]} = self.{c.attr}({args})")
+            else:
+                body.append(f"{', '.join(outs)} = self.{c.attr}({args})")
+            continue
+        body.append(statement(n, names, ctx, module_attr, {}))
+    lines = ["import torch", "import torch.nn as nn", ""]
+    if ctx.needs_math:
+        lines.insert(0, "import math")
+    lines += imports
+    lines += ["", "", "class RefactoredModel(nn.Module):", f'    """{doc}"""', "",
+              "    def __init__(self, *init_inputs):",
+              "        # Built like the original (same get_init_inputs()); the children have the recorded sizes.",
+              "        super().__init__()"]
+    lines += init
+    lines += ["", f"    def forward(self, {', '.join(params)}):" if params else "    def forward(self):"]
+    lines += [f"        {b}" for b in body]
+    return "\n".join(lines) + "\n"
+
+
+def weights_text(module: nn.Module) -> str:
+    items = [f"{k} [{', '.join(str(d) for d in v.shape)}] {dtype_short(v.dtype)}"
+             for k, v in module.state_dict().items()]
+    if not items:
+        return "none"
+    if len(items) > 8:
+        return ", ".join(items[:8]) + f", ... ({len(items)} tensors)"
+    return ", ".join(items)

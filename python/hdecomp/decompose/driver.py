@@ -1,0 +1,756 @@
+"""`hdecomp decompose`: automatic, verified decomposition of a model file, step by step, gate by gate.
+
+Breadth first from the model: each component is captured (capture.py), split into children (plan.py),
+written as a step folder (codegen.py) and verified (hdecomp.pipeline.verify_one: verify_step + coverage).
+Only a passing step's non-kernel children are decomposed further; anything that cannot be captured,
+planned, generated or verified stays a leaf marked `"decomposable": false` with the reason. At the end the
+tree, log, analysis, coverage summary, self-test results and composition test are written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.component import load_component
+from hdecomp.decompose.capture import Capture, CaptureError, _clone, capture, record_init_args
+from hdecomp.decompose.codegen import (
+    ComponentText,
+    assemble,
+    describe,
+    group_child_class,
+    module_child_class,
+    refactored_source,
+    shape_text,
+    weights_text,
+    _inputs_block,
+)
+from hdecomp.decompose.naming import NameRegistry, SHAPE_FREE_OPS, dtype_short, shape_sig, snake
+from hdecomp.decompose.plan import (
+    LEVEL_NAMES,
+    ChildPlan,
+    PlanError,
+    is_kernel_module,
+    is_parent_plumbing,
+    plan_children,
+)
+from hdecomp.decompose.source import NotRepresentable, SourceContext, check_rebuild
+from hdecomp.errors import HdecompError
+from hdecomp.results import write_json_atomic, write_text_atomic
+
+LEVEL_DIRS = {3: "level_3_model", 2: "level_2_layer", 1: "level_1_fusion", 0: "level_0_kernel"}
+
+
+@dataclass
+class DecomposeOptions:
+    device: str = "cpu"
+    batch_limit: int | None = None
+    timeout: float | None = None
+    num_trials: int = 3
+    rtol: float | None = None
+    atol: float | None = None
+    max_depth: int | None = None
+    name: str | None = None
+    finish: bool = True            # write coverage summary, self-tests, composition test
+    self_tests: bool = True        # run every component's self-test at the end (test_results.json)
+
+
+@dataclass
+class Node:
+    """One unique component (file) of the decomposition."""
+
+    id: str
+    level: int
+    path: Path
+    parent: str | None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    children: list[str] = field(default_factory=list)
+    uses: dict[str, int] = field(default_factory=dict)        # child id -> calls in this component
+    ops: list[str] = field(default_factory=list)
+    op_count: int = 0
+    step: str | None = None
+    status: str = "unverified"    # pass | fail | error | unverified (kernels: leaf)
+    decomposable: bool = True
+    reason: str | None = None
+    depth: int = 0
+    capture_method: str | None = None
+
+
+@dataclass
+class StepRecord:
+    number: int
+    node: str
+    dir: Path
+    status: str
+    outcome: Any = None
+
+
+@dataclass
+class Decomposition:
+    root: Path
+    model_file: Path
+    name: str
+    options: DecomposeOptions
+    nodes: dict[str, Node] = field(default_factory=dict)
+    steps: list[StepRecord] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    data_flow: list[dict[str, Any]] = field(default_factory=list)
+    registry: NameRegistry = field(default_factory=NameRegistry)
+    texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
+    seconds: float = 0.0
+    finals: dict[str, Any] = field(default_factory=dict)
+
+    def note(self, step: str | int | None, kind: str, title: str, description: str = "",
+             resolution: str | None = None) -> None:
+        entry: dict[str, Any] = {"step": step, "type": kind, "title": title, "description": description,
+                                 "timestamp": _now()}
+        if resolution is not None:
+            entry["resolution"] = resolution
+        self.log.append(entry)
+
+    @property
+    def complete(self) -> bool:
+        return all(n.status in ("pass", "leaf") for n in self.nodes.values()) and \
+            all(s.status == "PASS" for s in self.steps)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _cut_batch(obj: Any, n: int | None) -> Any:
+    if n is None:
+        return obj
+    if isinstance(obj, torch.Tensor):
+        return obj[:n] if obj.dim() > 0 and obj.shape[0] > n else obj
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_cut_batch(o, n) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _cut_batch(v, n) for k, v in obj.items()}
+    return obj
+
+
+# ---- one step ----------------------------------------------------------------------------------------
+
+
+def _op_counts(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    """Compute ops (aten level) of the whole component and of every submodule subtree."""
+    from hdecomp.ops import record_ops
+    _, trace = record_ops(model, args, kwargs)
+    per: dict[str, int] = {}
+    total = 0
+    for e in trace.events:
+        if e.level != "aten" or not e.compute:
+            continue
+        total += 1
+        parts = e.module.split(".") if e.module else []
+        for i in range(1, len(parts) + 1):
+            key = ".".join(parts[:i])
+            per[key] = per.get(key, 0) + 1
+    return total, per
+
+
+def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
+    """`{op}_{shape_signature}_{dtype}` for a kernel child."""
+    m = child.compute_members[0]
+    op = child.op_names[0] if child.op_names else "op"
+    dtype = None
+    sig = ""
+    if m.op == "call_module":
+        sub = root.get_submodule(str(m.target))
+        params = list(sub.named_parameters()) or list(sub.named_buffers())
+        if params:
+            dtype = params[0][1].dtype
+            if isinstance(sub, nn.Linear):
+                sig = f"{sub.in_features}x{sub.out_features}"
+            elif isinstance(sub, nn.Embedding):
+                sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
+            else:
+                sig = shape_sig(params[0][1].shape)
+    if dtype is None:
+        vals = [cap.values.get(a.name) for a in m.all_input_nodes]
+        tens = [v for v in vals if isinstance(v, torch.Tensor)]
+        dtype = tens[0].dtype if tens else None
+        if snake(op) not in SHAPE_FREE_OPS:
+            sig = "_".join(shape_sig(t.shape) for t in tens[:2])
+            if not sig:
+                out = cap.values.get(m.name)
+                if isinstance(out, torch.Tensor):
+                    sig = shape_sig(out.shape)
+    parts = [snake(op)] + ([sig] if sig else []) + [dtype_short(dtype)]
+    return "_".join(parts)
+
+
+def _group_base_name(child: ChildPlan) -> str:
+    ops = []
+    for o in child.op_names:
+        if not ops or ops[-1] != o:
+            ops.append(o)
+    name = "_".join(snake(o) for o in ops[:4]) + ("_etc" if len(ops) > 4 else "")
+    return name or "group"
+
+
+def _io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any) -> tuple[dict, dict, dict, dict]:
+    ins, ind, outs, outd = {}, {}, {}, {}
+    for name, v in in_vals:
+        d = describe(v)
+        ins[name], ind[name] = d.shape, d.dtype
+    flat = out_val if isinstance(out_val, (tuple, list)) else [out_val]
+    if isinstance(out_val, dict):
+        flat = list(out_val.values())
+    for i, v in enumerate(flat):
+        key = "output" if len(flat) == 1 else f"output_{i}"
+        d = describe(v)
+        outs[key], outd[key] = d.shape, d.dtype
+    return ins, ind, outs, outd
+
+
+def decompose_component(dec: Decomposition, node: Node, step_number: int) -> list[Node]:
+    """Run one step on `node`; returns the new child components to decompose next (after PASS)."""
+    opts = dec.options
+    step_name = f"step_{step_number}_{node.id}"
+    step_dir = dec.root / "steps" / step_name
+    comp = load_component(node.path, timeout=opts.timeout)
+    with record_init_args():
+        model = comp.build(device=opts.device, timeout=opts.timeout)
+    args, kwargs = comp.make_inputs(seed=42, device=opts.device, timeout=opts.timeout)
+    args, kwargs = _cut_batch(args, opts.batch_limit), _cut_batch(kwargs, opts.batch_limit)
+    # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
+    with torch.no_grad():
+        expected = model(*_clone(args), **_clone(kwargs))
+    total, per_module = _op_counts(model, _clone(args), _clone(kwargs))
+    node.op_count = total
+    try:
+        cap = capture(model, args, kwargs, expected)
+        # A forward that only calls one container/composite submodule: split that submodule's content here.
+        expand: set[str] = set()
+        while True:
+            called = [n for n in cap.graph.nodes if n.op == "call_module"]
+            computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
+                        and not is_parent_plumbing(n)]
+            if len(called) != 1 or computes or is_kernel_module(model.get_submodule(str(called[0].target))):
+                break
+            expand.add(str(called[0].target))
+            cap = capture(model, args, kwargs, expected, expand)
+            dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
+                     "the forward only calls this submodule; its content is split at this step instead")
+    except CaptureError as exc:
+        return _leaf(dec, node, step_name, f"cannot capture forward: {exc}")
+    node.capture_method = cap.method
+    for note in cap.notes:
+        dec.note(step_name, "difficulty" if cap.method == "record" else "decision",
+                 f"capture of {node.id}", note,
+                 "recorded the real execution instead" if cap.method == "record" else None)
+
+    # Choose children; a cap that yields a single child equal to the parent is lowered.
+    caps = [15, 5, 1] if total > 15 else [5, 1] if total > 5 else [1]
+    children: list[ChildPlan] = []
+    last_err = None
+    for group_cap in caps:
+        try:
+            children = plan_children(model, cap.graph, node.level, per_module, cap.child_calls, group_cap)
+        except PlanError as exc:
+            last_err = str(exc)
+            children = []
+            continue
+        if len(children) > 1 or (children and children[0].kind == "module") or total <= 1:
+            break
+    if not children:
+        return _leaf(dec, node, step_name, f"no children: {last_err or 'the forward has no compute ops'}")
+    if len(children) == 1 and children[0].kind == "module" and not children[0].kernel:
+        return _leaf(dec, node, step_name, "the forward only calls one submodule (nothing to split at this level)")
+
+    # Generate the children.
+    ctx_root = node.path
+    child_files: dict[str, str] = {}
+    child_nodes: list[Node] = []
+    weight_map: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    used_attrs: set[str] = set()
+    try:
+        for child in children:
+            ctx = SourceContext(user_file=ctx_root)
+            doc = ""
+            if child.kind == "module":
+                sub = model.get_submodule(str(child.target))
+                doc = f"{type(sub).__name__} with the recorded constructor arguments."
+                class_src, expr = module_child_class(sub, ctx, doc)
+                problem = _check_expr(expr, sub, ctx)
+                if problem:
+                    raise NotRepresentable(problem)
+                call = child.members[0]
+                in_args = [_value(a, cap) for a in call.args]
+                in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
+                out_val = cap.values[call.name]
+                for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
+                    for key in sub.state_dict():
+                        weight_map[f"{alias}.{key}"] = f"{{attr}}.{key}"
+                ops = [type(sub).__name__]
+                base = snake(type(sub).__name__) if not child.kernel else _kernel_base_name(child, model, cap)
+                attr = child.target.replace(".", "_") if child.target else "child"
+                in_names = [f"arg{i}" for i in range(len(in_args))]
+            else:
+                doc = " -> ".join(child.op_names) + "."
+                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
+                for k, v in wm.items():
+                    weight_map[k] = f"{{attr}}.{v}"
+                in_args = [cap.values[a.name] for a in child.inputs]
+                in_kwargs = {}
+                outs = [cap.values[o.name] for o in child.outputs]
+                out_val = outs[0] if len(outs) == 1 else tuple(outs)
+                ops = child.op_names
+                base = _kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child)
+                single = child.compute_members
+                attr = (str(single[0].target).replace(".", "_") if len(single) == 1 and single[0].op == "call_module"
+                        else base if child.kernel else _group_base_name(child))
+                in_names = [a.name for a in child.inputs]
+            attr = _unique_attr(attr, used_attrs)
+            child.attr = attr
+            for k in [k for k, v in weight_map.items() if v.startswith("{attr}.")]:
+                weight_map[k] = weight_map[k].replace("{attr}", attr, 1)
+            body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
+            level = 0 if child.kernel else child.level
+            stem, is_new = dec.registry.name_for(base, f"{level}:{_workload_key(body, child, ops)}")
+            child_files[attr] = stem
+            ins, ind, outs_s, outd = _io_maps(cap.values, list(zip(in_names, in_args)) +
+                                              sorted(in_kwargs.items()), out_val)
+            if is_new:
+                header = {
+                    "Level": f"{LEVEL_NAMES[level]}",
+                    "Ops": ", ".join(ops) if ops else "-",
+                    "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in zip(in_names, in_args)) or "none",
+                    "Outputs": shape_text(out_val),
+                }
+                if in_kwargs:
+                    header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in in_kwargs.items())
+                text = ComponentText(body, header).text(stem, level, node.id)
+                dec.texts[stem] = text
+                path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
+                write_text_atomic(path, text)
+                cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
+                          outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
+                          depth=node.depth + 1, status="leaf" if level == 0 else "unverified")
+                dec.nodes[stem] = cn
+                if level > 0:
+                    child_nodes.append(cn)
+            texts[stem] = dec.texts[stem]
+            if stem not in node.children:
+                node.children.append(stem)
+            node.uses[stem] = node.uses.get(stem, 0) + max(1, len(child.members) if child.kind == "module" else 1)
+    except (NotRepresentable, HdecompError, KeyError) as exc:
+        return _leaf(dec, node, step_name, f"cannot generate the children: {exc}")
+
+    # Write the step.
+    if step_dir.exists():
+        shutil.rmtree(step_dir)
+    (step_dir / "children").mkdir(parents=True)
+    write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
+    for stem, text in sorted(texts.items()):
+        write_text_atomic(step_dir / "children" / f"{stem}.py", text)
+    ties = _tie_tied_tensors(model, weight_map)
+    rctx = SourceContext(user_file=None)
+    try:
+        ref = refactored_source(cap.graph, children, child_files, rctx,
+                                f"{node.id} rewritten to call its {len(children)} children.", ties)
+        ref += "\n\n" + _inputs_block(list(args), dict(kwargs), rctx)
+        ref = ref.replace("def get_init_inputs():\n    return []", _init_inputs_src(comp, rctx))
+    except NotRepresentable as exc:
+        shutil.rmtree(step_dir)
+        return _leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}")
+    write_text_atomic(step_dir / "refactored.py", ref)
+    write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
+    node.step = f"steps/{step_name}"
+    _record_flow(dec, node, cap, children, child_files)
+
+    outcome = _verify(dec, step_dir, step_number, step_name)
+    status = outcome.status
+    dec.steps.append(StepRecord(step_number, node.id, step_dir, status, outcome))
+    if status != "PASS":
+        node.status = status.lower()
+        reason = outcome.fail_reason or outcome.error or "verification did not pass"
+        node.reason = f"step {step_name} {status}: {reason}"
+        dec.note(step_name, "difficulty", f"{node.id}: step {status}", str(reason),
+                 "branch stopped here; the component stays whole for manual or agent work")
+        return []
+    node.status = "pass"
+    dec.note(step_name, "decision", f"{node.id} -> {len(node.children)} children",
+             ", ".join(f"{c} ({LEVEL_NAMES[dec.nodes[c].level]})" for c in node.children)
+             + f"; captured with {cap.method}")
+    return child_nodes
+
+
+def _tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple[str, str]]:
+    """Tensors shared under several names (tied weights) that land in different children: the refactored
+    parent ties them again; the weight map keeps only the first name (the others are its aliases)."""
+    names: dict[int, list[str]] = {}
+    for n, t in list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False)):
+        names.setdefault(id(t), []).append(n)
+    ties = []
+    for group in names.values():
+        mapped = [n for n in group if n in weight_map]
+        for other in mapped[1:]:
+            if weight_map[other] != weight_map[mapped[0]]:
+                ties.append((weight_map[other], weight_map[mapped[0]]))
+            # the alias entry stays: tools that do not fold tied names (compose) look it up
+    return sorted(ties)
+
+
+def _init_inputs_src(comp: Any, ctx: SourceContext) -> str:
+    """get_init_inputs() of a refactored file: the original's constructor arguments, when writable."""
+    from hdecomp.decompose.source import literal
+    try:
+        init = comp.get_init_inputs()
+        return f"def get_init_inputs():\n    return {literal(list(init or []), ctx)}"
+    except Exception:
+        return "def get_init_inputs():\n    return []"
+
+
+def _workload_key(body: str, child: ChildPlan, ops: list[str]) -> str:
+    """Dedup key: the file body; for shape-free single ops, the body without its example shapes."""
+    import re
+    if child.kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
+        return body.split("def get_inputs():")[0]
+    if child.kernel:  # value ranges and finiteness of the example inputs are not part of the workload
+        body = re.sub(r"torch\.rand\(", "torch.randn(", body)
+        body = re.sub(r", (True|False)\),\n", "),\n", body)
+    return body
+
+
+def _check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
+    from hdecomp.decompose.source import carried_source
+    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional}
+    import math
+    ns["math"] = math
+    imports, defs = carried_source(ctx)
+    try:
+        exec("\n".join(imports) + "\n" + defs, ns)  # the user's own definitions, carried over
+    except Exception as exc:
+        return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
+    return check_rebuild(expr, sub, ns)
+
+
+def _value(a: Any, cap: Capture) -> Any:
+    import torch.fx as fx
+    if isinstance(a, fx.Node):
+        return cap.values[a.name]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_value(v, cap) for v in a)
+    if isinstance(a, dict):
+        return {k: _value(v, cap) for k, v in a.items()}
+    return a
+
+
+def _unique_attr(base: str, used: set[str]) -> str:
+    base = base if base.isidentifier() else "c_" + snake(base)
+    name, n = base, 1
+    while name in used:
+        n += 1
+        name = f"{base}_{n}"
+    used.add(name)
+    return name
+
+
+def _record_flow(dec: Decomposition, node: Node, cap: Capture, children: list[ChildPlan],
+                 child_files: dict[str, str]) -> None:
+    owner: dict[Any, str] = {}
+    for c in children:
+        for m in c.members:
+            owner[m] = child_files[c.attr]
+
+    def source(n: Any, seen: int = 0) -> str:
+        if n in owner:
+            return owner[n]
+        if n.op == "placeholder" or seen > 50:
+            return f"{node.id}.input"
+        ins = n.all_input_nodes
+        return source(ins[0], seen + 1) if ins else f"{node.id}.input"
+
+    for c in children:
+        ins = c.inputs if c.kind == "group" else c.members[0].all_input_nodes
+        for a in ins:
+            v = cap.values.get(a.name)
+            d = describe(v)
+            dec.data_flow.append({"from": source(a), "to": child_files[c.attr], "tensor_name": a.name,
+                                  "shape": d.shape, "dtype": d.dtype, "parent": node.id})
+
+
+def _leaf(dec: Decomposition, node: Node, step_name: str, reason: str) -> list[Node]:
+    node.decomposable = False
+    node.reason = reason
+    node.status = "error"
+    dec.note(step_name, "difficulty", f"{node.id} kept whole", reason,
+             "marked decomposable: false for manual or agent work")
+    return []
+
+
+def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
+    from hdecomp.pipeline import verify_one
+    from hdecomp.tree import Step
+    from hdecomp.verify import VerifyOptions
+    o = dec.options
+    options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,
+                            batch_limit=o.batch_limit, timeout=o.timeout)
+    step = Step(dir=step_dir, number=number, name=name, original=step_dir / "original.py",
+                refactored=step_dir / "refactored.py")
+    return verify_one(step, options, coverage=True)
+
+
+# ---- the whole run -----------------------------------------------------------------------------------
+
+
+def decompose(model_file: str | Path, output_root: str | Path, options: DecomposeOptions | None = None,
+              console: Any = None, progress: bool = True) -> Decomposition:
+    options = options or DecomposeOptions()
+    model_file = Path(model_file)
+    if not model_file.is_file():
+        raise HdecompError("model file not found", model_file)
+    name = options.name or snake(model_file.stem)
+    root = Path(output_root) / name
+    if root.exists():
+        if any(root.iterdir()) and not (root / "decomposition_tree.json").exists() and \
+                not (root / "steps").exists():
+            raise HdecompError("output folder exists and is not a decomposition (refusing to overwrite)", root)
+        for sub in ("steps", "verification", *LEVEL_DIRS.values()):
+            if (root / sub).exists():
+                shutil.rmtree(root / sub)
+    root.mkdir(parents=True, exist_ok=True)
+    dec = Decomposition(root=root, model_file=model_file, name=name, options=options)
+    t0 = time.perf_counter()
+    # Check the model loads and runs before writing anything else: a broken model is exit 2.
+    comp = load_component(model_file, timeout=options.timeout)
+    top = root / LEVEL_DIRS[3] / f"{name}.py"
+    write_text_atomic(top, model_file.read_text(encoding="utf-8"))
+    model = comp.build(device=options.device, timeout=options.timeout)
+    args, kwargs = comp.make_inputs(seed=42, device=options.device, timeout=options.timeout)
+    args, kwargs = _cut_batch(args, options.batch_limit), _cut_batch(kwargs, options.batch_limit)
+    from hdecomp.component import run_user_code
+    with torch.no_grad():
+        out = run_user_code(lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
+                            timeout=options.timeout)
+    ins, ind, outs, outd = _io_maps({}, [(f"input_{i}", a) for i, a in enumerate(args)] + sorted(kwargs.items()), out)
+    dec.nodes[name] = Node(id=name, level=3, path=top, parent=None, inputs={"shapes": ins, "dtypes": ind},
+                           outputs={"shapes": outs, "dtypes": outd})
+    dec.registry.taken[name] = "<model>"
+    if options.batch_limit is not None:
+        dec.note(None, "deviation", "batch limit", f"inputs cut to a leading dimension of {options.batch_limit} "
+                 "for recording and verification (--batch-limit); component files keep the recorded shapes")
+    queue: deque[Node] = deque([dec.nodes[name]])
+    number = 0
+    with _progress(console, progress) as report:
+        while queue:
+            node = queue.popleft()
+            if options.max_depth is not None and node.depth >= options.max_depth:
+                node.status = "unverified"
+                node.reason = f"not decomposed: --max-depth {options.max_depth}"
+                dec.note(None, "deviation", f"{node.id} not decomposed", node.reason)
+                continue
+            number += 1
+            t1 = time.perf_counter()
+            try:
+                new = decompose_component(dec, node, number)
+            except HdecompError as exc:
+                new = _leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
+            except Exception as exc:  # a bug on one component must not lose the rest of the tree
+                new = _leaf(dec, node, f"step_{number}_{node.id}",
+                            f"internal error: {type(exc).__name__}: {exc}")
+            report(node, time.perf_counter() - t1)
+            queue.extend(new)
+    dec.seconds = time.perf_counter() - t0
+    _write_outputs(dec)
+    return dec
+
+
+class _Skipped(Exception):
+    pass
+
+
+class _NullProgress:
+    def __call__(self, node: Node, seconds: float) -> None:
+        pass
+
+
+def _progress(console: Any, enabled: bool) -> Any:
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm() -> Any:
+        if not enabled or console is None:
+            yield _NullProgress()
+            return
+
+        def report(node: Node, seconds: float) -> None:
+            colour = {"pass": "green", "fail": "red", "error": "yellow"}.get(node.status, "white")
+            kids = f"{len(node.children)} children" if node.children else (node.reason or "")
+            console.print(f"[{colour}]{node.status.upper():5}[/{colour}] {LEVEL_NAMES[node.level]:6} "
+                          f"{node.id}  ({kids}, {seconds:.1f}s)")
+        yield report
+    return cm()
+
+
+# ---- outputs -----------------------------------------------------------------------------------------
+
+
+def _instance_counts(dec: Decomposition) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    order = [dec.name]
+    counts[dec.name] = 1
+    i = 0
+    while i < len(order):
+        nid = order[i]
+        i += 1
+        for c, uses in dec.nodes[nid].uses.items():
+            counts[c] = counts.get(c, 0) + counts[nid] * uses
+            if c not in order:
+                order.append(c)
+    return counts
+
+
+def _write_outputs(dec: Decomposition) -> None:
+    from hdecomp.decompose.analysis import write_analysis
+    root = dec.root
+    counts = _instance_counts(dec)
+    nodes: dict[str, Any] = {}
+    for nid in sorted(dec.nodes, key=lambda k: (-dec.nodes[k].level, k)):
+        n = dec.nodes[nid]
+        d: dict[str, Any] = {
+            "id": n.id, "name": n.id, "level": LEVEL_NAMES[n.level],
+            "path": str(n.path.relative_to(root)), "children": list(n.children),
+            "input_shapes": n.inputs.get("shapes", {}), "output_shapes": n.outputs.get("shapes", {}),
+            "input_dtypes": n.inputs.get("dtypes", {}), "output_dtypes": n.outputs.get("dtypes", {}),
+            "instance_count": counts.get(n.id, 1), "parent": n.parent, "ops": n.ops, "op_count": n.op_count,
+            "status": n.status, "decomposable": n.decomposable,
+        }
+        if n.step:
+            d["step"] = n.step
+        if n.reason:
+            d["reason"] = n.reason
+        if n.capture_method:
+            d["capture"] = n.capture_method
+        nodes[nid] = d
+    for n in dec.nodes.values():
+        if n.level > 0 and n.status == "unverified" and not n.reason:
+            n.reason = f"not decomposed: the step of its parent {n.parent} did not pass"
+    by_level = {name: sum(1 for n in dec.nodes.values() if n.level == lvl) for lvl, name in LEVEL_NAMES.items()}
+    kernels = [n for n in dec.nodes.values() if n.level == 0]
+    incomplete = sorted(n.id for n in dec.nodes.values() if n.level > 0 and n.status != "pass")
+    status = "PASS" if not incomplete and all(s.status == "PASS" for s in dec.steps) else "INCOMPLETE"
+    tree = {
+        "metadata": {
+            "source_file": str(dec.model_file), "source_level": None, "model_name": dec.name,
+            "timestamp": _now(), "total_components": len(dec.nodes), "by_level": by_level,
+            "unique_kernels": len(kernels), "kernel_instances": sum(counts.get(k.id, 1) for k in kernels),
+            "verification_status": status, "incomplete": incomplete, "generator": "hdecomp decompose",
+            "batch_limit": dec.options.batch_limit, "device": dec.options.device,
+        },
+        "root": dec.name,
+        "nodes": nodes,
+        "data_flow": dec.data_flow,
+    }
+    write_json_atomic(root / "decomposition_tree.json", tree)
+    write_json_atomic(root / "decomposition_log.json", {"entries": dec.log})
+    # Per-step summary in the pipeline's format.
+    from hdecomp.pipeline import PipelineResult
+    pr = PipelineResult(root=root, steps=[s.outcome for s in dec.steps if s.outcome is not None])
+    pr.seconds = dec.seconds
+    summary = pr.to_dict()
+    summary["batch_limit"] = dec.options.batch_limit
+    summary["device"] = dec.options.device
+    summary["incomplete_components"] = incomplete
+    write_json_atomic(root / "verification" / "step_verification_summary.json", summary)
+    if dec.options.finish:
+        _finish(dec, status)
+    write_analysis(dec, tree)
+
+
+def _finish(dec: Decomposition, status: str) -> None:
+    """Coverage summary, self-tests and the composition test (each a report; failures are recorded)."""
+    root = dec.root
+    o = dec.options
+    try:
+        from hdecomp.coverage import compute_coverage
+        rep = compute_coverage(dec.model_file, root, output=root / "verification" / "coverage_summary.json",
+                               device=o.device, timeout=o.timeout, batch_limit=o.batch_limit)
+        dec.finals["coverage"] = {"status": rep.get("status"),
+                                  "coverage_pct": (rep.get("coverage") or {}).get("coverage_pct")}
+    except Exception as exc:
+        dec.finals["coverage"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+    try:
+        if not o.self_tests:
+            raise _Skipped
+        from hdecomp.selftest import run_self_tests
+        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=2)
+        d = st.to_dict() if hasattr(st, "to_dict") else {}
+        dec.finals["self_tests"] = {k: d.get(k) for k in ("total", "passed", "failed", "status") if k in d}
+    except _Skipped:
+        dec.finals["self_tests"] = {"status": "SKIPPED"}
+    except Exception as exc:
+        dec.finals["self_tests"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+    try:
+        from hdecomp import compose as compose_mod
+        res = compose_mod.compose(root, run=True, batch_limit=o.batch_limit, device=o.device, timeout=o.timeout)
+        d = res.to_dict() if hasattr(res, "to_dict") else (res if isinstance(res, dict) else {})
+        dec.finals["composition"] = {k: d.get(k) for k in ("status", "max_diff", "reason") if d.get(k) is not None}
+    except Exception as exc:
+        dec.finals["composition"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+
+
+def result_dict(dec: Decomposition) -> dict[str, Any]:
+    counts = _instance_counts(dec)
+    kernels = [n for n in dec.nodes.values() if n.level == 0]
+    incomplete = sorted(n.id for n in dec.nodes.values() if n.level > 0 and n.status != "pass")
+    return {
+        "model": str(dec.model_file), "output": str(dec.root), "status": _overall(dec),
+        "steps": len(dec.steps), "steps_passed": sum(1 for s in dec.steps if s.status == "PASS"),
+        "components": len(dec.nodes), "unique_kernels": len(kernels),
+        "kernel_instances": sum(counts.get(k.id, 1) for k in kernels),
+        "incomplete": incomplete,
+        "reasons": {n.id: n.reason for n in dec.nodes.values() if n.reason},
+        "seconds": round(dec.seconds, 3), **dec.finals,
+    }
+
+
+def _overall(dec: Decomposition) -> str:
+    incomplete = [n for n in dec.nodes.values() if n.level > 0 and n.status != "pass"]
+    if not dec.steps and incomplete:
+        return "ERROR"
+    if incomplete or any(s.status != "PASS" for s in dec.steps):
+        return "PARTIAL"
+    comp = dec.finals.get("composition", {}).get("status")
+    if comp not in (None, "PASS"):
+        return "PARTIAL"
+    return "PASS"
+
+
+def cli_decompose(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    console = Console(stderr=True) if args.json else Console()
+    options = DecomposeOptions(device=args.device, batch_limit=args.batch_limit, timeout=args.timeout,
+                               num_trials=args.num_trials, rtol=args.rtol, atol=args.atol,
+                               max_depth=args.max_depth, name=args.name)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        raise HdecompError(f"--device {args.device}: no CUDA device is available")
+    dec = decompose(args.model, args.output, options, console=console, progress=True)
+    res = result_dict(dec)
+    if args.json:
+        print(json.dumps(res, indent=2, default=str))
+    else:
+        console.print(f"{res['status']}: {res['steps_passed']}/{res['steps']} steps passed, "
+                      f"{res['components']} components, {res['unique_kernels']} unique kernels "
+                      f"({res['kernel_instances']} instances) -> {dec.root}")
+        for nid in res["incomplete"]:
+            console.print(f"  incomplete: {nid}: {res['reasons'].get(nid, '')}")
+        for k in ("coverage", "self_tests", "composition"):
+            if k in dec.finals:
+                console.print(f"  {k}: {dec.finals[k]}")
+    return {"PASS": 0, "PARTIAL": 1, "ERROR": 2}[res["status"]]

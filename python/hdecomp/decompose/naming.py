@@ -1,0 +1,64 @@
+"""Names for generated components: kernel files named by workload, deduplicated by content.
+
+A kernel file is named `{op}_{shape_signature}_{dtype}` (`linear_768x3072_fp32`, `relu_fp32` for
+shape-independent elementwise ops). Two workloads that would get the same name but differ in content get
+`_v2`, `_v3`, ... in the order they are first met (the driver's traversal order is deterministic).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import torch
+
+DTYPE_SHORT = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
+               torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
+               torch.bool: "bool", torch.complex64: "c64", torch.complex128: "c128"}
+
+# Ops whose work does not depend on the shape beyond the element count: the name carries no shapes.
+SHAPE_FREE_OPS = {
+    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "selu", "celu", "leaky_relu", "hardtanh",
+    "hardswish", "hardsigmoid", "mish", "softplus", "softsign", "tanhshrink", "threshold", "prelu",
+    "add", "sub", "mul", "div", "truediv", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs", "clamp",
+    "clip", "floor", "ceil", "round", "sign", "sin", "cos", "erf", "reciprocal", "square", "maximum",
+    "minimum", "where", "masked_fill", "dropout", "identity", "softmax", "log_softmax", "eq", "ne", "lt",
+    "gt", "le", "ge", "logical_not", "logical_and", "logical_or", "floordiv", "mod", "remainder",
+    "sigmoid_", "relu_", "add_", "mul_", "hardshrink", "softshrink", "logsigmoid", "glu", "swish",
+}
+
+
+def snake(name: str) -> str:
+    """`BatchNorm2d` -> `batchnorm2d`, `TransformerBlock` -> `transformer_block`, `MaxPool2d` -> `maxpool2d`."""
+    s = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "_", name)
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", s).strip("_").lower()
+    s = s or "op"
+    return ("_" + s) if s[0].isdigit() else s
+
+
+def dtype_short(dtype: torch.dtype | None) -> str:
+    return DTYPE_SHORT.get(dtype, str(dtype).replace("torch.", "")) if dtype is not None else "any"
+
+
+def shape_sig(shape: tuple[int, ...] | list[int]) -> str:
+    return "x".join(str(int(d)) for d in shape) if len(shape) else "scalar"
+
+
+@dataclass
+class NameRegistry:
+    """Content-addressed names: same content -> same name; same name, other content -> `_v2`."""
+
+    by_content: dict[str, str] = field(default_factory=dict)
+    taken: dict[str, str] = field(default_factory=dict)   # name -> content key
+
+    def name_for(self, base: str, content_key: str) -> tuple[str, bool]:
+        """(name, is_new). `content_key` identifies the workload (the generated body)."""
+        if content_key in self.by_content:
+            return self.by_content[content_key], False
+        name, n = base, 1
+        while name in self.taken:
+            n += 1
+            name = f"{base}_v{n}"
+        self.taken[name] = content_key
+        self.by_content[content_key] = name
+        return name, True

@@ -1,0 +1,238 @@
+"""Choosing a component's children from its captured graph, and classifying their levels.
+
+Module hierarchy first: every submodule the forward calls is a child of its own, except leaf modules
+(Conv2d, Linear, LayerNorm, a custom RMSNorm, ...) called once, which are grouped with the functional ops
+around them. Those ops are grouped into chains (adjacent ops, each result used only by the next, no branch
+in between), capped by the level below the component's (layer-sized groups under a model, fusion-sized
+groups under a layer, single kernels under a fusion). Data plumbing (views, indexing, cat/split, casts,
+size queries) stays in the parent; everything else moves into a child, together with the parameters and
+buffers of the parent it reads.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+
+LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
+
+# What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
+PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
+                  "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",
+                  "view_as", "reshape_as", "unbind"}
+PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
+                              torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
+                              torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat}
+
+# Leaf modules that are one logical op even if written as several primitives.
+SEMANTIC_KERNEL = re.compile(r"(norm|gelu|silu|swish|mish|softmax|activation|act$|relu|sigmoid|identity|"
+                             r"dropout|embedding|rope|rotary)", re.IGNORECASE)
+POOL_NAMES = re.compile(r"(pool|downsample)", re.IGNORECASE)
+ACT_NAMES = re.compile(r"(relu|gelu|silu|sigmoid|tanh|elu|softmax|mish|swish|hardswish|leaky)", re.IGNORECASE)
+
+GROUP_CAP = {3: 15, 2: 5, 1: 1}
+
+
+def level_for_size(ops: int) -> int:
+    if ops <= 1:
+        return 0
+    if ops <= 5:
+        return 1
+    if ops <= 15:
+        return 2
+    return 3
+
+
+@dataclass(eq=False)
+class ChildPlan:
+    """One child of a step: a called submodule, or a group of nodes of the parent's graph."""
+
+    attr: str
+    kind: str                       # "module" | "group"
+    members: list[fx.Node]          # group: op / leaf-module / get_attr nodes in graph order; module: its call nodes
+    target: str | None = None       # module child: the qualified submodule name
+    inputs: list[fx.Node] = field(default_factory=list)
+    outputs: list[fx.Node] = field(default_factory=list)
+    ops: int = 0                    # compute ops (aten level) inside
+    op_names: list[str] = field(default_factory=list)
+    kernel: bool = False
+    level: int = 0
+
+    core: list[fx.Node] = field(default_factory=list)   # the ops it was formed from (no absorbed plumbing)
+
+    @property
+    def compute_members(self) -> list[fx.Node]:
+        return self.core
+
+
+def is_parent_plumbing(n: fx.Node) -> bool:
+    if n.op == "call_method":
+        return str(n.target) in PARENT_METHODS
+    if n.op == "call_function":
+        return n.target in PARENT_FUNCTIONS
+    return False
+
+
+def node_op_name(n: fx.Node, root: nn.Module) -> str:
+    from hdecomp.decompose.naming import snake
+    if n.op == "call_module":
+        return snake(type(root.get_submodule(str(n.target))).__name__)
+    if n.op == "call_method":
+        return str(n.target).strip("_") or "op"
+    if n.op == "call_function":
+        t = n.target
+        if t is operator.truediv:
+            return "div"
+        if t is operator.matmul:
+            return "matmul"
+        name = getattr(t, "__name__", "op")
+        return name.strip("_") or "op"
+    return n.op
+
+
+def _tensor_inputs(n: fx.Node) -> list[fx.Node]:
+    return [a for a in n.all_input_nodes]
+
+
+def is_kernel_module(m: nn.Module) -> bool:
+    """A module that is one logical op: a torch.nn leaf, or a small custom leaf named like one (RMSNorm)."""
+    if any(True for _ in m.children()):
+        return False
+    if getattr(nn, type(m).__name__, None) is type(m):
+        return True
+    return bool(SEMANTIC_KERNEL.search(type(m).__name__))
+
+
+def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
+                  calls: dict[str, int], cap: int) -> list[ChildPlan]:
+    """Split the graph into children. `op_counts`: compute ops per submodule (qualified name)."""
+    nodes = list(graph.nodes)
+    pos = {n: i for i, n in enumerate(nodes)}
+    children: list[ChildPlan] = []
+    group_of: dict[fx.Node, ChildPlan] = {}
+    modules_by_obj: dict[int, list[str]] = {}
+    for qn, m in root.named_modules(remove_duplicate=False):
+        if qn:
+            modules_by_obj.setdefault(id(m), []).append(qn)
+    module_child: dict[str, ChildPlan] = {}
+
+    def size_of(n: fx.Node) -> int:
+        # A kernel module (LayerNorm, a custom RMSNorm) is one logical op however many primitives it runs.
+        return 1
+
+    def fusable_module(n: fx.Node) -> bool:
+        target = str(n.target)
+        m = root.get_submodule(target)
+        shared = calls.get(target, 0) > 1 or sum(calls.get(q, 0) for q in modules_by_obj[id(m)]) > 1
+        return is_kernel_module(m) and not shared
+
+    def parent_plumbing(n: fx.Node) -> bool:
+        return is_parent_plumbing(n) and not any(a.op == "get_attr" for a in n.all_input_nodes)
+
+    for n in nodes:
+        if n.op in ("placeholder", "output", "get_attr"):
+            continue
+        if parent_plumbing(n):
+            continue
+        if n.op == "call_module" and not fusable_module(n):
+            target = str(n.target)
+            if target in module_child:
+                module_child[target].members.append(n)
+                continue
+            child = ChildPlan(attr=target.replace(".", "_"), kind="module", members=[n], target=target,
+                              ops=max(1, op_counts.get(target, 1)), core=[n])
+            module_child[target] = child
+            children.append(child)
+            continue
+        # fusable: try to extend the group whose last op feeds this one through a chain
+        joined = None
+        if cap > 1:
+            for a in _tensor_inputs(n):
+                via: list[fx.Node] = []
+                cur = a
+                while parent_plumbing(cur) and len(cur.users) == 1 and len(cur.all_input_nodes) == 1:
+                    via.append(cur)
+                    cur = cur.all_input_nodes[0]
+                g = group_of.get(cur)
+                if g is None or g.kind != "group" or g.compute_members[-1] is not cur or len(cur.users) != 1:
+                    continue
+                if g.ops + size_of(n) > cap:
+                    continue
+                # every other value of the group must not be needed before this node
+                members = set(g.members) | set(via)
+                clash = any(pos[u] < pos[n] and u not in members
+                            for m in g.members for u in m.users)
+                if clash:
+                    continue
+                for v in reversed(via):
+                    g.members.append(v)
+                    group_of[v] = g
+                joined = g
+                break
+        if joined is None:
+            joined = ChildPlan(attr="", kind="group", members=[])
+            children.append(joined)
+        joined.members.append(n)
+        joined.core.append(n)
+        joined.ops += size_of(n)
+        group_of[n] = joined
+
+    # parameters / buffers of the parent move into the child that reads them
+    for n in nodes:
+        if n.op != "get_attr":
+            continue
+        users = {group_of.get(u) for u in n.users}
+        if None in users or len(users) != 1:
+            raise PlanError(f"parameter/buffer '{n.target}' is read by {'the parent' if None in users else 'several children'}"
+                            " and cannot move into one child")
+        g = next(iter(users))
+        assert g is not None
+        g.members.insert(0, n)
+
+    # inputs / outputs of each child (graph order)
+    for child in children:
+        member_set = set(child.members)
+        ins: list[fx.Node] = []
+        outs: list[fx.Node] = []
+        for m in child.members:
+            for a in m.all_input_nodes:
+                if a not in member_set and a not in ins:
+                    ins.append(a)
+            if any(u not in member_set for u in m.users) and m.op != "get_attr":
+                outs.append(m)
+        child.inputs, child.outputs = ins, outs
+        child.op_names = [node_op_name(m, root) for m in child.compute_members]
+        if child.kind == "module":
+            m = root.get_submodule(str(child.target))
+            child.kernel = is_kernel_module(m)
+        else:
+            child.kernel = len(child.compute_members) == 1
+        child.level = 0 if child.kernel else max(1, min(level - 1, level_for_size(child.ops))) if level > 1 \
+            else 0
+        if not child.kernel and child.level == 0:
+            child.level = 1
+    _validate_order(children, pos)
+    return children
+
+
+def _validate_order(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:
+    """A group is called where its last member was: its values must not be used before that point."""
+    for child in children:
+        if child.kind != "group":
+            continue
+        last = max(pos[m] for m in child.members)
+        for out in child.outputs:
+            for u in out.users:
+                if u not in child.members and pos[u] < last:
+                    raise PlanError("a grouped op's result is used before the group ends")
+
+
+class PlanError(Exception):
+    """The component cannot be split into children (the message says why)."""

@@ -1,0 +1,399 @@
+"""Recording the torch ops a model runs, eagerly, each attributed to the innermost running module.
+
+Two records are taken at once:
+  * aten level (TorchDispatchMode): what really executes after Python-level decompositions; in-place,
+    out-of-place and `out=` variants fold to one canonical name (`add_`, `add.out` -> `add`), overloads
+    are dropped; views, copies, casts, tensor creation and cat/stack/split style data movement are
+    *plumbing* (`compute=False`).
+  * torch-function level (TorchFunctionMode): the public API call (`torch.nn.functional.dropout`,
+    `Tensor.relu`), so ops that leave no aten trace in eval mode (dropout) still show up; such calls
+    are marked `aten_invisible`.
+
+Attribution: forward pre/post hooks on every module of the model keep a stack of running modules;
+each event carries the qualified name of the innermost one ("" = the root model). Modules that are not
+registered in the model's tree (a Linear hidden in a plain list or a helper object) are not hooked, so
+their ops are attributed to the registered module that called them — which is what the runtime
+anti-cheat wants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode, resolve_name
+from torch.utils._python_dispatch import TorchDispatchMode
+
+Level = Literal["aten", "function"]
+
+# Canonical (folded) names that only move, view, cast, create or assemble data. Everything else is compute.
+PLUMBING_OPS: frozenset[str] = frozenset({
+    # views and reshapes
+    "view", "_unsafe_view", "view_as", "reshape", "reshape_as", "_reshape_alias", "flatten", "unflatten",
+    "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t", "mT", "mH", "T", "H",
+    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "as_strided",
+    "contiguous", "alias", "detach", "lift", "lift_fresh", "lift_fresh_copy", "unfold", "view_as_real",
+    "view_as_complex", "_conj", "resolve_conj", "resolve_neg", "conj", "diagonal", "atleast_1d",
+    "atleast_2d", "atleast_3d", "ravel", "squeeze_copy", "unsqueeze_copy", "view_copy", "permute_copy",
+    "transpose_copy", "expand_copy", "t_copy", "alias_copy", "detach_copy", "as_strided_copy",
+    "_unsafe_index", "_reshape_copy", "_unsafe_view_copy",
+    # copies and casts
+    "clone", "copy", "_to_copy", "to", "type", "type_as", "float", "double", "half", "bfloat16", "int",
+    "long", "short", "bool", "byte", "char", "cpu", "cuda", "_copy_from", "_copy_from_and_resize",
+    "contiguous_format", "_has_compatible_shallow_copy_type", "set", "resize", "resize_as",
+    "requires_grad", "retain_grad", "pin_memory", "record_stream",
+    # tensor creation
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+    "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
+    "tensor", "as_tensor", "from_numpy", "arange", "range", "linspace", "zero", "fill", "empty_permuted",
+    # assembly and selection
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "split", "split_with_sizes",
+    "tensor_split", "chunk", "unbind", "slice", "select", "narrow", "index", "index_select",
+    "slice_scatter", "select_scatter", "index_put", "_index_put_impl", "getitem", "setitem",
+    "repeat", "tile", "flip", "roll",
+    # queries that read but do not compute
+    "size", "sym_size", "stride", "sym_stride", "dim", "numel", "sym_numel", "storage_offset",
+    "sym_storage_offset", "is_contiguous", "is_floating_point", "is_complex", "element_size", "item",
+    "_local_scalar_dense", "tolist", "numpy", "data_ptr", "is_nonzero", "is_same_size", "shape", "dtype",
+    "device", "ndim", "ndimension", "nelement", "get_device", "is_cuda", "is_leaf", "data", "grad",
+    "requires_grad_", "len", "iter", "format", "repr", "hash", "bool_", "index_", "reversed", "array",
+    "get", "set_", "dir", "setstate", "reduce_ex", "deepcopy", "names", "layout", "is_sparse",
+    "is_quantized", "is_meta", "untyped_storage", "storage", "_is_view", "_base", "output_nr", "_version",
+    "is_inference", "has_names", "_values", "_indices", "name", "grad_fn", "is_shared", "is_pinned",
+    "itemsize", "nbytes", "real", "imag", "is_mps", "is_xpu", "dlpack", "dlpack_device", "cfloat", "cdouble",
+    "meshgrid", "new_tensor", "narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
+    "column_stack", "row_stack", "split_copy", "split_with_sizes_copy", "unbind_copy", "select_copy",
+    "slice_copy", "_unsafe_index_put", "unflatten_copy", "diagonal_copy", "values", "indices", "dim_order",
+})
+
+# Python protocol / property names seen only at the torch-function level.
+_FUNCTION_PLUMBING: frozenset[str] = frozenset({
+    "get", "getitem", "setitem", "len", "iter", "format", "repr", "hash", "bool", "index", "contains",
+    "reversed", "array", "deepcopy", "reduce_ex", "setstate", "dir", "float", "int", "complex",
+})
+
+_DUNDER_ALIASES = {"radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul",
+                   "imul": "mul", "truediv": "div", "rtruediv": "div", "itruediv": "div",
+                   "floordiv": "floor_divide", "rfloordiv": "floor_divide", "ifloordiv": "floor_divide",
+                   "rmatmul": "matmul", "imatmul": "matmul", "rpow": "pow", "ipow": "pow",
+                   "mod": "remainder", "rmod": "remainder", "imod": "remainder", "neg": "neg",
+                   "invert": "bitwise_not", "and": "bitwise_and", "rand": "bitwise_and",
+                   "iand": "bitwise_and", "or": "bitwise_or", "ror": "bitwise_or", "ior": "bitwise_or",
+                   "xor": "bitwise_xor", "rxor": "bitwise_xor", "ixor": "bitwise_xor", "lshift": "bitwise_left_shift",
+                   "rshift": "bitwise_right_shift", "ilshift": "bitwise_left_shift",
+                   "irshift": "bitwise_right_shift", "rlshift": "bitwise_left_shift",
+                   "rrshift": "bitwise_right_shift", "abs": "abs", "pos": "positive",
+                   "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
+# Ops whose aten name changed or that are spelled differently at the two levels.
+_RENAMES = {"true_divide": "div", "subtract": "sub", "multiply": "mul", "divide": "div",
+            "greater": "gt", "less": "lt", "greater_equal": "ge", "less_equal": "le", "not_equal": "ne",
+            "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "clip": "clamp",
+            "negative": "neg", "concatenate": "cat", "concat": "cat", "rsub": "sub"}
+
+# Fused aten ops counted as their parts, so `x @ w.t() + b` (mm, add) and F.linear (addmm) agree:
+# both are the same computation, spelled differently by the author or by the dispatcher.
+FUSED_PARTS: dict[str, tuple[str, ...]] = {
+    "addmm": ("mm", "add"), "baddbmm": ("bmm", "add"), "addmv": ("mv", "add"), "addr": ("outer", "add"),
+    "_addmm_activation": ("mm", "add", "relu"),
+}
+
+
+def canonical_op_name(name: str) -> str:
+    """Fold a raw op name to its canonical form.
+
+    `aten::add_.Tensor` / `add.out` / `torch.Tensor.add_` / `Tensor.__iadd__` -> `add`.
+    """
+    name = name.split("::")[-1]
+    if "." in name:
+        parts = name.split(".")
+        # aten overload (`add.Tensor`, `add.out`): the packet is the first part; a Python dotted path
+        # (`torch.nn.functional.relu`, `torch.Tensor.shape.__get__`) ends in the function name.
+        if parts[0] in ("torch", "Tensor") or len(parts) > 2:
+            name = parts[-2] if parts[-1] in ("__get__", "__set__") else parts[-1]
+        else:
+            name = parts[0]
+    if name.startswith("__") and name.endswith("__") and len(name) > 4:
+        inner = name[2:-2]
+        name = _DUNDER_ALIASES.get(inner, inner)
+    elif name.endswith("_") and not name.endswith("__") and len(name) > 1:
+        name = name[:-1]  # in-place variant
+    return _RENAMES.get(name, name)
+
+
+def is_plumbing(name: str) -> bool:
+    """True if the (raw or canonical) op name only moves, views, casts, creates or assembles data."""
+    canon = canonical_op_name(name)
+    return canon in PLUMBING_OPS or canon in _FUNCTION_PLUMBING
+
+
+def _is_inplace(raw: str) -> bool:
+    base = raw.split("::")[-1]
+    base = base.split(".")[-1] if base.startswith(("torch.", "Tensor.")) else base.split(".")[0]
+    if base.startswith("__i") and base.endswith("__"):
+        return True
+    return base.endswith("_") and not base.endswith("__")
+
+
+@dataclass
+class OpEvent:
+    """One recorded op call."""
+
+    name: str  # canonical name (`add`, `convolution`, `dropout`)
+    level: Level
+    module: str  # qualified name of the innermost running module ("" = the root model)
+    module_type: str
+    compute: bool
+    inplace: bool
+    raw: str = ""  # the name as torch reported it (`aten::add_.Tensor`, `torch.nn.functional.dropout`)
+    aten_invisible: bool = False  # function-level call that left no aten compute trace (dropout in eval)
+    residual: bool = False  # aten add of two tensors: a residual connection, allowed in a parent's forward
+    where: tuple[str, int] | None = None  # innermost user source location (recorded for root compute only)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "level": self.level, "module": self.module,
+                "module_type": self.module_type, "compute": self.compute, "inplace": self.inplace,
+                "raw": self.raw, "aten_invisible": self.aten_invisible, "residual": self.residual,
+                "where": list(self.where) if self.where else None}
+
+
+@dataclass
+class OpTrace:
+    """Every op recorded during one forward, in execution order, plus module call counts."""
+
+    events: list[OpEvent] = field(default_factory=list)
+    module_calls: Counter[str] = field(default_factory=Counter)  # qualified module name -> forward calls
+    # (caller, callee) module names -> calls; caller is the innermost running module ("" = root, None = none)
+    call_edges: Counter[tuple[str | None, str]] = field(default_factory=Counter)
+
+    def compute_inventory(self, level: Level = "aten", module: str | None = None,
+                          *, invisible_only: bool = False, fold: bool = True) -> Counter[str]:
+        """Counter of compute ops (plumbing excluded) at `level`; optionally only those attributed to
+        `module` exactly, or (function level) only those invisible at the aten level. `fold`: count fused
+        aten ops as their parts (FUSED_PARTS: addmm -> mm + add)."""
+        inv: Counter[str] = Counter()
+        for e in self.events:
+            if e.level != level or not e.compute:
+                continue
+            if module is not None and e.module != module:
+                continue
+            if invisible_only and not e.aten_invisible:
+                continue
+            if fold and level == "aten" and e.name in FUSED_PARTS:
+                inv.update(FUSED_PARTS[e.name])
+            else:
+                inv[e.name] += 1
+        return inv
+
+    def under(self, prefix: str) -> list[OpEvent]:
+        """Events attributed to module `prefix` or anything below it."""
+        return [e for e in self.events
+                if prefix == "" or e.module == prefix or e.module.startswith(prefix + ".")]
+
+    def subtree_inventory(self, prefix: str, level: Level = "aten", *, fold: bool = True,
+                          invisible_only: bool = False) -> Counter[str]:
+        inv: Counter[str] = Counter()
+        for e in self.under(prefix):
+            if e.level == level and e.compute and (e.aten_invisible or not invisible_only):
+                inv.update(FUSED_PARTS.get(e.name, (e.name,)) if fold and level == "aten" else (e.name,))
+        return inv
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"aten": dict(sorted(self.compute_inventory("aten").items())),
+                "function": dict(sorted(self.compute_inventory("function").items())),
+                "aten_invisible": dict(sorted(self.compute_inventory("function", invisible_only=True).items())),
+                "module_calls": dict(self.module_calls), "events": len(self.events)}
+
+
+_THIS_FILE = __file__
+_TORCH_DIR = torch.__file__.rsplit("/", 1)[0] if "/" in torch.__file__ else ""
+
+
+def _user_location() -> tuple[str, int] | None:
+    """The innermost Python frame outside torch and this module (where a recorded op was called)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        fn = frame.f_code.co_filename
+        if fn != _THIS_FILE and not (_TORCH_DIR and fn.startswith(_TORCH_DIR)) \
+                and "/contextlib.py" not in fn and "/hdecomp/" not in fn:
+            return fn, frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+class _Recorder:
+    """Shared state of the two modes and the module hooks."""
+
+    def __init__(self, want_locations: Callable[[str], bool] | None) -> None:
+        self.trace = OpTrace()
+        self.stack: list[tuple[str, str]] = []  # (qualified name, type name)
+        self.want_locations = want_locations
+        self.aten_compute_count = 0
+
+    def current(self) -> tuple[str, str]:
+        return self.stack[-1] if self.stack else ("", "")
+
+    def add(self, event: OpEvent) -> None:
+        if event.compute and self.want_locations is not None and self.want_locations(event.module):
+            event.where = _user_location()
+        self.trace.events.append(event)
+
+
+class _DispatchRecorder(TorchDispatchMode):
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Otherwise torch wraps __torch_dispatch__ in torch._dynamo.disable, whose first call imports
+        # all of torch._dynamo (~8 s here). Nothing is compiled while we record.
+        return False
+
+    def __init__(self, rec: _Recorder) -> None:
+        super().__init__()
+        self.rec = rec
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        raw = str(func._schema.name) + (f".{func._overloadname}" if getattr(func, "_overloadname", "") else "")
+        packet = func.overloadpacket.__name__
+        name = canonical_op_name(packet)
+        compute = not is_plumbing(name)
+        module, mtype = self.rec.current()
+        residual = (name == "add" and len(args) >= 2 and isinstance(args[0], torch.Tensor)
+                    and isinstance(args[1], torch.Tensor) and kwargs.get("alpha", 1) == 1
+                    and args[1].dim() > 0)
+        if compute:
+            self.rec.aten_compute_count += 1
+        self.rec.add(OpEvent(name=name, level="aten", module=module, module_type=mtype, compute=compute,
+                             inplace=_is_inplace(packet), raw=raw, residual=residual))
+        return func(*args, **kwargs)
+
+
+class _FunctionRecorder(TorchFunctionMode):
+    def __init__(self, rec: _Recorder) -> None:
+        super().__init__()
+        self.rec = rec
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        try:
+            raw = resolve_name(func) or getattr(func, "__name__", repr(func))
+        except Exception:  # resolve_name can fail on exotic callables
+            raw = getattr(func, "__name__", repr(func))
+        name = canonical_op_name(raw)
+        compute = not is_plumbing(name)
+        module, mtype = self.rec.current()
+        event = OpEvent(name=name, level="function", module=module, module_type=mtype, compute=compute,
+                        inplace=_is_inplace(raw), raw=raw)
+        before = self.rec.aten_compute_count
+        # Record before running so the order matches execution; fix `aten_invisible` afterwards.
+        self.rec.add(event)
+        out = func(*args, **kwargs)
+        event.aten_invisible = compute and self.rec.aten_compute_count == before
+        return out
+
+
+@contextlib.contextmanager
+def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None = None) -> Iterator[OpTrace]:
+    """Record every op run inside the block; events are attributed to `model`'s modules.
+
+    `locations_for(module_name)`: for which modules compute events also record the user source
+    location (cheap only when rare: the runtime check asks for the root only).
+    Hooks and modes are always removed, also when the body raises.
+    """
+    rec = _Recorder(locations_for)
+    names: dict[int, str] = {}
+    for qn, m in model.named_modules(remove_duplicate=True):
+        names.setdefault(id(m), qn)
+    handles: list[Any] = []
+
+    def pre(mod: nn.Module, _args: Any) -> None:
+        qn = names.get(id(mod))
+        if qn is not None:
+            rec.trace.call_edges[(rec.stack[-1][0] if rec.stack else None, qn)] += 1
+            rec.stack.append((qn, type(mod).__name__))
+            rec.trace.module_calls[qn] += 1
+
+    def post(mod: nn.Module, _args: Any, _out: Any) -> None:
+        if id(mod) in names and rec.stack:
+            rec.stack.pop()
+
+    seen: set[int] = set()
+    for m in model.modules():
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        handles.append(m.register_forward_pre_hook(pre))
+        # prepend: our pop runs before hooks the user registered, so their compute is not the child's
+        handles.append(m.register_forward_hook(post, always_call=True, prepend=True))
+    try:
+        with _FunctionRecorder(rec), _DispatchRecorder(rec):
+            yield rec.trace
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def record_ops(model: nn.Module, args: Any = (), kwargs: dict[str, Any] | None = None, *,
+               locations_for: Callable[[str], bool] | None = None,
+               call: Callable[[], Any] | None = None) -> tuple[Any, OpTrace]:
+    """Run `model(*args, **kwargs)` (or `call()`) under no_grad and record its ops.
+
+    Returns (output, OpTrace). The caller puts the model in eval mode and on the device it wants.
+    """
+    kwargs = kwargs or {}
+    with torch.no_grad(), recording(model, locations_for=locations_for) as trace:
+        out = call() if call is not None else model(*args, **kwargs)
+    return out, trace
+
+
+def meta_inputs(obj: Any) -> Any:
+    """Meta-device copies of the tensors nested in `obj` (shapes and dtypes only, no memory)."""
+    if isinstance(obj, torch.Tensor):
+        return torch.empty_like(obj, device="meta")
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(meta_inputs(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: meta_inputs(v) for k, v in obj.items()}
+    return obj
+
+
+def record_ops_meta(model: nn.Module, args: Any = (), kwargs: dict[str, Any] | None = None) -> tuple[Any, OpTrace]:
+    """Record the op inventory without real data: the model moves to the meta device (a copy is not
+    made: the caller's model is changed, so pass a model built for this), inputs become meta tensors.
+
+    Data-dependent control flow (`.item()`, boolean masks) cannot run on meta tensors and raises;
+    fall back to `record_ops` with a small batch then.
+    """
+    model = model.to("meta")
+    return record_ops(model, meta_inputs(list(args)), meta_inputs(kwargs or {}))
+
+
+def format_counter_diff(original: Counter[str], refactored: Counter[str]) -> list[str]:
+    """Human lines for the differences: `original runs relu×2, refactored relu×1`."""
+    lines = []
+    for op in sorted(set(original) | set(refactored)):
+        a, b = original.get(op, 0), refactored.get(op, 0)
+        if a != b:
+            lines.append(f"original runs {op}×{a}, refactored {op}×{b}")
+    return lines
+
+
+__all__ = [
+    "FUSED_PARTS",
+    "PLUMBING_OPS",
+    "OpEvent",
+    "OpTrace",
+    "canonical_op_name",
+    "format_counter_diff",
+    "is_plumbing",
+    "meta_inputs",
+    "record_ops",
+    "record_ops_meta",
+    "recording",
+]

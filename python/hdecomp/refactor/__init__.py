@@ -1,0 +1,16 @@
+"""Source transformations for decomposition steps (libcst, formatting and comments kept), shared by the
+language server and the CLI. Pure library: never imports torch, pygls or lsprotocol."""
+
+from hdecomp.refactor.extract import (
+    Extraction,
+    ExtractionRefused,
+    FileChange,
+    SelectionInfo,
+    Span,
+    check_selection,
+    extract_to_child,
+    kernel_span,
+)
+
+__all__ = ["Extraction", "ExtractionRefused", "FileChange", "SelectionInfo", "Span", "check_selection",
+           "extract_to_child", "kernel_span"]

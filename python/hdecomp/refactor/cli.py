@@ -1,0 +1,61 @@
+"""`hdecomp extract`: the editor's "Extract to child component" from the command line (for agents and
+scripts). Exit codes: 0 the files were written (or shown with --dry-run), 2 the selection was refused."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from hdecomp.errors import HdecompError
+from hdecomp.refactor.extract import ExtractionRefused, Span, extract_to_child, kernel_span
+from hdecomp.results import write_text_atomic
+
+
+def parse_selection(text: str, source: str) -> Span:
+    """`A-B` (whole lines A..B, 1-based) or `L:C-L:C` (1-based lines, 0-based columns)."""
+    m = re.fullmatch(r"(\d+):(\d+)-(\d+):(\d+)", text.strip())
+    if m:
+        a, b, c, d = (int(g) for g in m.groups())
+        return Span(a, b, c, d)
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?", text.strip())
+    if not m:
+        raise HdecompError(f"bad selection {text!r}: use LINE, FIRST-LAST or L:C-L:C")
+    first = int(m.group(1))
+    last = int(m.group(2) or first)
+    lines = source.splitlines()
+    if not (1 <= first <= last <= len(lines)):
+        raise HdecompError(f"selection {text} is outside the file (1-{len(lines)})")
+    return Span(first, 0, last, len(lines[last - 1]))
+
+
+def cli_extract(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HdecompError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    span = parse_selection(args.select, source)
+    try:
+        if args.op:
+            span = kernel_span(source, span)
+        ex = extract_to_child(source, path.resolve(), span, child_name=args.name, kernel_op=args.op)
+    except ExtractionRefused as exc:
+        raise HdecompError(f"cannot extract: {exc}", path, span.start_line) from None
+    if not args.dry_run:
+        for change in ex.changes:
+            write_text_atomic(change.path, change.new_text)
+    if args.json:
+        print(json.dumps({"child": str(ex.child_path), "class": ex.class_alias, "attribute": ex.attribute,
+                          "inputs": ex.inputs, "outputs": ex.outputs, "moved": ex.moved_attributes,
+                          "files": [{"path": str(c.path), "created": c.old_text is None} for c in ex.changes],
+                          "todo": ex.todo, "written": not args.dry_run}, indent=2))
+    else:
+        verb = "would write" if args.dry_run else "wrote"
+        for change in ex.changes:
+            print(f"{verb} {change.path}" + (" (new)" if change.old_text is None else ""))
+        print(f"self.{ex.attribute}({', '.join(ex.inputs)}) -> {', '.join(ex.outputs) or 'value'}")
+        for item in ex.todo:
+            print(f"TODO: fill in the {item} in {ex.child_path.name}")
+    return 0

@@ -1,0 +1,192 @@
+"""Run every component file's self-test (`python file.py` must exit 0 and print PASS), each in its own
+subprocess with a timeout, and write verification/test_results.json (the original workspace's format
+plus per-file cause, exit code, duration and output tail)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.results import read_json, write_json_atomic
+from hdecomp.tree import component_files
+
+RESULTS_FILE = "test_results.json"
+_TAIL = 2000
+
+
+@dataclass
+class SelfTestResult:
+    file: str                    # relative to the decomposition folder
+    status: str                  # PASS | FAIL | ERROR | TIMEOUT
+    returncode: int | None = None
+    cause: str | None = None
+    seconds: float = 0.0
+    output_tail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "status": self.status, "returncode": self.returncode, "cause": self.cause,
+                "seconds": round(self.seconds, 3), "output_tail": self.output_tail}
+
+
+@dataclass
+class SelfTestReport:
+    root: Path
+    results: list[SelfTestResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.status == "PASS")
+
+    @property
+    def failed(self) -> int:
+        return len(self.results) - self.passed
+
+    @property
+    def status(self) -> str:
+        if not self.results:
+            return "ERROR"
+        return "PASS" if self.failed == 0 else "FAIL"
+
+    @property
+    def exit_code(self) -> int:
+        return {"PASS": 0, "FAIL": 1, "ERROR": 2}[self.status]
+
+    def to_dict(self, previous: dict[str, Any] | None = None) -> dict[str, Any]:
+        prev = previous or {}
+        return {
+            "timestamp": datetime.now().isoformat(),
+            "total_components": len(self.results), "passed": self.passed, "failed": self.failed,
+            # composition results belong to `hdecomp compose`; keep what it wrote last
+            "composition_test": prev.get("composition_test", "NOT_RUN"),
+            "max_difference": prev.get("max_difference"),
+            "component_results": [r.to_dict() for r in self.results],
+            "status": self.status,
+            "timeouts": sum(1 for r in self.results if r.status == "TIMEOUT"),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _tail(text: str) -> str:
+    return text[-_TAIL:] if len(text) > _TAIL else text
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str | None = None) -> SelfTestResult:
+    """`python file.py` in the file's folder, in a new process group (a hung test is killed whole)."""
+    try:
+        rel = str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        rel = str(path)
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.Popen([python or sys.executable, path.name], cwd=path.parent, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+    except OSError as exc:
+        return SelfTestResult(rel, "ERROR", cause=f"{path}: cannot start python: {exc}")
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return SelfTestResult(rel, "TIMEOUT", returncode=None, seconds=time.perf_counter() - t0,
+                              cause=f"{path}: self-test did not finish within {timeout:g} s (killed)",
+                              output_tail=_tail(out or ""))
+    secs = time.perf_counter() - t0
+    out = out or ""
+    if proc.returncode == 0 and "PASS" in out:
+        return SelfTestResult(rel, "PASS", 0, seconds=secs, output_tail=_tail(out))
+    if proc.returncode == 0:
+        cause = f"{path}: exited 0 but never printed PASS (no self-test under `if __name__ == \"__main__\":`?)"
+    else:
+        cause = f"{path}: exit code {proc.returncode}: {_last_line(out) or '(no output)'}"
+    return SelfTestResult(rel, "FAIL", proc.returncode, cause=cause, seconds=secs, output_tail=_tail(out))
+
+
+def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, files: list[Path] | None = None,
+                   write: bool = True, on_result: Any = None) -> SelfTestReport:
+    """Self-test every component file of the decomposition (level_*/ folders)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise HdecompError("decomposition folder not found", root)
+    targets = files if files is not None else component_files(root)
+    report = SelfTestReport(root=root)
+    t0 = time.perf_counter()
+
+    def one(p: Path) -> SelfTestResult:
+        r = run_self_test(p, root, timeout=timeout)
+        if on_result is not None:
+            on_result(r)
+        return r
+
+    if jobs > 1 and len(targets) > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            report.results = list(pool.map(one, targets))
+    else:
+        report.results = [one(p) for p in targets]
+    report.seconds = time.perf_counter() - t0
+    if write:
+        out = root / "verification" / RESULTS_FILE
+        previous = None
+        if out.exists():
+            try:
+                previous = read_json(out)
+            except (OSError, ValueError):
+                previous = None
+        write_json_atomic(out, report.to_dict(previous if isinstance(previous, dict) else None))
+    return report
+
+
+_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "bold red", "TIMEOUT": "magenta"}
+
+
+def cli_test(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise HdecompError("decomposition folder not found", root)
+    files = component_files(root)
+    if not files:
+        raise HdecompError("no component files in level_3_model/ .. level_0_kernel/", root)
+    console = Console(stderr=True)
+    with Progress(TextColumn("[bold]self-tests"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.description}"), console=console, transient=True) as bar:
+        task = bar.add_task("", total=len(files))
+
+        def done(r: SelfTestResult) -> None:
+            bar.update(task, advance=1, description=r.file)
+            if args.verbose or r.status != "PASS":
+                bar.console.print(f"[{_STYLE[r.status]}]{r.status:7}[/] {r.file}"
+                                  + (f"  {r.cause}" if r.cause else ""), highlight=False)
+
+        report = run_self_tests(root, timeout=args.timeout, jobs=max(1, args.jobs), files=files, on_result=done)
+    if getattr(args, "json", False):
+        import json
+        print(json.dumps(report.to_dict(), indent=2))
+    print(f"{report.status}: {report.passed}/{len(report.results)} self-tests passed "
+          f"({root / 'verification' / RESULTS_FILE})")
+    return report.exit_code
+
+
+__all__ = ["SelfTestReport", "SelfTestResult", "cli_test", "run_self_test", "run_self_tests"]

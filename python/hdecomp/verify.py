@@ -1,0 +1,703 @@
+"""verify_step: the five checks that decide whether a decomposition step is honest and correct.
+
+1. static anti-cheat on refactored.py's source (anticheat/static.py),
+2. structural anti-cheat on the loaded models and their op traces (anticheat/structural.py),
+3. runtime anti-cheat: compute executed outside every child (anticheat/runtime.py),
+4. weight transfer original -> refactored (weights.py),
+5. numerical comparison over N seeded trials plus one trial with every float parameter and buffer
+   re-randomised identically on both sides (compare.py).
+
+Inputs always come from the ORIGINAL file; each model gets its own copy (the original runs on a clone,
+the refactored model on the pristine tensors), so an original that mutates its input cannot poison the
+refactored run. The op traces of the first trial feed checks 2 and 3, so anti-cheat costs no extra
+forward. The result keeps every field of the original workspace's verification_result.json.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp import __version__
+from hdecomp.anticheat.rules import AntiCheatViolation
+from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
+from hdecomp.component import Component, is_oom, load_component, run_user_code
+from hdecomp.errors import HdecompError
+from hdecomp.ops import OpTrace, format_counter_diff, record_ops
+from hdecomp.results import write_json_atomic
+from hdecomp.weights import (
+    WeightMap,
+    apply_weight_map,
+    build_weight_map,
+    load_explicit_map,
+    randomize_weights,
+)
+
+SEED_BASE = 42
+RANDOMIZED_WEIGHT_SEED = 1234
+
+
+@dataclass
+class VerifyOptions:
+    """Knobs of verify_step; the defaults are the CLI's."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    num_trials: int = 3
+    skip_anticheat: bool = False
+    device: str = "cpu"
+    batch_limit: int | None = None
+    timeout: float | None = None
+    weight_map: str | Path | dict[str, str] | None = None  # None: <refactored dir>/weight_map.json if present
+    randomized_trial: bool = True
+
+
+@dataclass
+class VerificationResult:
+    """The verdict and everything behind it; `to_dict()` is verification_result.json."""
+
+    status: str  # PASS | FAIL | ERROR
+    original_file: str
+    refactored_file: str
+    violations: list[AntiCheatViolation] = field(default_factory=list)
+    max_diff: float = 0.0
+    error: str | None = None
+    fail_reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    # (original, refactored) OpTraces of the first full-size trial, for callers that want the op
+    # inventories without running the models again (the pipeline's coverage reports); not in the JSON
+    traces: tuple[Any, Any] | None = field(default=None, repr=False)
+
+    @property
+    def exit_code(self) -> int:
+        return {"PASS": 0, "FAIL": 1}.get(self.status, 2)
+
+    @property
+    def degenerate(self) -> bool:
+        return bool(self.data.get("degenerate_output", {}).get("detected"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+
+class _Clock:
+    """Accumulates wall time per phase (seconds)."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.times: dict[str, float] = {}
+        self.device = device
+
+    def add(self, name: str, seconds: float) -> None:
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    def sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+
+def _new_result(original: Path, refactored: Path, options: VerifyOptions) -> dict[str, Any]:
+    return {
+        "timestamp": datetime.now().isoformat(),
+        "original_file": str(original),
+        "refactored_file": str(refactored),
+        "status": "UNKNOWN",
+        "anticheat": {"status": "SKIPPED" if options.skip_anticheat else "UNKNOWN", "violations": [],
+                      "source_violations": [], "parameter_violations": []},
+        "weight_transfer": {"status": "UNKNOWN"},
+        "numerical_comparison": {"status": "UNKNOWN"},
+        "tool": {"name": "hdecomp", "version": __version__, "torch": torch.__version__},
+        "device": options.device,
+        "batch_limit": options.batch_limit,
+        "options": {"rtol": options.rtol, "atol": options.atol, "num_trials": options.num_trials,
+                    "skip_anticheat": options.skip_anticheat, "timeout": options.timeout,
+                    "randomized_trial": options.randomized_trial},
+    }
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def _clone(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.clone()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_clone(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _clone(v) for k, v in obj.items()}
+    return obj
+
+
+def _tensors(obj: Any, path: str) -> list[tuple[str, torch.Tensor]]:
+    if isinstance(obj, torch.Tensor):
+        return [(path, obj)]
+    if isinstance(obj, (list, tuple)):
+        return [t for i, o in enumerate(obj) for t in _tensors(o, f"{path}[{i}]")]
+    if isinstance(obj, dict):
+        return [t for k, v in obj.items() for t in _tensors(v, f"{path}[{k!r}]")]
+    return []
+
+
+def _input_tensors(args: list[Any], kwargs: dict[str, Any]) -> list[tuple[str, torch.Tensor]]:
+    return _tensors(list(args), "args") + [t for k, v in kwargs.items() for t in _tensors(v, k)]
+
+
+def _fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
+    """A cheap summary that changes when a tensor is modified in place (no full-size temporaries)."""
+    if t.numel() == 0:
+        return (t._version,)
+    if t.is_floating_point() or t.is_complex():
+        s = torch.sum(t, dtype=torch.complex128 if t.is_complex() else torch.float64)
+        n = torch.linalg.vector_norm(t, dtype=torch.complex128 if t.is_complex() else torch.float64)
+        return (t._version, complex(s.item()).__repr__(), float(n.real.item() if n.is_complex() else n.item()))
+    return (t._version, int(torch.sum(t.to(torch.int64) if t.dtype == torch.bool else t, dtype=torch.int64)))
+
+
+def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torch.Tensor]]) -> list[str]:
+    """Paths whose tensor changed: exact comparison between the pristine inputs and a model's copy."""
+    out = []
+    for (path, a), (_, b) in zip(before, after, strict=False):
+        if a.shape != b.shape or a.dtype != b.dtype or not bool(
+                torch.equal(a, b) or (a.is_floating_point() and bool(torch.isnan(a).any())
+                                      and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))):
+            out.append(path)
+    return out
+
+
+def _cut_batch(args: list[Any], kwargs: dict[str, Any], limit: int) -> tuple[list[Any], dict[str, Any], list[dict[str, Any]]]:
+    """Cut the leading dimension of every input tensor that shares the first input's batch size."""
+    tensors = _input_tensors(args, kwargs)
+    batch = next((t.shape[0] for _, t in tensors if t.dim() >= 1), None)
+    cuts: list[dict[str, Any]] = []
+    if batch is None or batch <= limit:
+        return args, kwargs, cuts
+
+    def cut(obj: Any, path: str) -> Any:
+        if isinstance(obj, torch.Tensor):
+            if obj.dim() >= 1 and obj.shape[0] == batch:
+                cuts.append({"input": path, "from": int(batch), "to": int(limit)})
+                return obj[:limit].clone()  # clone: let the full-size tensor be freed
+            return obj
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(cut(o, f"{path}[{i}]") for i, o in enumerate(obj))
+        if isinstance(obj, dict):
+            return {k: cut(v, f"{path}[{k!r}]") for k, v in obj.items()}
+        return obj
+
+    new_args = [cut(a, f"args[{i}]") for i, a in enumerate(args)]
+    new_kwargs = {k: cut(v, k) for k, v in kwargs.items()}
+    return new_args, new_kwargs, cuts
+
+
+def _detach(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.detach()
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        return type(obj)(_detach(o) for o in obj)
+    if isinstance(obj, tuple):  # namedtuple
+        return type(obj)(*(_detach(o) for o in obj))
+    if isinstance(obj, dict):
+        return {k: _detach(v) for k, v in obj.items()}
+    return obj
+
+
+_BIG_BYTES = 256 << 20
+
+
+def _free(device: torch.device, nbytes: int = 0) -> None:
+    """Release what the last model run left. On CPU, reference counting frees a trial's tensors at
+    once; a full collection costs up to ~0.3 s with torch loaded, so it runs only when big inputs may
+    be kept alive by reference cycles (or on an accelerator); otherwise only the young generation."""
+    if nbytes >= _BIG_BYTES or device.type != "cpu":
+        gc.collect()
+    else:
+        gc.collect(0)
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], *, label: str,
+             timeout: float | None, record: bool, root_locations: bool, clock: _Clock, seed: int,
+             ) -> tuple[Any, OpTrace | None]:
+    what = f"{comp.class_name}.forward ({label})"
+    # Same RNG state for both models: a forward that draws random numbers (noise, stochastic depth
+    # written with torch.rand) then draws the same ones on both sides.
+    torch.manual_seed(seed)
+    clock.sync()
+    t0 = time.perf_counter()
+    trace: OpTrace | None = None
+    if record:
+        out, trace = run_user_code(
+            lambda: record_ops(model, args, kwargs,
+                               locations_for=(lambda m: m == "") if root_locations else None),
+            what=what, path=comp.path, timeout=timeout)
+    else:
+        def plain() -> Any:
+            with torch.no_grad():
+                return model(*args, **kwargs)
+        out = run_user_code(plain, what=what, path=comp.path, timeout=timeout)
+    clock.sync()
+    clock.add("forward_recorded" if record else "forward", time.perf_counter() - t0)
+    return _detach(out), trace
+
+
+@dataclass
+class _Trial:
+    index: int | str
+    seed: int
+    comparison: OutputComparison
+    mutated_original: list[str]
+    mutated_refactored: list[str]
+    randomized: bool = False
+    input_dtype: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trial": self.index, "seed": self.seed, "max_diff": self.comparison.max_diff,
+                "pass": self.comparison.match, "randomized_weights": self.randomized,
+                "degenerate": self.comparison.degenerate,
+                "input_mutated_by_original": self.mutated_original,
+                "input_mutated_by_refactored": self.mutated_refactored,
+                "output_details": self.comparison.details()}
+
+
+def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
+               index: int | str, options: VerifyOptions, clock: _Clock, device: torch.device,
+               record: bool, batch_cuts: list[dict[str, Any]]) -> tuple[_Trial, OpTrace | None, OpTrace | None]:
+    t0 = time.perf_counter()
+    args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout)
+    if options.batch_limit is not None:
+        args, kwargs, cuts = _cut_batch(args, kwargs, options.batch_limit)
+        if not batch_cuts:
+            batch_cuts.extend(cuts)
+    clock.add("inputs", time.perf_counter() - t0)
+
+    # The original runs on a clone; the refactored model gets the pristine tensors, watched by
+    # fingerprints. At most two copies of the inputs exist at once.
+    t0 = time.perf_counter()
+    o_args, o_kwargs = _clone(args), _clone(kwargs)
+    pristine = _input_tensors(args, kwargs)
+    nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
+    clock.add("inputs", time.perf_counter() - t0)
+    out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
+                              seed=seed, record=record, root_locations=False, clock=clock)
+    t0 = time.perf_counter()
+    mutated_o = _mutated(pristine, _input_tensors(o_args, o_kwargs))
+    del o_args, o_kwargs
+    _free(device, nbytes)
+    prints = [_fingerprint(t) for _, t in pristine]
+    clock.add("inputs", time.perf_counter() - t0)
+    out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
+                              seed=seed, record=record, root_locations=True, clock=clock)
+    t0 = time.perf_counter()
+    mutated_r = [p for (p, t), fp in zip(pristine, prints, strict=False) if _fingerprint(t) != fp]
+    dtype = first_float_dtype([t for _, t in pristine])
+    del args, kwargs, pristine
+    clock.add("inputs", time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+    clock.add("compare", time.perf_counter() - t0)
+    del out_o, out_r
+    _free(device, nbytes)
+    return (_Trial(index, seed, comparison, mutated_o, mutated_r,
+                   input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
+            trace_o, trace_r)
+
+
+# ----------------------------------------------------------------------------- the step
+
+
+def _static_violations(refactored: Path) -> tuple[list[AntiCheatViolation], str | None]:
+    try:
+        from hdecomp.anticheat import static  # type: ignore[attr-defined]
+    except ImportError as exc:
+        return [], f"static analysis unavailable ({exc})"
+    return list(static.analyze_file(refactored)), None
+
+
+def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[dict[str, str] | None, str | None]:
+    wm = options.weight_map
+    if isinstance(wm, dict):
+        return dict(wm), "<given>"
+    if wm is None:
+        auto = refactored.parent / "weight_map.json"
+        if not auto.exists():
+            return None, None
+        wm = auto
+    return load_explicit_map(wm), str(wm)
+
+
+def verify_step(original: str | Path, refactored: str | Path, options: VerifyOptions | None = None,
+                output: str | Path | None = None, console: Any = None) -> VerificationResult:
+    """Verify one decomposition step. Never raises for bad user input: problems become a result with
+    status ERROR (and `error` = `file:line: cause`). Writes `output` atomically when given; prints a
+    report on `console` (a rich Console) when given."""
+    options = options or VerifyOptions()
+    original, refactored = Path(original), Path(refactored)
+    data = _new_result(original, refactored, options)
+    result = VerificationResult(status="UNKNOWN", original_file=str(original), refactored_file=str(refactored),
+                                data=data)
+    t_start = time.perf_counter()
+    try:
+        device = torch.device(options.device)
+    except (RuntimeError, ValueError) as exc:
+        device = torch.device("cpu")
+        _set_error(result, HdecompError(f"invalid --device {options.device!r}: {exc}"))
+    clock = _Clock(device)
+    if result.status != "ERROR":
+        try:
+            _verify(original, refactored, options, result, clock, device)
+        except HdecompError as exc:
+            _set_error(result, exc)
+        except Exception as exc:
+            if is_oom(exc):  # holding or comparing the outputs did not fit
+                _set_error(result, HdecompError(
+                    f"verify-step ran out of memory ({type(exc).__name__}) while holding or comparing the "
+                    f"outputs; try --batch-limit 1 or a device with more memory", refactored,
+                    details="".join(traceback.format_exception(exc))))
+            else:  # a bug of ours: still one clear line and a complete result file
+                _set_error(result, HdecompError(f"internal error: {type(exc).__name__}: {exc}",
+                                                details="".join(traceback.format_exception(exc))))
+    clock.times["total"] = time.perf_counter() - t_start
+    data["timings"] = {k: round(v, 6) for k, v in clock.times.items()}
+    data["timings"]["overhead"] = round(clock.times["total"] - clock.times.get("forward", 0.0)
+                                        - clock.times.get("forward_recorded", 0.0), 6)
+    data["status"] = result.status
+    data["warnings"] = result.warnings
+    if output is not None:
+        data["output_file"] = str(output)
+        write_json_atomic(output, data)
+    if console is not None:
+        print_report(result, console)
+    return result
+
+
+def _set_error(result: VerificationResult, exc: HdecompError) -> None:
+    result.status = "ERROR"
+    result.error = exc.headline
+    result.data["status"] = "ERROR"
+    result.data["error"] = exc.headline
+    result.data["error_details"] = {"cause": exc.cause, "file": exc.file, "line": exc.line,
+                                    "type": type(exc).__name__, "details": exc.details}
+
+
+def _verify(original: Path, refactored: Path, options: VerifyOptions, result: VerificationResult,
+            clock: _Clock, device: torch.device) -> None:
+    data = result.data
+    if options.num_trials < 1:
+        raise HdecompError(f"--num-trials must be at least 1 (got {options.num_trials})")
+    if options.batch_limit is not None and options.batch_limit < 1:
+        raise HdecompError(f"--batch-limit must be at least 1 (got {options.batch_limit})")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise HdecompError(f"--device {options.device}: CUDA is not available in this torch build "
+                           f"({torch.__version__})")
+    for p in (original, refactored):
+        if not p.exists():
+            raise HdecompError("file not found", p)
+
+    # 1. static anti-cheat (pure source; also runs when the models cannot load)
+    static_v: list[AntiCheatViolation] = []
+    if not options.skip_anticheat:
+        t0 = time.perf_counter()
+        static_v, note = _static_violations(refactored)
+        clock.add("anticheat_static", time.perf_counter() - t0)
+        if note:
+            result.warnings.append(note)
+        # Kept even if loading fails below: the editor shows them on an ERROR result too.
+        data["anticheat"]["source_violations"] = [v.to_dict() for v in static_v]
+        result.violations = list(static_v)
+
+    # loading and building
+    t0 = time.perf_counter()
+    comp_o = load_component(original, class_names=("Model", "RefactoredModel"), timeout=options.timeout)
+    comp_r = load_component(refactored, class_names=("RefactoredModel", "Model"), timeout=options.timeout,
+                            require_inputs=False)
+    clock.add("load", time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    torch.manual_seed(0)
+    m_orig = comp_o.build(device, options.timeout)
+    torch.manual_seed(0)
+    m_ref = comp_r.build(device, options.timeout)
+    clock.add("build", time.perf_counter() - t0)
+
+    # 4. weights
+    t0 = time.perf_counter()
+    explicit, explicit_file = _load_weight_map(options, refactored)
+    wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
+    apply_weight_map(m_orig, m_ref, wm)
+    clock.add("weights", time.perf_counter() - t0)
+    data["weight_transfer"] = wm.to_dict()
+
+    # 2. structural checks that need no run
+    structural: list[AntiCheatViolation] = []
+    if not options.skip_anticheat:
+        from hdecomp.anticheat import structural as st
+        t0 = time.perf_counter()
+        structural += st.check_parameters(m_ref, refactored, comp_r.class_name)
+        structural += st.check_disguise(m_ref, original, comp_o.model_class, refactored)
+        clock.add("anticheat_structural", time.perf_counter() - t0)
+
+    # 5. trials; the first one records both sides' ops for checks 2 and 3
+    trials: list[_Trial] = []
+    trace_o = trace_r = None
+    batch_cuts: list[dict[str, Any]] = []
+    for i in range(options.num_trials):
+        record = i == 0 and not options.skip_anticheat
+        trial, to, tr = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
+                                   record, batch_cuts)
+        if record:
+            trace_o, trace_r = to, tr
+        trials.append(trial)
+
+    # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
+    runtime_v: list[AntiCheatViolation] = []
+    if not options.skip_anticheat and trace_o is not None and trace_r is not None:
+        from hdecomp.anticheat import runtime as rt
+        from hdecomp.anticheat import structural as st
+        t0 = time.perf_counter()
+        structural += st.check_children_called(m_ref, trace_r, refactored)
+        structural += st.check_call_nesting(m_ref, trace_r, refactored)
+        structural += st.check_inventory(trace_o, trace_r, m_ref, refactored)
+        clock.add("anticheat_structural", time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        runtime_v = rt.check_runtime(trace_r, refactored)
+        clock.add("anticheat_runtime", time.perf_counter() - t0)
+        a, b = trace_o.compute_inventory("aten"), trace_r.compute_inventory("aten")
+        data["op_inventory"] = {"original": trace_o.to_dict(), "refactored": trace_r.to_dict(),
+                                "diff": format_counter_diff(a, b), "match": a == b}
+    if trace_o is not None and trace_r is not None:
+        result.traces = (trace_o, trace_r)
+    del trace_o, trace_r
+
+    randomized: _Trial | None = None
+    float_tensors = any(t.is_floating_point() for t in list(m_orig.parameters()) + list(m_orig.buffers()))
+    if options.randomized_trial and float_tensors:
+        t0 = time.perf_counter()
+        names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
+        clock.add("weights", time.perf_counter() - t0)
+        randomized, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
+                                      "randomized", options, clock, device, False, batch_cuts)
+        randomized.randomized = True
+        data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
+                                    "tensors_randomized": len(names)}
+    else:
+        data["randomized_trial"] = {"status": "SKIPPED", "reason": "disabled" if not options.randomized_trial
+                                    else "the original has no float parameters or buffers"}
+    data["batch_limit"] = options.batch_limit
+    data["batch_cuts"] = batch_cuts
+    data["_input_dtype"] = trials[0].input_dtype
+    del m_orig, m_ref
+    _free(device)
+
+    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data)
+
+
+def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],
+            structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: WeightMap,
+            trials: list[_Trial], randomized: _Trial | None, data: dict[str, Any]) -> None:
+    violations = static_v + structural + runtime_v
+    result.violations = violations
+    errors = [v for v in violations if v.severity == "error"]
+    ac = data["anticheat"]
+    if not options.skip_anticheat:
+        ac["status"] = "FAIL" if errors else "PASS"
+        ac["violations"] = [v.to_dict() for v in violations]
+        ac["source_violations"] = [v.to_dict() for v in static_v]
+        ac["parameter_violations"] = [
+            {"parameter": v.details.get("tensor"), "reason": v.message, **v.to_dict()}
+            for v in structural if v.rule == "HD301"]
+        ac["structural"] = {"status": "FAIL" if any(v.severity == "error" for v in structural) else "PASS",
+                            "violations": [v.to_dict() for v in structural]}
+        ac["runtime"] = {"status": "FAIL" if runtime_v else "PASS", "violations": [v.to_dict() for v in runtime_v]}
+        ac["counts"] = {"static": len(static_v), "structural": len(structural), "runtime": len(runtime_v)}
+
+    # numerical comparison (original workspace's keys first)
+    input_dtype = data.pop("_input_dtype", None)
+    all_trials = trials + ([randomized] if randomized else [])
+    num_pass = all(t.comparison.match for t in trials)
+    max_diff = max((t.comparison.max_diff for t in all_trials), default=0.0)
+    leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves if lf.dtype]
+    dtype = input_dtype or (leaf_dtypes[0] if leaf_dtypes else "float32")
+    rtol, atol = tolerances_for(getattr(torch, str(dtype), torch.float32), options.rtol, options.atol)
+    degenerate = [t for t in trials if t.comparison.degenerate]
+    data["numerical_comparison"] = {
+        "status": "PASS" if num_pass and (randomized is None or randomized.comparison.match) else "FAIL",
+        "rtol": rtol, "atol": atol, "input_dtype": f"torch.{dtype}",
+        "num_trials": options.num_trials,
+        "max_diff_across_trials": max_diff,
+        "trials": [t.to_dict() for t in trials],
+        "randomized_trial_pass": None if randomized is None else randomized.comparison.match,
+    }
+    kinds = sorted({lf.degenerate for t in trials for lf in t.comparison.leaves if lf.degenerate})
+    data["degenerate_output"] = {
+        "detected": bool(degenerate),
+        "trials": [t.index for t in degenerate],
+        "kinds": kinds,
+        "randomized_trial_degenerate": None if randomized is None else randomized.comparison.degenerate,
+        "message": ("the original's output is degenerate (" + ", ".join(kinds) + ") for its inputs: a match "
+                    "proves little; the randomized-weights trial and the op inventory carry the verdict")
+        if degenerate else "",
+    }
+    data["degenerate"] = bool(degenerate)
+    if degenerate:
+        msg = data["degenerate_output"]["message"]
+        if randomized is not None and randomized.comparison.degenerate:
+            msg += "; the randomized-weights trial is degenerate too, so only the op inventory discriminates"
+            data["degenerate_output"]["message"] = msg
+        result.warnings.append(msg)
+
+    mutation = {"original": sorted({p for t in all_trials for p in t.mutated_original}),
+                "refactored": sorted({p for t in all_trials for p in t.mutated_refactored})}
+    data["input_mutation"] = mutation
+    if mutation["original"]:
+        result.warnings.append(f"the original modifies its input(s) in place: {', '.join(mutation['original'])} "
+                               f"(each model got its own copy)")
+    result.max_diff = max_diff
+
+    reasons: list[str] = []
+    if errors:
+        reasons.append("anticheat_violation")
+    if wm.status == "FAIL":
+        reasons.append("weight_transfer")
+    if not num_pass:
+        reasons.append("numerical_mismatch")
+    if randomized is not None and not randomized.comparison.match:
+        reasons.append("randomized_trial_mismatch")
+    if mutation["original"] != mutation["refactored"]:
+        reasons.append("input_mutation")
+    result.fail_reasons = reasons
+    if reasons:
+        result.status = "FAIL"
+        data["fail_reason"] = reasons[0]
+        data["fail_reasons"] = reasons
+        data["fail_detail"] = _fail_detail(result, trials, randomized, wm, mutation, errors)
+    else:
+        result.status = "PASS"
+    data["status"] = result.status
+
+
+def _fail_detail(result: VerificationResult, trials: list[_Trial], randomized: _Trial | None, wm: WeightMap,
+                 mutation: dict[str, list[str]], errors: list[AntiCheatViolation]) -> str:
+    if errors:
+        v = errors[0]
+        where = f"{v.file}:{v.line}: " if v.file else ""
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return f"{where}{v.rule} {v.message}{more}"
+    if wm.status == "FAIL":
+        return "weight transfer: " + "; ".join(wm.problems)
+    for t in trials:
+        bad = t.comparison.first_failure()
+        if bad is not None:
+            return f"trial {t.index} (seed {t.seed}): {bad.reason}"
+    if randomized is not None:
+        bad = randomized.comparison.first_failure()
+        if bad is not None:
+            return (f"randomized-weights trial: {bad.reason} — the default initialisation hid a difference "
+                    f"(a dropped or miswired branch)")
+    if mutation["original"] != mutation["refactored"]:
+        return (f"in-place input modification differs: original modifies {mutation['original'] or 'nothing'}, "
+                f"refactored {mutation['refactored'] or 'nothing'}")
+    return ""
+
+
+# ----------------------------------------------------------------------------- console
+
+
+def verdict_line(result: VerificationResult) -> str:
+    """The first line printed: `PASS: refactored.py ...`, `FAIL: file:line: reason`, `ERROR: file:line: cause`."""
+    if result.status == "ERROR":
+        return f"ERROR: {result.error}"
+    name = result.refactored_file
+    trials = result.data.get("numerical_comparison", {}).get("num_trials", 0)
+    rnd = " + randomized weights" if result.data.get("numerical_comparison", {}).get(
+        "randomized_trial_pass") is not None else ""
+    if result.status == "PASS":
+        deg = " (degenerate output: see warning)" if result.degenerate else ""
+        return f"PASS: {name}: max_diff={_fmt(result.max_diff)} over {trials} trial(s){rnd}{deg}"
+    return f"FAIL: {result.data.get('fail_detail') or ', '.join(result.fail_reasons)}"
+
+
+def _fmt(x: float) -> str:
+    return "inf" if math.isinf(x) else ("nan" if math.isnan(x) else f"{x:.2e}")
+
+
+def print_report(result: VerificationResult, console: Any, quiet: bool = False) -> None:
+    """Concise human report: verdict line first, then what backs it."""
+    from rich.markup import escape
+    style = {"PASS": "bold green", "FAIL": "bold red"}.get(result.status, "bold magenta")
+    console.print(f"[{style}]{escape(verdict_line(result))}[/]")
+    if quiet:
+        return
+    d = result.data
+    if result.status == "ERROR":
+        det = d.get("error_details", {}).get("details")
+        if det:
+            console.print(escape(_short_traceback(det)), style="dim")
+        return
+    for v in result.violations[:12]:
+        console.print(f"  [red]{escape(v.format())}[/]")
+        if v.allowed_instead:
+            console.print(f"    [dim]instead: {escape(v.allowed_instead)}[/]")
+    if len(result.violations) > 12:
+        console.print(f"  ... and {len(result.violations) - 12} more violation(s)")
+    wt = d.get("weight_transfer", {})
+    if wt.get("summary"):
+        console.print(f"  weights: {escape(wt['summary'])}")
+    for amb in wt.get("ambiguous", [])[:3]:
+        console.print(f"    [yellow]ambiguous ({escape(amb['resolution'])}): {escape(', '.join(amb['original']))} "
+                      f"-> {escape(', '.join(amb['refactored']))}[/]")
+    nc = d.get("numerical_comparison", {})
+    for t in nc.get("trials", []):
+        console.print(f"  trial {t['trial']} (seed {t['seed']}): {'ok' if t['pass'] else 'MISMATCH'} "
+                      f"max_diff={_fmt(t['max_diff'])}")
+    rt = d.get("randomized_trial", {})
+    if "pass" in rt:
+        console.print(f"  randomized weights: {'ok' if rt['pass'] else 'MISMATCH'} max_diff={_fmt(rt['max_diff'])}")
+    if d.get("batch_cuts"):
+        console.print(f"  batch limited to {d['batch_limit']} ({len(d['batch_cuts'])} input(s) cut)")
+    for w in result.warnings:
+        console.print(f"  [yellow]warning: {escape(w)}[/]")
+    if d.get("output_file"):
+        console.print(f"  [dim]result: {escape(d['output_file'])}[/]")
+
+
+def _short_traceback(details: str, lines: int = 8) -> str:
+    rows = [r for r in details.strip().splitlines() if r.strip()]
+    return "\n".join(rows[-lines:])
+
+
+def cli_verify_step(args: Any) -> int:
+    """`hdecomp verify-step`: exit 0 PASS, 1 FAIL, 2 ERROR."""
+    import json
+
+    from rich.console import Console
+
+    options = VerifyOptions(rtol=args.rtol, atol=args.atol, num_trials=args.num_trials,
+                            skip_anticheat=args.skip_anticheat, device=args.device, batch_limit=args.batch_limit,
+                            timeout=args.timeout, weight_map=args.weight_map,
+                            randomized_trial=not getattr(args, "no_randomized_trial", False))
+    as_json = getattr(args, "json", False)
+    result = verify_step(args.original, args.refactored, options, output=args.output)
+    # The human report goes to stdout (stderr for ERROR, and when stdout carries JSON).
+    stream = sys.stderr if (as_json or result.status == "ERROR") else sys.stdout
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    print_report(result, console, quiet=getattr(args, "quiet", False))
+    if as_json:
+        from hdecomp.results import _sanitize
+        print(json.dumps(_sanitize(result.to_dict()), indent=2, default=str))
+    return result.exit_code
+
+
+__all__ = ["VerificationResult", "VerifyOptions", "cli_verify_step", "print_report", "verdict_line", "verify_step"]

@@ -1,0 +1,393 @@
+"""Weight maps: which tensor of the refactored model receives which tensor of the original.
+
+Order of evidence: an explicit weight_map.json {original_key: refactored_key} > exact names > structure
+(same shape, dtype and kind — parameter or buffer — paired in registration order). Parameters AND
+buffers (BatchNorm running stats) are mapped; tied tensors (one tensor under several names) are mapped
+once and their other names listed as aliases. Nothing is guessed silently: a structural match between
+several same-shaped candidates is reported as ambiguous (and said to be resolved by registration order
+when both sides list the candidates in the same number), and anything left over is reported unmapped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+from torch import nn
+
+from hdecomp.errors import HdecompError
+
+Kind = Literal["parameter", "buffer"]
+Source = Literal["explicit", "name", "structure"]
+
+
+class WeightMapError(HdecompError):
+    """The explicit weight map is unreadable or wrong (unknown key, shape or dtype mismatch)."""
+
+
+@dataclass
+class TensorEntry:
+    """One named tensor of a model (the first name under which it is registered)."""
+
+    name: str
+    tensor: torch.Tensor
+    kind: Kind
+    index: int  # registration order
+    aliases: list[str] = field(default_factory=list)  # further names of the same (tied) tensor
+
+    @property
+    def signature(self) -> tuple[tuple[int, ...], torch.dtype, Kind]:
+        return (tuple(self.tensor.shape), self.tensor.dtype, self.kind)
+
+    @property
+    def leaf(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+    def describe(self) -> str:
+        return f"{self.name} {list(self.tensor.shape)} {str(self.tensor.dtype).replace('torch.', '')}"
+
+
+def named_tensors(model: nn.Module) -> list[TensorEntry]:
+    """Parameters then buffers (non-persistent ones included), tied names folded into aliases."""
+    entries: list[TensorEntry] = []
+    by_id: dict[int, TensorEntry] = {}
+    sources: list[tuple[Kind, Any]] = [
+        ("parameter", model.named_parameters(remove_duplicate=False)),
+        ("buffer", model.named_buffers(remove_duplicate=False)),
+    ]
+    for kind, items in sources:
+        for name, t in items:
+            if t is None:
+                continue
+            key = id(t)
+            if key in by_id:
+                by_id[key].aliases.append(name)
+                continue
+            entry = TensorEntry(name=name, tensor=t, kind=kind, index=len(entries))
+            by_id[key] = entry
+            entries.append(entry)
+    return entries
+
+
+@dataclass
+class Ambiguity:
+    """Several same-signature tensors that could be swapped without any shape error."""
+
+    original: list[str]
+    refactored: list[str]
+    resolution: str  # "registration order" or "unresolved"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"original": self.original, "refactored": self.refactored, "resolution": self.resolution}
+
+
+@dataclass
+class WeightMap:
+    """original name -> refactored name, how each pair was found, and what could not be paired."""
+
+    mapping: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+    ambiguous: list[Ambiguity] = field(default_factory=list)
+    unmapped_original: list[str] = field(default_factory=list)
+    unmapped_refactored: list[str] = field(default_factory=list)
+    aliases_original: dict[str, list[str]] = field(default_factory=dict)
+    aliases_refactored: dict[str, list[str]] = field(default_factory=dict)
+    explicit_file: str | None = None
+    problems: list[str] = field(default_factory=list)  # e.g. two original tensors into one tied tensor
+
+    @property
+    def status(self) -> str:
+        """"OK" | "WARN" (ambiguities resolved by order, or unmapped tensors) | "FAIL"."""
+        if self.problems:
+            return "FAIL"
+        if self.unmapped_original or self.unmapped_refactored or \
+                any(a.resolution == "unresolved" for a in self.ambiguous):
+            return "WARN"
+        if self.ambiguous:
+            return "WARN"
+        return "OK"
+
+    def summary(self) -> str:
+        by: dict[str, int] = defaultdict(int)
+        for s in self.sources.values():
+            by[s] += 1
+        parts = [f"{len(self.mapping)} mapped"]
+        parts += [f"{n} by {s}" for s, n in sorted(by.items())]
+        if self.ambiguous:
+            parts.append(f"{len(self.ambiguous)} ambiguous")
+        if self.unmapped_original:
+            parts.append(f"{len(self.unmapped_original)} unmapped original")
+        if self.unmapped_refactored:
+            parts.append(f"{len(self.unmapped_refactored)} unmapped refactored")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        # keys of the original workspace: status, mapped_count, unmapped_original, unmapped_refactored, weight_map
+        return {
+            "status": self.status,
+            "mapped_count": len(self.mapping),
+            "unmapped_original": self.unmapped_original,
+            "unmapped_refactored": self.unmapped_refactored,
+            "weight_map": dict(self.mapping),
+            "sources": dict(self.sources),
+            "ambiguous": [a.to_dict() for a in self.ambiguous],
+            "aliases_original": self.aliases_original,
+            "aliases_refactored": self.aliases_refactored,
+            "explicit_file": self.explicit_file,
+            "problems": self.problems,
+            "summary": self.summary(),
+        }
+
+
+def load_explicit_map(path: str | Path) -> dict[str, str]:
+    """Read weight_map.json ({original_key: refactored_key}); raise WeightMapError naming the problem."""
+    path = Path(path)
+    if not path.exists():
+        raise WeightMapError("weight map file not found", path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise WeightMapError(f"not valid JSON: {exc.msg}", path, exc.lineno) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WeightMapError(f"cannot read weight map: {exc}", path) from exc
+    if not isinstance(data, dict):
+        raise WeightMapError(f"expected a JSON object {{original_key: refactored_key}}, got {type(data).__name__}",
+                             path)
+    bad = [k for k, v in data.items() if not isinstance(v, str)]
+    if bad:
+        raise WeightMapError(f"value of {bad[0]!r} is {type(data[bad[0]]).__name__}, expected a refactored "
+                             f"state_dict key (string)", path)
+    return {str(k): v for k, v in data.items()}
+
+
+def _lookup(entries: list[TensorEntry]) -> dict[str, TensorEntry]:
+    table: dict[str, TensorEntry] = {}
+    for e in entries:
+        table[e.name] = e
+        for a in e.aliases:
+            table[a] = e
+    return table
+
+
+def _hint(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def build_weight_map(original: nn.Module, refactored: nn.Module, explicit: dict[str, str] | None = None,
+                     explicit_file: str | Path | None = None) -> WeightMap:
+    """Pair every tensor of `original` with one of `refactored`.
+
+    Raises WeightMapError when the explicit map names a key that does not exist or pairs tensors of
+    different shape or dtype.
+    """
+    orig_entries = named_tensors(original)
+    ref_entries = named_tensors(refactored)
+    orig_by_name, ref_by_name = _lookup(orig_entries), _lookup(ref_entries)
+    wm = WeightMap(explicit_file=str(explicit_file) if explicit_file else None)
+    wm.aliases_original = {e.name: e.aliases for e in orig_entries if e.aliases}
+    wm.aliases_refactored = {e.name: e.aliases for e in ref_entries if e.aliases}
+    used_orig: set[int] = set()
+    used_ref: set[int] = set()
+    where = explicit_file
+
+    def pair(o: TensorEntry, r: TensorEntry, source: Source) -> None:
+        wm.mapping[o.name] = r.name
+        wm.sources[o.name] = source
+        used_orig.add(o.index)
+        used_ref.add(r.index)
+
+    # 1. explicit
+    for okey, rkey in (explicit or {}).items():
+        o = orig_by_name.get(okey)
+        if o is None:
+            raise WeightMapError(f"weight map key {okey!r} is not a parameter or buffer of the original"
+                                 f"{_hint(okey, list(orig_by_name))}", where)
+        r = ref_by_name.get(rkey)
+        if r is None:
+            raise WeightMapError(f"weight map value {rkey!r} (for {okey!r}) is not a parameter or buffer of "
+                                 f"the refactored model{_hint(rkey, list(ref_by_name))}", where)
+        if o.tensor.shape != r.tensor.shape:
+            raise WeightMapError(f"weight map pairs {okey!r} {list(o.tensor.shape)} with {rkey!r} "
+                                 f"{list(r.tensor.shape)}: shapes differ", where)
+        if o.tensor.dtype != r.tensor.dtype:
+            raise WeightMapError(f"weight map pairs {okey!r} ({o.tensor.dtype}) with {rkey!r} "
+                                 f"({r.tensor.dtype}): dtypes differ", where)
+        if o.index in used_orig:
+            continue  # an alias of a tensor already mapped
+        if r.index in used_ref:
+            other = next(k for k, v in wm.mapping.items() if ref_by_name[v].index == r.index)
+            if orig_by_name[other].tensor is not o.tensor:
+                wm.problems.append(f"weight map sends both {other!r} and {okey!r} into {rkey!r}")
+            continue
+        pair(o, r, "explicit")
+
+    # 2. exact names (any alias counts), same shape and dtype
+    for o in orig_entries:
+        if o.index in used_orig:
+            continue
+        for name in [o.name, *o.aliases]:
+            r = ref_by_name.get(name)
+            if r is not None and r.index not in used_ref and r.signature == o.signature:
+                pair(o, r, "name")
+                break
+
+    # 3. structure: same signature; first with the same leaf name (weight/bias/running_mean...), then any.
+    for keyfn in (lambda e: (e.signature, e.leaf), lambda e: (e.signature, "")):
+        groups_o: dict[Any, list[TensorEntry]] = defaultdict(list)
+        groups_r: dict[Any, list[TensorEntry]] = defaultdict(list)
+        for o in orig_entries:
+            if o.index not in used_orig:
+                groups_o[keyfn(o)].append(o)
+        for r in ref_entries:
+            if r.index not in used_ref:
+                groups_r[keyfn(r)].append(r)
+        for key, os_ in groups_o.items():
+            rs = groups_r.get(key, [])
+            if not rs:
+                continue
+            if len(os_) > 1 and len(rs) > 1:
+                # Several same-shaped candidates: names may still tell them apart (fc2.bias ->
+                # fc2.linear.bias). Pair those whose best name affinity is unique and mutual.
+                for o, r in _pair_by_names(os_, rs):
+                    pair(o, r, "structure")
+                os_ = [o for o in os_ if o.index not in used_orig]
+                rs = [r for r in rs if r.index not in used_ref]
+                if not os_ or not rs:
+                    continue
+            if len(os_) == len(rs):
+                for o, r in zip(os_, rs, strict=True):
+                    pair(o, r, "structure")
+                if len(os_) > 1:
+                    wm.ambiguous.append(Ambiguity([o.name for o in os_], [r.name for r in rs],
+                                                  "registration order"))
+            elif keyfn(os_[0])[1] == "":
+                # Counts differ: any pairing would be a guess. Leave them unmapped and say why.
+                wm.ambiguous.append(Ambiguity([o.name for o in os_], [r.name for r in rs], "unresolved"))
+
+    wm.unmapped_original = [o.name for o in orig_entries if o.index not in used_orig]
+    wm.unmapped_refactored = [r.name for r in ref_entries if r.index not in used_ref]
+    return wm
+
+
+def _affinity(o: str, r: str) -> int:
+    """How many module-path components of original name `o` appear, in order, in refactored name `r`."""
+    want = o.split(".")[:-1]
+    have = r.split(".")[:-1]
+    score, j = 0, 0
+    for part in want:
+        while j < len(have) and have[j] != part:
+            j += 1
+        if j < len(have):
+            score += 1
+            j += 1
+    return score
+
+
+def _pair_by_names(os_: list[TensorEntry], rs: list[TensorEntry]) -> list[tuple[TensorEntry, TensorEntry]]:
+    best_r: dict[int, int] = {}
+    for i, o in enumerate(os_):
+        scores = [_affinity(o.name, r.name) for r in rs]
+        top = max(scores)
+        if top > 0 and scores.count(top) == 1:
+            best_r[i] = scores.index(top)
+    pairs = []
+    for i, j in best_r.items():
+        scores = [_affinity(o.name, rs[j].name) for o in os_]
+        if scores.count(max(scores)) == 1 and scores.index(max(scores)) == i:
+            pairs.append((os_[i], rs[j]))
+    return pairs
+
+
+def apply_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) -> int:
+    """Copy the original's mapped tensors into the refactored model (in place); returns the count."""
+    orig_by_name = _lookup(named_tensors(original))
+    ref_by_name = _lookup(named_tensors(refactored))
+    n = 0
+    with torch.no_grad():
+        for okey, rkey in wm.mapping.items():
+            src = orig_by_name[okey].tensor
+            dst = ref_by_name[rkey].tensor
+            dst.copy_(src.to(dst.device))
+            n += 1
+    return n
+
+
+def _random_like(name: str, t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A random replacement for a float tensor that keeps it usable: variances stay positive,
+    matrices get a fan-in scaled range so activations keep their magnitude. Drawn on the tensor's
+    device in its own precision (fp32 for half types), so a multi-GiB weight needs no float64 copy."""
+    shape = tuple(t.shape)
+    leaf = name.rsplit(".", 1)[-1].lower()
+    draw_dtype = t.dtype if t.dtype in (torch.float32, torch.float64) else torch.float32
+    u = torch.rand(shape, generator=gen, dtype=draw_dtype, device=t.device)
+    if "var" in leaf:  # BatchNorm running_var and friends must stay positive
+        out = u.add_(0.5)
+    elif t.dim() >= 2:
+        fan_in = max(1, t.numel() // max(1, shape[0]))
+        bound = 1.0 / (fan_in ** 0.5)
+        out = u.mul_(2 * bound).sub_(bound)
+    else:
+        out = u.mul_(2).sub_(1)
+    return out if out.dtype == t.dtype else out.to(t.dtype)
+
+
+class _Generators:
+    """One seeded generator per device (random draws happen where the tensors live)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.gens: dict[str, torch.Generator] = {}
+
+    def __call__(self, device: torch.device) -> torch.Generator:
+        key = str(device)
+        if key not in self.gens:
+            self.gens[key] = torch.Generator(device=device).manual_seed(self.seed)
+        return self.gens[key]
+
+
+def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap, seed: int = 1234) -> list[str]:
+    """Re-randomise every float parameter and buffer, identically on both sides through the map.
+
+    Unmapped float tensors get values of their own (so a tensor only one side has cannot hide).
+    Returns the original names randomised.
+    """
+    gen = _Generators(seed)
+    orig_entries = named_tensors(original)
+    ref_by_name = _lookup(named_tensors(refactored))
+    done: list[str] = []
+    mapped_ref: set[int] = set()
+    with torch.no_grad():
+        for o in orig_entries:
+            if not o.tensor.is_floating_point():
+                continue
+            new = _random_like(o.name, o.tensor, gen(o.tensor.device))
+            o.tensor.copy_(new)
+            rkey = wm.mapping.get(o.name)
+            if rkey is not None:
+                r = ref_by_name[rkey]
+                r.tensor.copy_(new.to(r.tensor.device, r.tensor.dtype))
+                mapped_ref.add(id(r.tensor))
+            done.append(o.name)
+        for r in named_tensors(refactored):
+            if r.tensor.is_floating_point() and id(r.tensor) not in mapped_ref:
+                r.tensor.copy_(_random_like(r.name, r.tensor, gen(r.tensor.device)))
+    return done
+
+
+__all__ = [
+    "Ambiguity",
+    "TensorEntry",
+    "WeightMap",
+    "WeightMapError",
+    "apply_weight_map",
+    "build_weight_map",
+    "load_explicit_map",
+    "named_tensors",
+    "randomize_weights",
+]

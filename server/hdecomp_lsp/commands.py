@@ -1,0 +1,241 @@
+"""Server-side commands: each runs `[interpreter] -m hdecomp ...` (or a self-test) in a subprocess with
+work-done progress and cancellation (client cancel or progress cancel kills the process group), then
+refreshes diagnostics, lenses and trees. Result: {status, exitCode, summary, resultFile}."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from hdecomp_lsp import diagnostics, trees
+from hdecomp_lsp.code_lens import read_result
+from hdecomp_lsp.convert import lens_title
+from hdecomp_lsp.protocol import HdecompProtocol
+from hdecomp_lsp.server import HdecompLanguageServer  # at runtime: pygls reads the command signatures
+from hdecomp_lsp.uris import uri_to_path
+
+VERIFY_STEP = "hdecomp.server.verifyStep"
+RUN_SELF_TEST = "hdecomp.server.runSelfTest"
+RUN_PIPELINE = "hdecomp.server.runPipeline"
+DECOMPOSE = "hdecomp.server.decompose"
+_STATUS = {0: "PASS", 1: "FAIL"}
+
+
+@dataclass
+class ProcessOutcome:
+    exit_code: int
+    cancelled: bool
+    stdout: str
+    stderr: str
+
+
+def _arg_path(args: tuple[Any, ...], index: int, what: str) -> str:
+    if len(args) <= index or not isinstance(args[index], str) or not args[index]:
+        raise ValueError(f"missing argument: {what} (a file URI)")
+    value = args[index]
+    return uri_to_path(value) if "://" in value else os.path.normpath(value)
+
+
+def _first_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith("ERROR"):
+            return ln
+    return lines[-1] if lines else ""
+
+
+def _verdict_line(text: str) -> str:
+    """The CLI's verdict line (`PASS: ...`, `FAIL: ...`, `ERROR: ...`), last one wins."""
+    verdicts = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(("PASS", "FAIL", "ERROR"))]
+    return verdicts[-1] if verdicts else _first_error_line(text)
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # the run may have started workers of its own
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+async def run_process(ls: HdecompLanguageServer, title: str, argv: list[str], cwd: str) -> ProcessOutcome:
+    """Run `argv` with progress (each output line reported) and cancellation; never raises on failure."""
+    token: str | None = None
+    window = ls.client_capabilities.window
+    if window and window.work_done_progress:
+        token = f"hdecomp-{uuid.uuid4().hex}"
+        try:
+            await ls.work_done_progress.create_async(token)
+        except Exception as exc:
+            ls.log(f"work-done progress unavailable: {exc}")
+            token = None
+    if token:
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=title, cancellable=True, message=" ".join(Path(a).name if os.sep in a else a for a in argv[1:])))
+    ls.log(f"running: {' '.join(argv)} (in {cwd})")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        if token:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"could not start: {exc}"))
+        return ProcessOutcome(127, False, "", f"ERROR: cannot start {argv[0]}: {exc}")
+
+    cancelled = False
+
+    def cancel() -> None:
+        nonlocal cancelled
+        cancelled = True
+        _kill(proc)
+
+    protocol = ls.protocol
+    assert isinstance(protocol, HdecompProtocol)
+    msg_id = protocol.msg_id
+    if msg_id is not None:
+        protocol.cancel_hooks[msg_id] = cancel
+    if token and token in ls.work_done_progress.tokens:
+        ls.work_done_progress.tokens[token].add_done_callback(lambda fut: cancel() if fut.cancelled() else None)
+
+    last_report = 0.0
+
+    async def pump(stream: asyncio.StreamReader | None, sink: list[str]) -> None:
+        nonlocal last_report
+        if stream is None:
+            return
+        while line := await stream.readline():
+            text = line.decode("utf-8", errors="replace")
+            sink.append(text)
+            now = time.monotonic()
+            if token and text.strip() and now - last_report > 0.1:
+                last_report = now
+                ls.work_done_progress.report(token, types.WorkDoneProgressReport(message=text.strip()[:200]))
+
+    out: list[str] = []
+    err: list[str] = []
+    try:
+        await asyncio.gather(pump(proc.stdout, out), pump(proc.stderr, err))
+        code = await proc.wait()
+    except asyncio.CancelledError:
+        cancel()
+        raise
+    finally:
+        _kill(proc)
+        if msg_id is not None:
+            protocol.cancel_hooks.pop(msg_id, None)
+        if token:
+            ls.work_done_progress.tokens.pop(token, None)
+    outcome = ProcessOutcome(code, cancelled, "".join(out), "".join(err))
+    if token:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
+            message="cancelled" if cancelled else _STATUS.get(code, "ERROR")))
+    return outcome
+
+
+def _result(outcome: ProcessOutcome, summary: str, result_file: str | None) -> dict[str, Any]:
+    if outcome.cancelled:
+        return {"status": "ERROR", "exitCode": outcome.exit_code, "summary": "cancelled", "resultFile": None}
+    status = _STATUS.get(outcome.exit_code, "ERROR")
+    if status == "ERROR" and not summary:
+        summary = _first_error_line(outcome.stderr + outcome.stdout) or f"exit code {outcome.exit_code}"
+    return {"status": status, "exitCode": outcome.exit_code, "summary": summary,
+            "resultFile": result_file if result_file and os.path.exists(result_file) else None}
+
+
+async def _after_run(ls: HdecompLanguageServer, paths: set[str] | None = None) -> None:
+    diagnostics.republish_all(ls, paths)
+    await ls.refresh_lenses()
+    await trees.check_for_changes(ls)
+
+
+async def verify_step(ls: HdecompLanguageServer, refactored: str) -> dict[str, Any]:
+    step = Path(refactored).parent
+    original = step / "original.py"
+    if not original.exists():
+        return {"status": "ERROR", "exitCode": 2, "resultFile": None,
+                "summary": f"ERROR: {original}: no original.py next to the refactored file"}
+    result_file = step / diagnostics.RESULT_FILE
+    settings = ls.settings.for_path(refactored)
+    argv = [*settings.python_command(), "-m", "hdecomp", "verify-step", "--original", str(original),
+            "--refactored", refactored, "--output", str(result_file), *settings.verify_flags()]
+    if (step / "weight_map.json").exists():
+        argv += ["--weight-map", str(step / "weight_map.json")]
+    outcome = await run_process(ls, f"Verify {step.name}", argv, str(step))
+    summary = ""
+    if not outcome.cancelled and outcome.exit_code in (0, 1):
+        summary = lens_title(read_result(refactored))
+    if outcome.exit_code not in (0, 1):
+        summary = _first_error_line(outcome.stderr + outcome.stdout)
+    ls.runtime_findings.pop(os.path.normpath(refactored), None)
+    await _after_run(ls, {os.path.normpath(refactored)})
+    return _result(outcome, summary, str(result_file))
+
+
+def untrusted(ls: HdecompLanguageServer, what: str) -> dict[str, Any] | None:
+    """The refusal every command answers in an untrusted workspace (it would run the workspace's code)."""
+    if ls.trusted:
+        return None
+    return {"status": "ERROR", "exitCode": 2, "resultFile": None,
+            "summary": f"{what} runs the workspace's model code: disabled in an untrusted workspace"}
+
+
+def register(server: HdecompLanguageServer) -> None:
+    @server.command(VERIFY_STEP)
+    async def cmd_verify_step(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        return untrusted(ls, "Verify step") or await verify_step(ls, _arg_path(args, 0, "refactoredUri"))
+
+    @server.command(RUN_SELF_TEST)
+    async def cmd_run_self_test(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        if refused := untrusted(ls, "Run self-test"):
+            return refused
+        path = _arg_path(args, 0, "fileUri")
+        settings = ls.settings.for_path(path)
+        # a component's self-test is the file itself: `python file.py` prints PASS and exits 0
+        outcome = await run_process(ls, f"Self-test {Path(path).name}", [*settings.python_command(), path],
+                                    str(Path(path).parent))
+        lines = [ln.strip() for ln in (outcome.stdout + outcome.stderr).splitlines() if ln.strip()]
+        summary = next((ln for ln in reversed(lines) if "PASS" in ln or "FAIL" in ln), lines[-1] if lines else "")
+        return _result(outcome, summary[:200], None)
+
+    @server.command(RUN_PIPELINE)
+    async def cmd_run_pipeline(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        if refused := untrusted(ls, "Run pipeline"):
+            return refused
+        folder = _arg_path(args, 0, "decompositionDirUri")
+        settings = ls.settings.for_path(folder)
+        argv = [*settings.python_command(), "-m", "hdecomp", "pipeline", folder, *settings.verify_flags()]
+        outcome = await run_process(ls, f"Pipeline {Path(folder).name}", argv, folder)
+        summary = _verdict_line(outcome.stdout) if outcome.exit_code in (0, 1) else ""
+        ls.runtime_findings.clear()
+        await _after_run(ls)
+        return _result(outcome, summary[:200],
+                       str(Path(folder) / "verification" / "step_verification_summary.json"))
+
+    @server.command(DECOMPOSE)
+    async def cmd_decompose(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        if refused := untrusted(ls, "Decompose"):
+            return refused
+        model = _arg_path(args, 0, "modelUri")
+        out = _arg_path(args, 1, "outDirUri") if len(args) > 1 and args[1] else str(Path(model).parent / "output")
+        settings = ls.settings.for_path(model)
+        argv = [*settings.python_command(), "-m", "hdecomp", "decompose", model, "-o", out,
+                *settings.verify_flags()]
+        outcome = await run_process(ls, f"Decompose {Path(model).name}", argv, str(Path(model).parent))
+        summary = _verdict_line(outcome.stdout) if outcome.exit_code in (0, 1) else ""
+        await _after_run(ls)
+        return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / "decomposition_tree.json"))
+
+
+__all__ = ["DECOMPOSE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_STEP", "register", "run_process"]

@@ -1,0 +1,199 @@
+"""Live anti-cheat diagnostics for refactored files: static analysis on open/change (debounced, results for
+superseded versions dropped) merged with the runtime violations of the last verify run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hdecomp.anticheat.rules import AntiCheatViolation
+from lsprotocol import types
+
+from hdecomp_lsp.convert import (
+    SourceLines,
+    diagnostics_sorted,
+    violation_from_dict,
+    violation_to_diagnostic,
+)
+from hdecomp_lsp.uris import uri_to_path
+
+if TYPE_CHECKING:
+    from hdecomp_lsp.server import HdecompLanguageServer
+
+_REFACTORED_CLASS = re.compile(r"^class[ \t]+RefactoredModel\b", re.MULTILINE)
+RESULT_FILE = "verification_result.json"
+
+
+def is_refactored_file(path: str, source: str) -> bool:
+    """A step's refactored.py, or any Python file defining `class RefactoredModel`."""
+    p = Path(path)
+    if p.suffix != ".py":
+        return False
+    if p.name == "refactored.py" and p.parent.parent.name == "steps":
+        return True
+    return bool(_REFACTORED_CLASS.search(source))
+
+
+def _static_analyzer() -> Callable[[str, str | None], list[AntiCheatViolation]] | None:
+    try:
+        from hdecomp.anticheat.static import analyze_source
+    except ImportError:
+        return None
+    return analyze_source  # type: ignore[no-any-return]
+
+
+def result_file_for(path: str) -> Path:
+    return Path(path).parent / RESULT_FILE
+
+
+def load_runtime_findings(ls: HdecompLanguageServer, path: str) -> list[AntiCheatViolation]:
+    """Violations the static pass cannot see (structural/runtime) from the step's last verification result.
+
+    Re-read only when the result file changed (mtime)."""
+    result_file = result_file_for(path)
+    try:
+        mtime = result_file.stat().st_mtime
+    except OSError:
+        ls.runtime_findings.pop(path, None)
+        return []
+    cached = ls.runtime_findings.get(path)
+    if cached is not None and cached.mtime == mtime:
+        return cached.violations
+    from hdecomp_lsp.server import RuntimeFindings
+
+    violations: list[AntiCheatViolation] = []
+    try:
+        from hdecomp.results import read_json
+
+        data = read_json(result_file)
+        anticheat = data.get("anticheat") if isinstance(data, dict) else None
+        raw: list[Any] = []
+        if isinstance(anticheat, dict):
+            for key in ("violations", "parameter_violations"):
+                if isinstance(anticheat.get(key), list):
+                    raw.extend(anticheat[key])
+        seen: set[tuple[str, str, int]] = set()
+        for item in raw:
+            v = violation_from_dict(item) if isinstance(item, dict) else None
+            # static findings are recomputed live from the current text; keep only what needs a run
+            if v is None or (isinstance(item, dict) and item.get("kind") == "static"):
+                continue
+            if v.rule.startswith(("HD0", "HD1", "HD2")) and isinstance(item, dict) and "kind" in item:
+                continue
+            ident = (v.rule, v.message, v.line)
+            if ident not in seen:
+                seen.add(ident)
+                violations.append(v)
+    except (OSError, ValueError) as exc:
+        ls.log(f"cannot read {result_file}: {exc}")
+    ls.runtime_findings[path] = RuntimeFindings(str(result_file), mtime, violations)
+    return violations
+
+
+def compute_diagnostics(ls: HdecompLanguageServer, uri: str, source: str) -> list[types.Diagnostic]:
+    """All diagnostics for one document text. Pure source analysis: no torch, no user code."""
+    path = uri_to_path(uri)
+    if not is_refactored_file(path, source):
+        return []
+    analyze = _static_analyzer()
+    negotiated = getattr(ls.workspace, "position_encoding", None)
+    encoding = str(getattr(negotiated, "value", negotiated) or "utf-16")
+    lines = SourceLines(source, encoding)
+    diags: list[types.Diagnostic] = []
+    if analyze is None:
+        ls.warn_once("no-static", "hdecomp.anticheat.static is not available: no live anti-cheat diagnostics")
+    else:
+        for v in analyze(source, path):
+            diags.append(violation_to_diagnostic(v, lines, uri))
+    for v in load_runtime_findings(ls, path):
+        if v.range is None:
+            line = int(v.details.get("line", 0)) or _class_line(source)
+            d = violation_to_diagnostic(v, lines, uri)
+            d.range = lines.line_range(line)
+        else:
+            d = violation_to_diagnostic(v, lines, uri)
+        d.message = f"{d.message} (found by the last verify run)"
+        diags.append(d)
+    return diagnostics_sorted(diags)
+
+
+def _class_line(source: str) -> int:
+    m = _REFACTORED_CLASS.search(source)
+    return source.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def publish_now(ls: HdecompLanguageServer, uri: str) -> None:
+    """Analyse the document's current text and publish (used by the debounced task and after commands)."""
+    try:
+        doc = ls.workspace.get_text_document(uri)
+        version, source = doc.version, doc.source
+    except Exception:
+        return
+    try:
+        diags = compute_diagnostics(ls, uri, source)
+    except Exception as exc:  # never crash on any text: report the analyzer failure, keep serving
+        ls.log(f"anti-cheat analysis failed for {uri}: {type(exc).__name__}: {exc}", types.MessageType.Error)
+        diags = []
+    # a newer version arrived while analysing: its own task publishes
+    if ls.workspace.get_text_document(uri).version != version:
+        return
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
+                                                                        version=version))
+
+
+def schedule(ls: HdecompLanguageServer, uri: str, *, delay: float | None = None) -> None:
+    """(Re)start the debounce timer of `uri`; the previous pending analysis is dropped."""
+    pending = ls.pending_diagnostics.pop(uri, None)
+    if pending is not None:
+        pending.cancel()
+    doc_version = ls.workspace.get_text_document(uri).version
+    wait = ls.debounce_s if delay is None else delay
+
+    async def run() -> None:
+        try:
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if ls.workspace.get_text_document(uri).version != doc_version:
+                return
+            publish_now(ls, uri)
+        finally:
+            if ls.pending_diagnostics.get(uri) is task:
+                del ls.pending_diagnostics[uri]
+
+    task = asyncio.ensure_future(run())
+    ls.pending_diagnostics[uri] = task
+
+
+def republish_all(ls: HdecompLanguageServer, paths: set[str] | None = None, *,
+                  dirs: set[str] | None = None) -> None:
+    """Re-publish open documents right away: all, those whose path is in `paths`, or those in `dirs`."""
+    for uri in list(ls.workspace.text_documents):
+        path = os.path.normpath(uri_to_path(uri))
+        if (paths is None and dirs is None) or (paths and path in paths) or (dirs and os.path.dirname(path) in dirs):
+            schedule(ls, uri, delay=0)
+
+
+def register(server: HdecompLanguageServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: HdecompLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: HdecompLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: HdecompLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: HdecompLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        pending = ls.pending_diagnostics.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -1,0 +1,30 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = ReLU()  # torch.relu lives in the child
+
+    def forward(self, x):
+        """Applies F.relu and torch.softmax ... no, it only calls children: x @ W, x ** 2."""
+        # F.relu(h) would be compute; torch.tanh too; h.relu() as well
+        note = "F.relu(x) * 2"  # a string, not code
+        h = self.fc1(x)  # fc1: x @ W.T + b
+        return self.fc2(self.act(h))
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]

@@ -1,0 +1,32 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import children.relu as relu_mod
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+HIDDEN = 16
+SPLIT = HIDDEN // 2
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = relu_mod.Model()
+
+    def forward(self, x):
+        h = self.fc1(x).view(-1, HIDDEN)
+        h = self.act(h)[:, :HIDDEN]
+        return self.fc2(h)
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]

@@ -1,0 +1,34 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = ReLU()
+
+    def _flat(self, t):
+        return t.reshape(t.shape[0], -1).contiguous()
+
+    @staticmethod
+    def _ident(t):
+        return t.transpose(0, 1).transpose(0, 1)
+
+    def forward(self, x):
+        h = self.fc1(self._flat(x))
+        return self.fc2(self._ident(self.act(h)))
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]

@@ -1,0 +1,132 @@
+"""Leaf-by-leaf output comparison: nesting, NaN/Inf, dtype tolerances, degenerate outputs."""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import torch
+from hdecomp.compare import compare_outputs, degenerate_kind, first_float_dtype, tolerances_for
+
+
+def test_tolerances_by_dtype() -> None:
+    assert tolerances_for(torch.float32) == (1e-5, 1e-6)
+    assert tolerances_for(torch.float16) == (1e-3, 1e-3)
+    assert tolerances_for(torch.bfloat16) == (1e-3, 1e-3)
+    r64, a64 = tolerances_for(torch.float64)
+    assert r64 < 1e-5 and a64 < 1e-6
+    assert tolerances_for(torch.int64) == (0.0, 0.0)
+    assert tolerances_for(torch.bool) == (0.0, 0.0)
+    assert tolerances_for(torch.float32, rtol=1e-2) == (1e-2, 1e-6)
+
+
+def test_within_and_outside_tolerance() -> None:
+    a = torch.randn(8, 8)
+    assert compare_outputs(a, a + 1e-7).match
+    c = compare_outputs(a, a + 1e-3)
+    assert not c.match
+    leaf = c.leaves[0]
+    assert leaf.mismatched == 64 and math.isclose(leaf.max_diff, 1e-3, rel_tol=1e-3)
+    assert "outside rtol=1e-05 atol=1e-06" in leaf.reason
+
+
+def test_given_tolerance_is_used() -> None:
+    a = torch.randn(4)
+    assert compare_outputs(a, a + 1e-3, rtol=0, atol=1e-2).match
+
+
+def test_half_precision_uses_looser_default() -> None:
+    a = torch.randn(16).half()
+    b = (a.float() * (1 + 5e-4)).half()
+    assert compare_outputs(a, b).match
+
+
+def test_ints_and_bools_exact() -> None:
+    a = torch.arange(6)
+    assert compare_outputs(a, a.clone()).match
+    c = compare_outputs(a, a + torch.tensor([0, 0, 0, 0, 0, 1]))
+    assert not c.match and c.leaves[0].mismatched == 1
+    assert not compare_outputs(a > 2, a > 3).match
+
+
+def test_nan_same_places_match_one_side_mismatch() -> None:
+    a = torch.randn(5)
+    a[1] = float("nan")
+    assert compare_outputs(a, a.clone()).match
+    b = a.clone()
+    b[1] = 0.0
+    c = compare_outputs(a, b)
+    assert not c.match and "NaN in only one output at 1 places" in c.leaves[0].reason
+    assert c.max_diff == math.inf
+
+
+def test_inf_must_match_sign() -> None:
+    a = torch.tensor([1.0, float("inf"), -float("inf")])
+    assert compare_outputs(a, a.clone()).match
+    b = torch.tensor([1.0, -float("inf"), -float("inf")])
+    c = compare_outputs(a, b)
+    assert not c.match and "Inf differs" in c.leaves[0].reason
+
+
+def test_all_nan_is_failed_and_flagged() -> None:
+    a = torch.full((3,), float("nan"))
+    c = compare_outputs(a, a.clone())
+    assert not c.match
+    assert c.leaves[0].degenerate == "all_nan"
+    assert c.degenerate
+
+
+def test_degenerate_zero_and_constant_flagged_but_matching() -> None:
+    z = torch.zeros(4, 4)
+    c = compare_outputs(z, z.clone())
+    assert c.match and c.degenerate and c.leaves[0].degenerate == "all_zero"
+    k = torch.full((4,), 2.5)
+    assert degenerate_kind(k) == "constant"
+    assert degenerate_kind(torch.randn(4)) is None
+    assert degenerate_kind(torch.zeros(1)) is None  # a single value is not "constant"
+    # only degenerate when every tensor leaf is
+    assert not compare_outputs((z, torch.randn(3)), (z, torch.randn(3))).degenerate
+
+
+def test_nested_paths_and_structure_mismatch() -> None:
+    a = torch.randn(2)
+    orig = (a, {"logits": a, "aux": [a, a]})
+    c = compare_outputs(orig, (a, {"logits": a, "aux": [a, a + 1]}))
+    bad = c.first_failure()
+    assert bad is not None and bad.path == "out[1]['aux'][1]"
+    c = compare_outputs(orig, (a, {"logits": a}))
+    assert "keys only in original [\"'aux'\"]" in c.first_failure().reason
+    c = compare_outputs(orig, [a])
+    assert "original has 2 items, refactored 1" in c.first_failure().reason
+    c = compare_outputs((a, a), (a, 3))
+    assert "original Tensor[2], refactored int" in c.first_failure().reason
+
+
+def test_shape_and_dtype_mismatch() -> None:
+    a = torch.randn(2, 3)
+    c = compare_outputs(a, a[:1])
+    assert "shape mismatch at out: original [2, 3], refactored [1, 3]" == c.leaves[0].reason
+    d = c.details()[0]
+    assert d["shape_match"] is False and d["refactored_shape"] == [1, 3]
+    c = compare_outputs(a, a.double())
+    assert "dtype mismatch" in c.leaves[0].reason
+
+
+def test_namedtuple_and_python_values() -> None:
+    P = namedtuple("P", "x y")
+    a = torch.randn(3)
+    assert compare_outputs(P(a, 1), P(a.clone(), 1)).match
+    assert not compare_outputs(P(a, 1), P(a, 2)).match
+    assert compare_outputs(0.5, 0.5 + 1e-12).match
+    assert compare_outputs(None, None).match
+
+
+def test_details_keep_original_keys() -> None:
+    d = compare_outputs(torch.ones(2) * 3, torch.ones(2) * 3).details()[0]
+    for key in ("output_idx", "shape_match", "shape", "dtype", "max_diff", "mean_diff", "matches"):
+        assert key in d
+
+
+def test_first_float_dtype() -> None:
+    assert first_float_dtype([torch.arange(3), {"k": torch.randn(2).half()}]) == torch.float16
+    assert first_float_dtype([torch.arange(3)]) is None

@@ -1,0 +1,130 @@
+"""hdecomp compose: verification/composition_test.py rebuilt from the steps down to kernel files only,
+weights mapped through the steps' maps, a standalone script with PASS/FAIL and exit codes."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from hdecomp.cli import main
+from hdecomp.compose import build_composition, compose, composed_weight_map
+from hdecomp.results import read_json
+from hdecomp.validate import schema_errors
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root, symlinks=True)
+    return root
+
+
+def _loaded_files(script: Path) -> list[str]:
+    """Every path the generated script loads with load_component(...)."""
+    tree = ast.parse(script.read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "load_component" \
+                and node.args and isinstance(node.args[0], ast.Constant):
+            out.append(node.args[0].value)
+    return out
+
+
+def test_two_level_decomposition_composes_from_kernels(tmp_path: Path) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    result = compose(root)
+    assert result.status == "PASS" and result.exit_code == 0, result.reason
+    assert result.max_diff is not None and result.max_diff <= 1e-5
+    script = root / "verification" / "composition_test.py"
+    assert result.script == script
+    assert sorted(_loaded_files(script)) == ["level_0_kernel/linear_16x32_fp32.py",
+                                             "level_0_kernel/linear_32x32_fp32.py",
+                                             "level_0_kernel/linear_32x8_fp32.py",
+                                             "level_0_kernel/relu_fp32.py"]
+    source = script.read_text()
+    tree = ast.parse(source)
+    imports = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imports |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any("children" in (i or "") for i in imports)
+    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert classes == ["LinearRelu16x32Composed", "LinearRelu32x32Composed", "TinyMlpComposed"]
+    assert "self.block1 = LinearRelu16x32Composed()" in source and "self.relu = ReluFp32()" in source
+    assert '"fc1.weight": "block1.linear.op.weight"' in source
+    assert result.steps == ["step_2_linear_relu_16x32_to_kernels", "step_3_linear_relu_32x32_to_kernels",
+                            "step_1_model_to_fusions"]
+    # compose ran it as a standalone script: `python composition_test.py` printed PASS and exited 0
+    assert result.output.startswith("PASS: composed model vs original"), result.output
+    results = read_json(root / "verification" / "test_results.json")
+    assert results["composition_test"] == "PASSED" and results["max_difference"] == result.max_diff
+    assert schema_errors(results, "test_results") == []
+
+
+def test_original_workspace_layout(tmp_path: Path) -> None:
+    root = _copy("legacy_vgg", tmp_path)
+    comp = build_composition(root)
+    assert comp.top.dir.name == "step_1_model_to_layers"
+    assert len(comp.order) == 5 and comp.order[-1] == comp.top.dir
+    wm = composed_weight_map(comp)
+    # no weight_map.json anywhere: names and structure, composed along the path
+    assert wm["features.0.weight"] == "features_block_1.conv_relu_1.conv.conv2d.weight"
+    assert wm["classifier.0.bias"] == "classifier.linear.fc.bias"
+    result = compose(root)
+    assert result.status == "PASS", result.reason
+    loaded = _loaded_files(root / "verification" / "composition_test.py")
+    assert all(p.startswith("level_0_kernel/") for p in loaded if p != "steps/step_1_model_to_layers/original.py")
+    assert len(result.kernels) == 7
+
+
+def test_wrong_kernel_fails_with_max_diff(tmp_path: Path) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    relu = root / "level_0_kernel" / "relu_fp32.py"
+    relu.write_text(relu.read_text().replace("return torch.relu(x)", "return torch.sigmoid(x)"))
+    # the steps' own copies still pass; only the kernel file the composition uses is wrong
+    result = compose(root)
+    assert any("differs from" in n and "relu_fp32.py" in n for n in result.notes)
+    assert result.status == "FAIL" and result.exit_code == 1
+    assert result.max_diff is not None and result.max_diff > 1e-3
+    assert "max diff" in (result.reason or "")
+    assert read_json(root / "verification" / "test_results.json")["composition_test"] == "FAILED"
+
+
+def test_missing_child_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    (root / "steps" / "step_3_linear_relu_32x32_to_kernels" / "children" / "linear_32x32_fp32.py").unlink()
+    code = main(["compose", str(root)])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "ERROR:" in out and "step_3_linear_relu_32x32_to_kernels" in out
+    assert not (root / "verification" / "composition_test.py").exists()
+
+
+def test_broken_refactored_and_no_steps(tmp_path: Path) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    (root / "steps" / "step_2_linear_relu_16x32_to_kernels" / "refactored.py").write_text("class (:\n")
+    result = compose(root)
+    assert result.status == "ERROR" and "syntax error" in (result.reason or "")
+    assert "step_2_linear_relu_16x32_to_kernels/refactored.py" in (result.reason or "")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert compose(empty).status == "ERROR"
+
+
+def test_no_run_writes_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    assert main(["compose", str(root), "--no-run"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert (root / "verification" / "composition_test.py").exists()
+    assert not (root / "verification" / "test_results.json").exists()
+
+
+def test_undecomposed_leaf_is_used_and_noted(tmp_path: Path) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    shutil.rmtree(root / "steps" / "step_3_linear_relu_32x32_to_kernels")
+    result = compose(root, run=False)
+    assert result.status == "WRITTEN"
+    assert "steps/step_1_model_to_fusions/children/linear_relu_32x32_fp32.py" in \
+        _loaded_files(root / "verification" / "composition_test.py")
+    assert any("linear_relu_32x32_fp32.py" in n and "not a kernel" in n for n in result.notes)

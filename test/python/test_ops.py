@@ -1,0 +1,159 @@
+"""The eager op recorder: canonical names, plumbing vs compute, attribution to modules, cleanup."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import torch
+import torch.nn.functional as F
+from hdecomp.ops import canonical_op_name, format_counter_diff, is_plumbing, record_ops, record_ops_meta
+from torch import nn
+
+
+def test_canonical_names_fold_variants_and_overloads() -> None:
+    assert canonical_op_name("aten::add_.Tensor") == "add"
+    assert canonical_op_name("add.out") == "add"
+    assert canonical_op_name("relu_") == "relu"
+    assert canonical_op_name("torch.Tensor.add_") == "add"
+    assert canonical_op_name("torch.Tensor.__iadd__") == "add"
+    assert canonical_op_name("torch.Tensor.__rmatmul__") == "matmul"
+    assert canonical_op_name("torch.nn.functional.dropout") == "dropout"
+    assert canonical_op_name("torch.Tensor.shape.__get__") == "shape"
+    assert canonical_op_name("_to_copy") == "_to_copy"
+
+
+def test_plumbing_classification() -> None:
+    for name in ("view", "reshape", "_unsafe_view", "expand", "t", "transpose", "cat", "stack",
+                 "split_with_sizes", "clone", "copy_", "detach", "alias", "_to_copy", "empty_like",
+                 "zeros", "slice", "select", "torch.Tensor.__getitem__", "torch.Tensor.shape.__get__"):
+        assert is_plumbing(name), name
+    for name in ("add", "mul", "relu_", "addmm", "convolution", "_softmax", "gelu", "native_batch_norm",
+                 "dropout", "torch.Tensor.__matmul__", "torch.Tensor.__lt__"):
+        assert not is_plumbing(name), name
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.drop(F.relu(self.fc(x)))
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(), Block()])
+        self.shared = nn.Linear(8, 8)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = x + b(x)
+        x = self.shared(self.shared(x))
+        x.relu_()
+        return torch.cat([x, x]).reshape(-1)
+
+
+def test_record_attributes_ops_to_innermost_module() -> None:
+    net = Net().eval()
+    out, trace = record_ops(net, (torch.randn(2, 8),))
+    assert out.shape == (32,)
+    aten = trace.compute_inventory("aten")
+    assert aten == Counter({"mm": 4, "add": 6, "relu": 3})  # addmm counted as mm + add
+    assert trace.compute_inventory("aten", fold=False) == Counter({"addmm": 4, "relu": 3, "add": 2})
+    assert trace.compute_inventory("aten", module="blocks.0.fc", fold=False) == Counter({"addmm": 1})
+    assert trace.compute_inventory("aten", module="blocks.1") == Counter({"relu": 1})
+    assert trace.compute_inventory("aten", module="") == Counter({"add": 2, "relu": 1})
+    # residual adds between two tensors are marked, the in-place relu is folded and marked in-place
+    root = [e for e in trace.events if e.module == "" and e.level == "aten" and e.compute]
+    assert all(e.residual for e in root if e.name == "add")
+    assert any(e.inplace for e in root if e.name == "relu")
+    assert trace.module_calls["shared"] == 2
+    assert trace.module_calls["blocks.1.drop"] == 1
+    assert trace.subtree_inventory("blocks.0", fold=False) == Counter({"addmm": 1, "relu": 1})
+    types = {e.module_type for e in trace.events if e.module == "blocks.0.fc"}
+    assert types == {"Linear"}
+
+
+def test_dropout_seen_at_function_level_only() -> None:
+    net = Net().eval()
+    _, trace = record_ops(net, (torch.randn(2, 8),))
+    assert "dropout" not in trace.compute_inventory("aten")
+    assert trace.compute_inventory("function", invisible_only=True) == Counter({"dropout": 2})
+    assert trace.compute_inventory("function")["linear"] == 4
+
+
+def test_hooks_and_modes_removed_after_recording_even_on_error() -> None:
+    class Boom(nn.Module):
+        def forward(self, x):
+            raise RuntimeError("boom")
+
+    m = nn.Sequential(nn.Linear(4, 4), Boom())
+    try:
+        record_ops(m, (torch.randn(1, 4),))
+    except RuntimeError:
+        pass
+    for mod in m.modules():
+        assert not mod._forward_hooks and not mod._forward_pre_hooks
+    # no mode left on the stacks: a plain op is not recorded anywhere and runs normally
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+    assert _get_current_function_mode_stack() == [] and _get_current_dispatch_mode_stack() == []
+
+
+def test_hook_compute_runs_outside_the_hooked_child() -> None:
+    # A forward hook added by the parent on a child runs after the child's forward: its compute
+    # belongs to the parent, not the child.
+    class Parent(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.fc.register_forward_hook(lambda mod, inp, out: torch.tanh(out))
+
+        def forward(self, x):
+            return self.fc(x)
+
+    _, trace = record_ops(Parent().eval(), (torch.randn(1, 4),))
+    assert trace.compute_inventory("aten", module="") == Counter({"tanh": 1})
+
+
+def test_root_locations_recorded_on_request() -> None:
+    class Root(nn.Module):
+        def forward(self, x):
+            return torch.sigmoid(x)  # line recorded
+
+    _, trace = record_ops(Root(), (torch.randn(2),), locations_for=lambda m: m == "")
+    ev = next(e for e in trace.events if e.level == "aten" and e.name == "sigmoid")
+    assert ev.where is not None and ev.where[0] == __file__
+    _, trace = record_ops(Root(), (torch.randn(2),))
+    assert all(e.where is None for e in trace.events)
+
+
+def test_meta_recording_gives_same_inventory_without_data() -> None:
+    torch.manual_seed(0)
+    net = Net().eval()
+    _, real = record_ops(net, (torch.randn(2, 8),))
+    out, meta = record_ops_meta(Net().eval(), (torch.randn(2, 8),))
+    assert out.device.type == "meta"
+    assert meta.compute_inventory("aten") == real.compute_inventory("aten")
+
+
+def test_fused_and_unfused_spellings_agree() -> None:
+    lin = nn.Linear(4, 3)
+
+    class Manual(nn.Module):
+        def forward(self, x):
+            return x @ lin.weight.t() + lin.bias
+
+    x = torch.randn(2, 4)
+    _, fused = record_ops(lin, (x,))
+    _, manual = record_ops(Manual(), (x,))
+    assert fused.compute_inventory("aten", fold=False) == Counter({"addmm": 1})
+    assert fused.compute_inventory("aten") == manual.compute_inventory("aten") == Counter({"mm": 1, "add": 1})
+
+
+def test_format_counter_diff() -> None:
+    assert format_counter_diff(Counter(relu=2, add=1), Counter(relu=1, add=1)) == \
+        ["original runs relu×2, refactored relu×1"]
