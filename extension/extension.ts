@@ -17,7 +17,7 @@ import { LevelsView } from "./treeView";
 
 let server: ServerManager | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const channel = createLogChannel();
   const status = new ServerStatus();
   server = new ServerManager(channel, status, context.extensionPath);
@@ -60,11 +60,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeWorkspaceFolders(() => restartSoon("workspace folders changed")),
     { dispose: () => pending && clearTimeout(pending) },
   );
-  const pythonListener = await onDidChangeActiveInterpreter(() => {
+  // Not awaited: the Python extension (when installed) may take a while to activate.
+  void onDidChangeActiveInterpreter(() => {
     const setting = vscode.workspace.getConfiguration(SECTION).get<string[]>("interpreter") ?? [];
     if (setting.length === 0) restartSoon("the Python extension's interpreter changed");
-  });
-  if (pythonListener) context.subscriptions.push(pythonListener);
+  }).then((listener) => listener && context.subscriptions.push(listener));
 
   context.subscriptions.push(
     manager.onDidSettle(() =>

@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="KernelBench folder with level1/ level2/ level3/ (default ../shared/kernelbench)")
     p.add_argument("--levels", type=int, nargs="+", default=[1, 2, 3])
     p.add_argument("--limit", type=int, default=None, help="first N problems per level (sorted by number)")
+    p.add_argument("--every", type=int, default=1, metavar="K",
+                   help="only every K-th problem of each level (a spread-out sample), before --limit")
     p.add_argument("--batch-limit", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per problem")
     p.add_argument("--out", default=None, help="where the decompositions go (default: a temp folder)")
@@ -83,10 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     kb = Path(args.kernelbench)
     out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
     results: dict[str, Any] = {"kernelbench": str(kb), "batch_limit": args.batch_limit, "limit": args.limit,
+                               "every": args.every,
                                "levels": {}, "problems": [], "timeout_per_problem": args.timeout,
                                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
     for level in args.levels:
         files = sorted((kb / f"level{level}").glob("*.py"), key=lambda f: (int(f.name.split("_")[0]), f.name))
+        files = files[::max(1, args.every)]
         if args.limit:
             files = files[:args.limit]
         for f in files:
@@ -144,7 +148,8 @@ def _write(results: dict[str, Any], path: str) -> None:
 
 def markdown(results: dict[str, Any]) -> str:
     lines = [f"KernelBench sweep of `hdecomp decompose` (CPU, `--batch-limit {results['batch_limit']}`"
-             + (f", first {results['limit']} problems per level" if results.get("limit") else "") + ")", "",
+             + (f", every {results['every']}th problem" if results.get("every", 1) > 1 else "")
+             + (f", at most {results['limit']} per level" if results.get("limit") else "") + ")", "",
              "| level | run | fully decomposed | partial | failed | median s | max s | unique kernel files | kernel instances |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for level, lv in sorted(results["levels"].items()):

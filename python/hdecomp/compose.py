@@ -588,7 +588,8 @@ def transfer_weights(original, composed):
         for okey, ckey in WEIGHT_MAP.items():
             dst[ckey].copy_(src[okey])
     filled = set(WEIGHT_MAP.values())
-    return [k for k in dst if k not in filled and dst[k].is_floating_point()]
+    filled_ids = {{id(dst[k]) for k in filled}}  # tied tensors: an alias of a filled tensor is filled
+    return [k for k in dst if k not in filled and id(dst[k]) not in filled_ids and dst[k].is_floating_point()]
 
 
 def cut_batch(obj, n):

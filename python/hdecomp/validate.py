@@ -133,7 +133,10 @@ class ValidationReport:
 
     def add(self, file: str | Path, message: str, check: str, severity: str = "error",
             line: int | None = None) -> None:
-        self.problems.append(ValidationProblem(self._rel(file), message, check, severity, line))
+        problem = ValidationProblem(self._rel(file), message, check, severity, line)
+        # two checks reading the same unreadable file say it once
+        if not any((p.file, p.message, p.line) == (problem.file, message, line) for p in self.problems):
+            self.problems.append(problem)
 
     def _rel(self, file: str | Path) -> str:
         path = Path(file)
@@ -420,8 +423,9 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
             # Older layouts list some leaf files as children without a node of their own.
             level = level_of_path(child)
             if level != 0:
-                report.add(tree_file, f"leaf {child!r} (child of {parent!r}) is not a kernel "
-                           f"(its folder is level {level}); decompose it further", "tree")
+                where = f"its folder is level {level}" if level is not None else "it is in no level_0_kernel/ folder"
+                report.add(tree_file, f"leaf {child!r} (child of {parent!r}) is not a kernel ({where}); "
+                           "decompose it further", "tree")
             parent_level = nodes[parent].level
             if level is not None and parent_level is not None and level >= parent_level:
                 report.add(tree_file, f"level does not descend: {parent!r} (level {nodes[parent].level}) -> "
@@ -452,8 +456,11 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
             report.add(tree_file, f"node {key!r} has no path (every component is a file)", "tree")
             continue
         path = Path(node.path)
-        full = path if path.is_absolute() else root / _norm_path(node.path)
-        if not full.is_file():
+        full = (path if path.is_absolute() else root / _norm_path(node.path)).resolve()
+        if not full.is_relative_to(root):
+            report.add(tree_file, f"node {key!r}: path {node.path!r} is outside the decomposition folder",
+                       "tree")
+        elif not full.is_file():
             report.add(tree_file, f"node {key!r}: path {node.path!r} does not exist", "tree")
         folder_level = level_of_path(node.path)
         if folder_level is not None and node.level is not None and folder_level != node.level:

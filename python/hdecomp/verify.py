@@ -31,7 +31,7 @@ from torch import nn
 from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
 from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
-from hdecomp.component import Component, is_oom, load_component, run_user_code
+from hdecomp.component import Component, is_oom, load_component, run_user_code, seed_everything
 from hdecomp.errors import HdecompError
 from hdecomp.ops import OpTrace, format_counter_diff, record_ops
 from hdecomp.results import write_json_atomic
@@ -45,6 +45,7 @@ from hdecomp.weights import (
 
 SEED_BASE = 42
 RANDOMIZED_WEIGHT_SEED = 1234
+PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's output is degenerate
 
 
 @dataclass
@@ -152,15 +153,25 @@ def _input_tensors(args: list[Any], kwargs: dict[str, Any]) -> list[tuple[str, t
     return _tensors(list(args), "args") + [t for k, v in kwargs.items() for t in _tensors(v, k)]
 
 
+_FP_CHUNK = 1 << 24  # elements per fingerprint chunk
+
+
 def _fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
-    """A cheap summary that changes when a tensor is modified in place (no full-size temporaries)."""
+    """A cheap summary that changes when a tensor is modified in place: the version counter (bumped by
+    every in-place op) plus float64 sums computed chunk by chunk, so no full-size temporaries."""
     if t.numel() == 0:
         return (t._version,)
-    if t.is_floating_point() or t.is_complex():
-        s = torch.sum(t, dtype=torch.complex128 if t.is_complex() else torch.float64)
-        n = torch.linalg.vector_norm(t, dtype=torch.complex128 if t.is_complex() else torch.float64)
-        return (t._version, complex(s.item()).__repr__(), float(n.real.item() if n.is_complex() else n.item()))
-    return (t._version, int(torch.sum(t.to(torch.int64) if t.dtype == torch.bool else t, dtype=torch.int64)))
+    flat = t.reshape(-1)
+    total, sq = 0.0, 0.0
+    for chunk in flat.split(_FP_CHUNK):
+        if chunk.is_complex():
+            chunk = torch.view_as_real(chunk)
+        if chunk.dtype == torch.bool:
+            chunk = chunk.to(torch.uint8)
+        total += float(chunk.sum(dtype=torch.float64))
+        if chunk.is_floating_point():
+            sq += float(torch.linalg.vector_norm(chunk, dtype=torch.float64)) ** 2
+    return (t._version, repr(total), repr(sq))
 
 
 def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torch.Tensor]]) -> list[str]:
@@ -235,7 +246,7 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
     what = f"{comp.class_name}.forward ({label})"
     # Same RNG state for both models: a forward that draws random numbers (noise, stochastic depth
     # written with torch.rand) then draws the same ones on both sides.
-    torch.manual_seed(seed)
+    seed_everything(seed)
     clock.sync()
     t0 = time.perf_counter()
     trace: OpTrace | None = None
@@ -275,13 +286,21 @@ class _Trial:
 
 def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
                index: int | str, options: VerifyOptions, clock: _Clock, device: torch.device,
-               record: bool, batch_cuts: list[dict[str, Any]]) -> tuple[_Trial, OpTrace | None, OpTrace | None]:
+               record: bool, batch_cuts: list[dict[str, Any]], input_scale: float | None = None,
+               ) -> tuple[_Trial, OpTrace | None, OpTrace | None]:
     t0 = time.perf_counter()
     args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout)
     if options.batch_limit is not None:
         args, kwargs, cuts = _cut_batch(args, kwargs, options.batch_limit)
         if not batch_cuts:
             batch_cuts.extend(cuts)
+    if input_scale is not None:
+        # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
+        gen = torch.Generator(device=device).manual_seed(seed)
+        with torch.no_grad():
+            for _, t in _input_tensors(args, kwargs):
+                if t.is_floating_point():
+                    t.copy_(torch.randn(t.shape, generator=gen, device=t.device, dtype=t.dtype) * input_scale)
     clock.add("inputs", time.perf_counter() - t0)
 
     # The original runs on a clone; the refactored model gets the pristine tensors, watched by
@@ -426,9 +445,9 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
                             require_inputs=False)
     clock.add("load", time.perf_counter() - t0)
     t0 = time.perf_counter()
-    torch.manual_seed(0)
+    seed_everything(0)
     m_orig = comp_o.build(device, options.timeout)
-    torch.manual_seed(0)
+    seed_everything(0)
     m_ref = comp_r.build(device, options.timeout)
     clock.add("build", time.perf_counter() - t0)
 
@@ -495,18 +514,31 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     else:
         data["randomized_trial"] = {"status": "SKIPPED", "reason": "disabled" if not options.randomized_trial
                                     else "the original has no float parameters or buffers"}
+    # Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
+    # degenerate too, probe with wider float inputs until the output carries information.
+    probes: list[_Trial] = []
+    if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
+        for scale in PROBE_SCALES:
+            probe, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
+                                     f"probe_x{scale:g}", options, clock, device, False, batch_cuts,
+                                     input_scale=scale)
+            probes.append(probe)
+            if not probe.comparison.degenerate:
+                break
     data["batch_limit"] = options.batch_limit
     data["batch_cuts"] = batch_cuts
     data["_input_dtype"] = trials[0].input_dtype
     del m_orig, m_ref
     _free(device)
 
-    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data)
+    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes)
 
 
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],
             structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: WeightMap,
-            trials: list[_Trial], randomized: _Trial | None, data: dict[str, Any]) -> None:
+            trials: list[_Trial], randomized: _Trial | None, data: dict[str, Any],
+            probes: list[_Trial] | None = None) -> None:
+    probes = probes or []
     violations = static_v + structural + runtime_v
     result.violations = violations
     errors = [v for v in violations if v.severity == "error"]
@@ -541,22 +573,37 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         "randomized_trial_pass": None if randomized is None else randomized.comparison.match,
     }
     kinds = sorted({lf.degenerate for t in trials for lf in t.comparison.leaves if lf.degenerate})
+    # A probe counts only when its output carries information (all-NaN is inconclusive, not a failure).
+    decisive = [p for p in probes if not p.comparison.degenerate]
+    failed_probes = [p for p in decisive if not p.comparison.match]
+    message = ""
+    if degenerate:
+        message = (f"the original's output is degenerate ({', '.join(kinds)}) for its inputs: a match proves "
+                   "little")
+        rnd_informative = randomized is not None and not randomized.comparison.degenerate
+        if rnd_informative:
+            message += "; the randomized-weights trial (informative output) and the op inventory carry the verdict"
+        elif decisive:
+            message += (f"; the randomized-weights trial is degenerate too; a probe with wider inputs "
+                        f"({decisive[0].index}) gave an informative output and "
+                        + ("matched" if decisive[0].comparison.match else "did NOT match"))
+        else:
+            message += ("; the randomized-weights trial and wider-input probes are degenerate too, so only the "
+                        "op inventory discriminates")
+        result.warnings.append(message)
     data["degenerate_output"] = {
         "detected": bool(degenerate),
         "trials": [t.index for t in degenerate],
         "kinds": kinds,
         "randomized_trial_degenerate": None if randomized is None else randomized.comparison.degenerate,
-        "message": ("the original's output is degenerate (" + ", ".join(kinds) + ") for its inputs: a match "
-                    "proves little; the randomized-weights trial and the op inventory carry the verdict")
-        if degenerate else "",
+        "message": message,
+        "probes": [{"trial": p.index, "seed": p.seed, "pass": p.comparison.match,
+                    "max_diff": p.comparison.max_diff, "degenerate": p.comparison.degenerate,
+                    "output_details": p.comparison.details()} for p in probes],
     }
     data["degenerate"] = bool(degenerate)
-    if degenerate:
-        msg = data["degenerate_output"]["message"]
-        if randomized is not None and randomized.comparison.degenerate:
-            msg += "; the randomized-weights trial is degenerate too, so only the op inventory discriminates"
-            data["degenerate_output"]["message"] = msg
-        result.warnings.append(msg)
+    if failed_probes:
+        data["numerical_comparison"]["status"] = "FAIL"
 
     mutation = {"original": sorted({p for t in all_trials for p in t.mutated_original}),
                 "refactored": sorted({p for t in all_trials for p in t.mutated_refactored})}
@@ -575,6 +622,8 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         reasons.append("numerical_mismatch")
     if randomized is not None and not randomized.comparison.match:
         reasons.append("randomized_trial_mismatch")
+    if failed_probes:
+        reasons.append("probe_mismatch")
     if mutation["original"] != mutation["refactored"]:
         reasons.append("input_mutation")
     result.fail_reasons = reasons
@@ -582,14 +631,15 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         result.status = "FAIL"
         data["fail_reason"] = reasons[0]
         data["fail_reasons"] = reasons
-        data["fail_detail"] = _fail_detail(result, trials, randomized, wm, mutation, errors)
+        data["fail_detail"] = _fail_detail(result, trials, randomized, wm, mutation, errors, failed_probes)
     else:
         result.status = "PASS"
     data["status"] = result.status
 
 
 def _fail_detail(result: VerificationResult, trials: list[_Trial], randomized: _Trial | None, wm: WeightMap,
-                 mutation: dict[str, list[str]], errors: list[AntiCheatViolation]) -> str:
+                 mutation: dict[str, list[str]], errors: list[AntiCheatViolation],
+                 failed_probes: list[_Trial]) -> str:
     if errors:
         v = errors[0]
         where = f"{v.file}:{v.line}: " if v.file else ""
@@ -606,6 +656,11 @@ def _fail_detail(result: VerificationResult, trials: list[_Trial], randomized: _
         if bad is not None:
             return (f"randomized-weights trial: {bad.reason} — the default initialisation hid a difference "
                     f"(a dropped or miswired branch)")
+    for p in failed_probes:
+        bad = p.comparison.first_failure()
+        if bad is not None:
+            return (f"probe trial with wider inputs ({p.index}): {bad.reason} — the degenerate output of the "
+                    f"original's own inputs hid a difference")
     if mutation["original"] != mutation["refactored"]:
         return (f"in-place input modification differs: original modifies {mutation['original'] or 'nothing'}, "
                 f"refactored {mutation['refactored'] or 'nothing'}")

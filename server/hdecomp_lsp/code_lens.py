@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 _CLASS = re.compile(r"^class[ \t]+(RefactoredModel|Model)\b", re.MULTILINE)
 _COMPONENT = re.compile(r"^def[ \t]+get_inputs\b", re.MULTILINE)
+_MAIN_GUARD = re.compile(r"^if[ \t]+__name__[ \t]*==[ \t]*['\"]__main__['\"]", re.MULTILINE)
 
 VERIFY_COMMAND = "hdecomp.server.verifyStep"
 SELF_TEST_COMMAND = "hdecomp.server.runSelfTest"
@@ -47,7 +48,8 @@ def verify_title(path: str) -> str:
 def lenses_for(uri: str, source: str) -> list[types.CodeLens]:
     path = uri_to_path(uri)
     refactored = is_refactored_file(path, source)
-    component = bool(_COMPONENT.search(source))
+    # a component with a self-test: `python file.py` prints PASS and exits 0
+    component = bool(_COMPONENT.search(source)) and bool(_MAIN_GUARD.search(source))
     lenses = []
     for m in _CLASS.finditer(source):
         line = source.count("\n", 0, m.start())

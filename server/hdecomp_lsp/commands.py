@@ -207,7 +207,11 @@ def register(server: HdecompLanguageServer) -> None:
                                     str(Path(path).parent))
         lines = [ln.strip() for ln in (outcome.stdout + outcome.stderr).splitlines() if ln.strip()]
         summary = next((ln for ln in reversed(lines) if "PASS" in ln or "FAIL" in ln), lines[-1] if lines else "")
-        return _result(outcome, summary[:200], None)
+        result = _result(outcome, summary[:200], None)
+        if result["status"] == "PASS" and "PASS" not in outcome.stdout:
+            # exit 0 without a verdict: the file has no self-test, which is not a pass
+            result.update(status="FAIL", exitCode=1, summary="the self-test printed no PASS")
+        return result
 
     @server.command(RUN_PIPELINE)
     async def cmd_run_pipeline(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:

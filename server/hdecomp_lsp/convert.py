@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-from hdecomp.anticheat.rules import AntiCheatViolation, Kind, Severity, SourceRange
+from hdecomp.anticheat.rules import AntiCheatViolation, Kind, RelatedLocation, Severity, SourceRange
 from lsprotocol import types
 
 from hdecomp_lsp.uris import path_to_uri
@@ -86,6 +86,8 @@ def violation_to_diagnostic(v: AntiCheatViolation, lines: SourceLines, doc_uri: 
     rng = lines.range(v.range) if v.range else lines.line_range(v.line or 1)
     related = []
     for r in v.related:
+        if r.file and r.file.startswith("<"):  # code built at runtime has no file to point at
+            continue
         uri = path_to_uri(r.file) if r.file else doc_uri
         related.append(types.DiagnosticRelatedInformation(
             location=types.Location(uri=uri, range=lines.range(r.range) if uri == doc_uri else
@@ -100,20 +102,21 @@ def violation_to_diagnostic(v: AntiCheatViolation, lines: SourceLines, doc_uri: 
         related_information=related or None, data=data)
 
 
+def _range_from_dict(r: Any) -> SourceRange | None:
+    if not isinstance(r, dict):
+        return None
+    try:
+        return SourceRange(int(r["line"]), int(r["col"]), int(r["end_line"]), int(r["end_col"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def violation_from_dict(d: dict[str, Any]) -> AntiCheatViolation | None:
     """A violation as written in verification_result.json (our `to_dict` or the original workspace's keys)."""
     if not isinstance(d, dict):
         return None
-    rng = None
-    r = d.get("range")
-    if isinstance(r, dict):
-        try:
-            rng = SourceRange(int(r["line"]), int(r["col"]), int(r["end_line"]), int(r["end_col"]))
-        except (KeyError, TypeError, ValueError):
-            rng = None
+    rng = _range_from_dict(d.get("range"))
     line = d.get("line_number") or d.get("line") or 0
-    if rng is None and isinstance(line, int) and line > 0:
-        rng = None
     kind: Kind = d["kind"] if d.get("kind") in ("static", "structural", "runtime") else "runtime"
     sev: Severity = d["severity"] if d.get("severity") in ("error", "warning", "info") else "error"
     v = AntiCheatViolation(rule=str(d.get("rule") or d.get("pattern") or "HD400"),
@@ -122,6 +125,11 @@ def violation_from_dict(d: dict[str, Any]) -> AntiCheatViolation | None:
                            op=d.get("op") if isinstance(d.get("op"), str) else None)
     if rng is None and isinstance(line, int) and line > 0:
         v.details["line"] = line
+    for rel in d.get("related") or []:  # where the op really ran (a helper file, exec'd code)
+        rel_range = _range_from_dict(rel.get("range")) if isinstance(rel, dict) else None
+        if rel_range is not None:
+            v.related.append(RelatedLocation(message=str(rel.get("message") or ""), range=rel_range,
+                                             file=rel.get("file") if isinstance(rel.get("file"), str) else None))
     return v
 
 

@@ -94,14 +94,22 @@ def load_runtime_findings(ls: HdecompLanguageServer, path: str) -> list[AntiChea
     return violations
 
 
-def compute_diagnostics(ls: HdecompLanguageServer, uri: str, source: str) -> list[types.Diagnostic]:
+def position_encoding(ls: HdecompLanguageServer) -> str:
+    """The negotiated position encoding ("utf-16" unless the client chose another)."""
+    try:
+        negotiated = ls.workspace.position_encoding
+    except RuntimeError:  # not initialized (in-process use)
+        return "utf-16"
+    return str(getattr(negotiated, "value", negotiated) or "utf-16")
+
+
+def compute_diagnostics(ls: HdecompLanguageServer, uri: str, source: str,
+                        encoding: str = "utf-16") -> list[types.Diagnostic]:
     """All diagnostics for one document text. Pure source analysis: no torch, no user code."""
     path = uri_to_path(uri)
     if not is_refactored_file(path, source):
         return []
     analyze = _static_analyzer()
-    negotiated = getattr(ls.workspace, "position_encoding", None)
-    encoding = str(getattr(negotiated, "value", negotiated) or "utf-16")
     lines = SourceLines(source, encoding)
     diags: list[types.Diagnostic] = []
     if analyze is None:
@@ -134,7 +142,7 @@ def publish_now(ls: HdecompLanguageServer, uri: str) -> None:
     except Exception:
         return
     try:
-        diags = compute_diagnostics(ls, uri, source)
+        diags = compute_diagnostics(ls, uri, source, position_encoding(ls))
     except Exception as exc:  # never crash on any text: report the analyzer failure, keep serving
         ls.log(f"anti-cheat analysis failed for {uri}: {type(exc).__name__}: {exc}", types.MessageType.Error)
         diags = []

@@ -18,6 +18,7 @@ cd "$ROOT"
 RESULTS="$ROOT/test-results/e2e"
 IMAGES="$ROOT/docs/images"
 PYTHON="$ROOT/.venv/bin/python"
+rm -rf "$RESULTS"
 mkdir -p "$RESULTS" "$IMAGES"
 
 log() { echo "[e2e $(date -u +%H:%M:%S)] $*"; }
@@ -126,7 +127,7 @@ JSON
 
   log "[$mode] run test/e2e/e2e.js"
   local rc=0
-  timeout 420 "$NODE24" "$ROOT/test/e2e/e2e.js" --mode "$mode" \
+  timeout 420 "$NODE24" "$ROOT/test/e2e/e2e.js" --mode "$mode" --python "$PYTHON" \
     --url "http://127.0.0.1:$port/?folder=$workspace" --workspace "$workspace" \
     --images "$IMAGES" --results "$RESULTS" --playwright "$CACHE/playwright/node_modules/playwright-core" || rc=$?
   # The extension's own log (its LogOutputChannel), kept for failures in CI.
@@ -146,7 +147,14 @@ stop_server() {
 
 status=0
 for mode in ${HDECOMP_E2E_ONLY:-trusted untrusted no-hdecomp}; do
-  run_session "$mode" || status=1
+  if ! run_session "$mode"; then
+    # A browser UI on a loaded machine can time out once; a second failure is a real one. Said loudly.
+    log "[$mode] FAILED; retrying the session once (see test-results/e2e for the first attempt)"
+    mkdir -p "$RESULTS/first-attempt-$mode"
+    find "$RESULTS" -maxdepth 1 -type f -exec mv {} "$RESULTS/first-attempt-$mode/" \;
+    rm -rf "${WORK:?}/$mode"
+    run_session "$mode" || status=1
+  fi
 done
 log "done: exit $status (screenshots in docs/images, logs in test-results/e2e)"
 exit "$status"

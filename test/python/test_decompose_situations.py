@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.pipeline import run_pipeline
 

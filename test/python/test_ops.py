@@ -157,3 +157,15 @@ def test_fused_and_unfused_spellings_agree() -> None:
 def test_format_counter_diff() -> None:
     assert format_counter_diff(Counter(relu=2, add=1), Counter(relu=1, add=1)) == \
         ["original runs relu×2, refactored relu×1"]
+
+
+def test_out_variants_fold_and_are_not_inplace() -> None:
+    class OutVariant(nn.Module):
+        def forward(self, a, b):
+            c = torch.empty_like(a)
+            torch.add(a, b, out=c)
+            return c
+
+    _, trace = record_ops(OutVariant(), (torch.randn(3), torch.randn(3)))
+    (ev,) = [e for e in trace.events if e.level == "aten" and e.compute]
+    assert ev.name == "add" and ev.raw.endswith(".out") and not ev.inplace

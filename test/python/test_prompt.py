@@ -116,3 +116,14 @@ def test_flag_extraction_sees_continuation_lines() -> None:
     assert _commands_in(text) == [("verify-step", ["--original", "--refactored", "--bogus"])]
     main_prompt = _commands_in((PROMPTS / "MAIN_PROMPT.md").read_text(encoding="utf-8"))
     assert ("verify-step", ["--original", "--refactored", "--output"]) in main_prompt
+
+
+def test_data_dir_is_found_and_a_missing_one_is_a_clear_error(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from hdecomp import paths
+    from hdecomp.errors import HdecompError
+
+    assert paths.data_dir() == REPO / "data"
+    monkeypatch.setattr(paths, "__file__", str(tmp_path / "site" / "pkg" / "hdecomp" / "paths.py"))
+    with pytest.raises(HdecompError, match=r"data folder .* was not found"):
+        paths.data_dir()

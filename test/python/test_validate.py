@@ -295,3 +295,14 @@ def test_component_without_self_test_is_a_warning() -> None:
     assert component_file_problems(source) == [
         ("no self-test: `python file.py` should build the model, run it and print PASS", None, "warning")]
     assert component_file_problems(source.replace("Model", "RefactoredModel"), "RefactoredModel") == []
+
+
+def test_node_paths_stay_inside_the_decomposition(decomposition: Path) -> None:
+    outside = decomposition.parent / "elsewhere.py"
+    outside.write_text("x = 1\n")
+    tree_file = decomposition / "decomposition_tree.json"
+    tree = json.loads(tree_file.read_text())
+    tree["nodes"]["relu_fp32"]["path"] = "../elsewhere.py"
+    tree_file.write_text(json.dumps(tree))
+    assert _has(_messages(decomposition), "decomposition_tree.json",
+                "node 'relu_fp32': path '../elsewhere.py' is outside the decomposition folder")

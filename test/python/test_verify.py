@@ -272,3 +272,43 @@ def test_random_numbers_drawn_in_forward_are_the_same_on_both_sides(tmp_path: Pa
         "def get_inputs():\n    return [torch.randn(3, 4)]\n")
     r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(num_trials=2))
     assert r.status == "PASS", r.data.get("fail_detail")
+
+
+def test_cli_no_randomized_trial_flag(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "r.json"
+    code = main(["verify-step", "--original", str(FIX / "layerscale/original.py"),
+                 "--refactored", str(FIX / "layerscale/refactored_dropped.py"), "--skip-anticheat",
+                 "--no-randomized-trial", "--output", str(out), "-q"])
+    capsys.readouterr()
+    assert code == 0
+    assert json.loads(out.read_text())["randomized_trial"]["status"] == "SKIPPED"
+    code = main(["verify-step", "--original", str(FIX / "layerscale/original.py"),
+                 "--refactored", str(FIX / "layerscale/refactored_dropped.py"), "--skip-anticheat", "-q"])
+    assert code == 1
+    assert "randomized-weights trial" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_degenerate_all_zero_output_flagged_in_result_and_console(capsys) -> None:
+    code = main(["verify-step", "--original", str(FIX / "degenerate/original.py"),
+                 "--refactored", str(FIX / "degenerate/refactored.py")])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "degenerate output" in printed.splitlines()[0]
+    assert "warning: the original's output is degenerate (all_zero)" in printed
+    r = run("degenerate")
+    assert r.degenerate and r.data["degenerate"] is True
+    assert r.data["degenerate_output"]["kinds"] == ["all_zero"]
+    assert r.data["degenerate_output"]["trials"] == [0, 1, 2]
+
+
+def test_wider_input_probe_catches_wrong_constant_hidden_by_degenerate_output() -> None:
+    # relu(x - 200) vs relu(x - 100): zero on the original's inputs and with randomized weights, same
+    # op inventory; only the probe with wider inputs tells them apart.
+    r = run("degenerate", "refactored_wrong_constant.py")
+    assert r.status == "FAIL"
+    assert r.violations == []
+    assert all(t["pass"] for t in r.data["numerical_comparison"]["trials"])
+    assert r.data["randomized_trial"]["pass"] is True
+    assert r.fail_reasons == ["probe_mismatch"]
+    assert r.data["numerical_comparison"]["status"] == "FAIL"
+    assert r.data["fail_detail"].startswith("probe trial with wider inputs (probe_x")

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import apply_workspace_edit, diagnostics_for, open_doc
+from lsp_harness import apply_workspace_edit, diagnostics_for, open_doc
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -83,12 +83,14 @@ async def test_extract_to_child_edit_keeps_the_step_passing(client, module_works
     wmap = json.loads((step / "weight_map.json").read_text())
     assert wmap["conv.weight"] == "conv_relu.conv.conv.weight" and wmap["fc.weight"] == "fc.linear.weight"
 
-    selftest = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, timeout=120,
-                              cwd=child.parent)
-    assert selftest.returncode == 0 and "PASS" in selftest.stdout, selftest.stdout + selftest.stderr
+    # the child's self-test, and verify-step before/after the edit, side by side
+    selftest = subprocess.Popen([sys.executable, str(child)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, cwd=child.parent, env=dict(os.environ, OMP_NUM_THREADS="1"))
     before, after = _verify(pristine), _verify(step)
+    code_self, out_self = _finish(selftest)
     code_before, out_before = _finish(before)
     code_after, out_after = _finish(after)
+    assert code_self == 0 and "PASS" in out_self, out_self
     assert code_before == 0, out_before
     assert code_after == 0, out_after
 

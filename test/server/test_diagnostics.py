@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import diagnostics_for, open_doc, start_client, stop_client, wait_for
+from lsp_harness import diagnostics_for, open_doc, start_client, stop_client, wait_for
 from lsprotocol import types
 
 STEP = "convnet/steps/step_1_model_to_kernels"
@@ -109,11 +109,16 @@ async def test_runtime_violations_from_the_last_verify_run_are_merged(client, mo
     path = module_workspace / "cheats" / name
     result = path.parent / "verification_result.json"
     result.write_text(json.dumps({"status": "FAIL", "anticheat": {"status": "FAIL", "violations": [
-        {"rule": "HD401", "kind": "runtime", "message": "aten::mul ran outside any child", "line_number": 5}]}}))
+        {"rule": "HD401", "kind": "runtime", "message": "aten::mul ran outside any child", "line_number": 5,
+         "related": [{"message": "mul executed here", "file": str(path.parent / "helper.py"),
+                      "range": {"line": 3, "col": 4, "end_line": 3, "end_col": 9}}]}]}}))
     uri = open_doc(client, path, version=20)
     diags = await diagnostics_for(client, uri, 20)
     runtime = [d for d in diags if d.code == "HD401"]
     assert runtime and runtime[0].range.start.line == 4 and "last verify run" in runtime[0].message
+    related = runtime[0].related_information or []
+    assert [(r.location.uri, r.location.range.start.line) for r in related] == [
+        ((path.parent / "helper.py").as_uri(), 2)]
     result.unlink()
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=result.as_uri(), type=types.FileChangeType.Deleted)]))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from conftest import open_doc, start_client, stop_client, wait_for
+from lsp_harness import open_doc, start_client, stop_client, wait_for
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -77,6 +77,8 @@ async def test_self_test_lens_on_a_component(lens_client, module_workspace: Path
     assert resolved.command is not None and resolved.command.title == "Run self-test"
     result = await _execute(client, resolved.command)
     assert result["status"] == "PASS" and "PASS" in result["summary"]
+    # a component without a self-test (no __main__ block) gets no lens
+    assert await _lenses(client, open_doc(client, module_workspace / STEP / "original.py")) == []
 
 
 async def test_cancel_request_kills_the_running_verification(lens_client, module_workspace: Path) -> None:

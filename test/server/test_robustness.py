@@ -8,9 +8,9 @@ import itertools
 from pathlib import Path
 
 import pytest
-from conftest import diagnostics_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lsp_harness import diagnostics_for
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import start_client, stop_client, wait_for
+from lsp_harness import start_client, stop_client, wait_for
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 

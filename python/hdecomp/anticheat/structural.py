@@ -156,6 +156,7 @@ def _class_bodies(source: str) -> dict[str, str]:
             if isinstance(n, ast.ClassDef)}
 
 
+@functools.lru_cache(maxsize=128)
 def _imports_original(source: str, original_stem: str) -> int | None:
     """Line of an import of the original file's module (`import original`, `from original import`)."""
     try:

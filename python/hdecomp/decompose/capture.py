@@ -159,7 +159,7 @@ def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool
     fa, fb = _flatten(a), _flatten(b)
     if len(fa) != len(fb):
         return False
-    for x, y in zip(fa, fb):
+    for x, y in zip(fa, fb, strict=True):
         if isinstance(x, torch.Tensor) != isinstance(y, torch.Tensor):
             return False
         if isinstance(x, torch.Tensor):
@@ -260,7 +260,7 @@ def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expe
 
 
 def _is_plain_tensor_attr(module: nn.Module, target: str) -> bool:
-    names = dict(module.named_parameters(remove_duplicate=False))
+    names: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
     names.update(dict(module.named_buffers(remove_duplicate=False)))
     return target not in names
 
@@ -293,7 +293,7 @@ class _GraphBuilder:
         self.values: dict[str, Any] = {}
         self.state = {id(t): name for name, t in module.named_parameters(remove_duplicate=False)}
         self.state.update({id(t): name for name, t in module.named_buffers(remove_duplicate=False)})
-        self.state_obj = {name: t for name, t in module.named_parameters(remove_duplicate=False)}
+        self.state_obj: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
         self.state_obj.update(dict(module.named_buffers(remove_duplicate=False)))
         self.unknown_tensors: list[str] = []
 
@@ -426,7 +426,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
             except CaptureError as exc:
                 mode.error = exc
                 node = None
-            mod._hdecomp_node = node  # type: ignore[attr-defined]
+            mod._hdecomp_node = node  # type: ignore[assignment]
             calls[target] = calls.get(target, 0) + 1
             direct.add(target)
         depth[0] += 1
@@ -438,7 +438,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         node = getattr(mod, "_hdecomp_node", None)
         if depth[0] == 0 and node is not None and mode.error is None:
             b.bind(node, out)
-            mod._hdecomp_node = None  # type: ignore[attr-defined]
+            mod._hdecomp_node = None  # type: ignore[assignment]
 
     for m in names:
         hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True))

@@ -220,6 +220,14 @@ class ComponentText:
         return "\n".join(lines) + "\n\n" + self.body
 
 
+def self_test_block(outputs: Any, kwargs_fn: bool = True) -> str:
+    """The self-test appended to a model file that has none."""
+    text = _self_test(outputs).lstrip("\n")
+    if not kwargs_fn:
+        text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
+    return text
+
+
 def _self_test(outputs: Any) -> str:
     expected = []
     for t in flat_tensors(outputs):
@@ -365,7 +373,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     ret = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
     if not outs:
         ret = "None"
-    lines = [f"class Model(nn.Module):", f'    """{doc}"""', "", "    def __init__(self):",
+    lines = ["class Model(nn.Module):", f'    """{doc}"""', "", "    def __init__(self):",
              "        super().__init__()"]
     lines += init_lines
     lines += ["", f"    def forward(self, {params}):" if params else "    def forward(self):"]
@@ -452,17 +460,17 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             body.append(f"return {fmt(n.args[0], names, ctx)}")
             continue
         if n in member_of:
-            c = group_at.get(n)
-            if c is None:
+            g = group_at.get(n)
+            if g is None:
                 continue
-            args = ", ".join(names[a] for a in c.inputs)
-            outs = [names[o] for o in c.outputs]
+            args = ", ".join(names[a] for a in g.inputs)
+            outs = [names[o] for o in g.outputs]
             if not outs:
-                body.append(f"self.{c.attr}({args})")
+                body.append(f"self.{g.attr}({args})")
             elif len(outs) == 1:
-                body.append(f"{outs[0]} = self.{c.attr}({args})")
+                body.append(f"{outs[0]} = self.{g.attr}({args})")
             else:
-                body.append(f"{', '.join(outs)} = self.{c.attr}({args})")
+                body.append(f"{', '.join(outs)} = self.{g.attr}({args})")
             continue
         body.append(statement(n, names, ctx, module_attr, {}))
     lines = ["import torch", "import torch.nn as nn", ""]

@@ -10,6 +10,7 @@ language server turns them into one WorkspaceEdit, a CLI or a test writes them t
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import keyword
 import re
@@ -27,8 +28,17 @@ from hdecomp.refactor.state_keys import (
 )
 
 MODEL_CLASSES = ("RefactoredModel", "Model")
+# nn.Module's own state every child has as well (the parent's .eval() reaches it)
+_MODULE_STATE = {"training"}
 TODO_SHAPE = "# TODO(hdecomp): fill in the input shape"
 TODO_VALUE = "# TODO(hdecomp): fill in this constructor argument"
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(source: str) -> ast.Module:
+    """Parse once per text: editors ask for code actions on every selection change. The trees are only
+    read, never changed, so sharing them is safe."""
+    return ast.parse(source)
 
 
 class ExtractionRefused(ValueError):
@@ -167,7 +177,7 @@ def _find_model_forward(tree: ast.Module, offsets: _Offsets, start: int, end: in
 def check_selection(source: str, span: Span) -> SelectionInfo:
     """Validate a selection (fast, `ast` only); raises ExtractionRefused with the reason."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except SyntaxError as exc:
         raise ExtractionRefused(f"the file has a syntax error (line {exc.lineno}): fix it first") from None
     except ValueError as exc:
@@ -375,6 +385,12 @@ def _data_flow(info: SelectionInfo, offsets: _Offsets) -> _Flow:
     comp_names: set[str] = set()
     for n in nodes:
         comp_names |= _comprehension_names(n)
+    outer_comp = _comprehension_names(fwd) - comp_names - local_names
+    for n in nodes:
+        for name in _names(n, ast.Load):
+            if name.id in outer_comp:
+                raise ExtractionRefused(f"`{name.id}` is bound by a comprehension or lambda around the selection: "
+                                        "select the whole comprehension")
     for n in nodes:
         for name in sorted(_names(n, ast.Load), key=lambda x: offsets.node(x)[0]):
             ident = name.id
@@ -406,6 +422,13 @@ def _data_flow(info: SelectionInfo, offsets: _Offsets) -> _Flow:
                 if x.id not in ordered_stores:
                     ordered_stores.append(x.id)
         outputs = [x for x in ordered_stores if x in later and x not in comp_names]
+        # an output assigned only inside a branch or loop keeps its old value when that code does not run:
+        # the child needs the old value as an argument
+        surely: set[str] = set()
+        for stmt in info.statements:
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                surely |= {x.id for x in _names(stmt, ast.Store)}
+        inputs += [x for x in outputs if x in stores_before and x not in surely and x not in inputs]
     return _Flow(inputs, outputs, globals_used)
 
 
@@ -669,7 +692,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
     moved: list[str] = []
     copied: list[str] = []
     resolver = make_resolver(tree, folder)
-    for attr in used_attrs:
+    for attr in [a for a in used_attrs if a not in _MODULE_STATE]:
         entry = init_attrs.get(attr)
         if entry is None:
             raise ExtractionRefused(f"`self.{attr}` is not set in __init__: the child cannot rebuild it")
@@ -770,12 +793,13 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
     body_globals = flow.globals_used | ctor_globals | value_globals
     needed = _needed_module_nodes(tree, body_globals, folder)
     header_imports: list[str] = []
+    child_imports: list[str] = []
     other_nodes: list[str] = []
     have_torch = have_nn = False
     for node in needed:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             if _is_local_import(node, folder):
-                header_imports.append(_local_import_for_child(node, in_step))
+                child_imports.append(_local_import_for_child(node))
             else:
                 header_imports.append(_segment(source, offsets, node))
         else:
@@ -785,6 +809,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
         have_nn |= bool(re.search(r"\bas nn\b|from torch import .*\bnn\b", line))
     std = [ln for ln in header_imports if re.match(r"(import|from) (torch|numpy|math|sys)\b", ln)]
     local = [ln for ln in header_imports if ln not in std]
+    local += _child_import_block(child_imports, in_step)
     if not have_torch:
         std.insert(0, "import torch")
     if not have_nn:
@@ -851,21 +876,29 @@ def _not_reassigned_before(fwd: ast.FunctionDef, var: str, start: int, offsets: 
                    and offsets.node(n)[0] < start for n in ast.walk(fwd))
 
 
-def _local_import_for_child(node: ast.stmt, in_step: bool) -> str:
-    """A parent's import of a children/ file, as the child (which lives in children/) spells it: by its
-    bare name when children/ is on sys.path (its self-test, hdecomp's loader), else through `children.`."""
+def _local_import_for_child(node: ast.stmt) -> str:
+    """A parent's import of a children/ file, as the child (which lives in children/ too) spells it."""
     if isinstance(node, ast.ImportFrom) and node.module:
         mod = node.module
         if mod.startswith("children."):
             mod = mod[len("children."):]
         names = ", ".join(f"{a.name} as {a.asname}" if a.asname else a.name for a in node.names)
-        if not in_step:
-            return f"from {mod} import {names}"
-        return (f"try:  # children/ on sys.path (this file's self-test, hdecomp's loader)\n"
-                f"    from {mod} import {names}\n"
-                f"except ModuleNotFoundError:  # imported as children.<name> from the step folder\n"
-                f"    from children.{mod} import {names}")
+        return f"from {mod} import {names}"
     return ast.unparse(node)
+
+
+def _child_import_block(imports: list[str], in_step: bool) -> list[str]:
+    """Sibling children by bare name when children/ is on sys.path (the child's self-test, hdecomp's
+    loader), else through `children.` (imported from the step folder)."""
+    if not imports:
+        return []
+    if not in_step:
+        return imports
+    fallback = [re.sub(r"^from ", "from children.", ln) for ln in imports]
+    return ["try:  # children/ on sys.path: this file's self-test, hdecomp's loader",
+            *[f"    {ln}" for ln in imports],
+            "except ModuleNotFoundError:  # imported as children.<name> from the step folder",
+            *[f"    {ln}" for ln in fallback]]
 
 
 def _dedupe(lines: list[str]) -> list[str]:
@@ -1048,7 +1081,7 @@ def kernel_span(source: str, span: Span) -> Span:
     when it is one (its call, when the violation names a function), otherwise the smallest statement of
     forward() around it."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except (SyntaxError, ValueError):
         raise ExtractionRefused("the file has a syntax error: fix it first") from None
     offsets = _Offsets(source)

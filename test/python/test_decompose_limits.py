@@ -1,0 +1,126 @@
+"""What `hdecomp decompose` cannot decompose is reported, never silently partial; outputs are
+deterministic; the building blocks (names, literals, constructor rebuilding) behave."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from hdecomp.cli import main
+from hdecomp.decompose.capture import record_init_args
+from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.naming import NameRegistry, snake
+from hdecomp.decompose.source import SourceContext, check_rebuild, literal, module_expr
+from hdecomp.errors import HdecompError
+from torch import nn
+
+FIXTURES = Path(__file__).parent / "fixtures" / "decompose"
+QUICK = DecomposeOptions(finish=False)
+
+
+def test_data_dependent_branch_is_caught_and_reported(tmp_path: Path) -> None:
+    dec = decompose(FIXTURES / "data_dependent.py", tmp_path, QUICK, progress=False)
+    res = result_dict(dec)
+    assert res["status"] == "PARTIAL"
+    assert res["steps"] == 1 and res["steps_passed"] == 0
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    assert tree["metadata"]["verification_status"] == "INCOMPLETE"
+    assert tree["metadata"]["incomplete"] == ["data_dependent"]
+    node = tree["nodes"]["data_dependent"]
+    assert node["status"] == "fail" and "step_1_data_dependent FAIL" in node["reason"]
+    log = json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
+    assert any(e["type"] == "difficulty" and "branch stopped" in (e.get("resolution") or "") for e in log)
+    assert "data_dependent" in (dec.root / "decomposition_analysis.md").read_text().split("## Incomplete")[1]
+
+
+def test_autocast_region_is_kept_whole(tmp_path: Path) -> None:
+    dec = decompose(FIXTURES / "autocast_region.py", tmp_path, QUICK, progress=False)
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    node = tree["nodes"]["autocast_region"]
+    assert node["decomposable"] is False
+    assert "does not reproduce" in node["reason"]
+    assert not (dec.root / "steps").exists() or not any((dec.root / "steps").iterdir())
+    assert result_dict(dec)["status"] == "ERROR"
+
+
+def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decompose", str(tmp_path / "nope.py"), "-o", str(tmp_path)]) == 2
+    assert "model file not found" in capsys.readouterr().err
+    assert main(["decompose", str(FIXTURES / "needs_missing_pkg.py"), "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "needs_missing_pkg.py" in err and "hdecomp_surely_not_installed_pkg" in err and "not installed" in err
+    code = main(["decompose", str(FIXTURES / "loops_shared_tied.py"), "-o", str(tmp_path), "--json",
+                 "--max-depth", "0"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["status"] == "PARTIAL" and out["incomplete"] == ["loops_shared_tied"]
+    assert "--max-depth 0" in out["reasons"]["loops_shared_tied"]
+    # the copied model file got a self-test, so `hdecomp test` passes on it
+    assert out["self_tests"]["status"] == "PASS"
+
+
+def test_max_depth_and_batch_limit_are_recorded(tmp_path: Path) -> None:
+    opts = DecomposeOptions(finish=False, max_depth=1, batch_limit=1)
+    dec = decompose(FIXTURES / "loops_shared_tied.py", tmp_path, opts, progress=False)
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    assert tree["metadata"]["batch_limit"] == 1
+    assert "--max-depth 1" in tree["nodes"]["block"]["reason"]
+    result = json.loads((dec.root / "steps" / "step_1_loops_shared_tied" / "verification_result.json").read_text())
+    assert result["batch_limit"] == 1
+    assert result_dict(dec)["status"] == "PARTIAL"
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.suffix == ".py" or p.name in ("weight_map.json", "decomposition_tree.json"):
+            text = p.read_text()
+            out[str(p.relative_to(root))] = re.sub(r'"timestamp": "[^"]*"', "", text)
+    return out
+
+
+def test_output_is_deterministic(tmp_path: Path) -> None:
+    a = decompose(FIXTURES / "io_kinds.py", tmp_path / "a", QUICK, progress=False)
+    b = decompose(FIXTURES / "io_kinds.py", tmp_path / "b", QUICK, progress=False)
+    sa, sb = _snapshot(a.root), _snapshot(b.root)
+    assert sa.keys() == sb.keys() and len(sa) > 5
+    tree_a = sa.pop("decomposition_tree.json").replace(str(tmp_path / "a"), "")
+    tree_b = sb.pop("decomposition_tree.json").replace(str(tmp_path / "b"), "")
+    assert sa == sb
+    assert tree_a == tree_b
+
+
+def test_names_and_dedup() -> None:
+    assert snake("BatchNorm2d") == "batch_norm2d"
+    assert snake("TransformerBlock") == "transformer_block"
+    assert snake("RMSNorm") == "rmsnorm"
+    reg = NameRegistry()
+    assert reg.name_for("relu_fp32", "A") == ("relu_fp32", True)
+    assert reg.name_for("relu_fp32", "A") == ("relu_fp32", False)
+    assert reg.name_for("relu_fp32", "B") == ("relu_fp32_v2", True)
+
+
+def test_literals_and_module_rebuild() -> None:
+    ctx = SourceContext(user_file=None)
+    assert literal(float("-inf"), ctx) == 'float("-inf")'
+    assert literal((3,), ctx) == "(3,)"
+    assert literal(torch.float16, ctx) == "torch.float16"
+    assert literal(slice(None, 2, None), ctx) == "slice(None, 2, None)"
+    with record_init_args():
+        conv = nn.Conv2d(3, 64, kernel_size=3, padding=1)
+        seq = nn.Sequential(nn.Linear(4, 8), nn.GELU(approximate="tanh"))
+        half = nn.Linear(4, 4, bias=False).to(torch.float64)
+    assert module_expr(conv, ctx) == "nn.Conv2d(3, 64, kernel_size=3, padding=1)"
+    assert module_expr(seq, ctx) == "nn.Sequential(nn.Linear(4, 8), nn.GELU(approximate='tanh'))"
+    expr = module_expr(half, ctx)
+    assert expr == "nn.Linear(4, 4, bias=False, dtype=torch.float64)"
+    ns = {"torch": torch, "nn": nn}
+    assert check_rebuild(expr, half, ns) is None
+    assert check_rebuild("nn.Linear(4, 5)", half, ns) is not None
+
+
+def test_missing_model_raises() -> None:
+    with pytest.raises(HdecompError):
+        decompose(FIXTURES / "does_not_exist.py", "/tmp", QUICK, progress=False)
