@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs hdecomp into .venv (torch 2.13.0, the CPU build, first: a bare `torch` would pull a CUDA build).
+# Installs hdecomp into .venv (torch 2.13.0, the CPU build, first: a bare `torch` would pull a CUDA build),
+# and the extension's Node dependencies when npm is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
@@ -7,3 +8,8 @@ PY="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[dev]"
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+else
+  echo "setup: npm not found: the VS Code extension is not built (the Python tools are ready)" >&2
+fi

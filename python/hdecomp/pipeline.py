@@ -148,8 +148,8 @@ def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcom
     """Verify one step in process and write its verification_result.json and coverage_report.json."""
     from hdecomp.verify import verify_step
     if step.problem or step.original is None:
-        cause = f"{step.dir / ('original.py' if step.original is None else 'refactored.py')}: " \
-                f"{step.problem or 'original.py is missing'}"
+        about = "refactored.py" if (step.problem or "").startswith("refactored.py") else "original.py"
+        cause = f"{step.dir / about}: {step.problem or 'original.py is missing'}"
         write_json_atomic(step.result_file, _error_result(step, cause))
         return StepOutcome(step=step, status="ERROR", error=cause)
     t0 = time.perf_counter()

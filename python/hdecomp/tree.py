@@ -714,6 +714,36 @@ def step_for_node(tree: DecompositionTree, node: TreeNode, steps: list[Step]) ->
             return s
     return None
 
+
+def step_status(step: Step) -> str:
+    """"pass" | "fail" | "error" from the step's verification_result.json, "unverified" when there is
+    none (or it cannot be read: a half-written file counts as no result)."""
+    try:
+        data = read_json(step.result_file)
+    except (OSError, ValueError):
+        return "unverified"
+    status = str(data.get("status", "")).upper() if isinstance(data, dict) else ""
+    return {"PASS": "pass", "FAIL": "fail", "ERROR": "error"}.get(status, "unverified")
+
+
+def node_statuses(tree: DecompositionTree, steps: list[Step] | None = None) -> dict[str, tuple[str, Step | None]]:
+    """For every node: (status, the step that decomposes it). Kernels and other leaves without a step
+    take their parent step's status (they were checked as that step's children)."""
+    if steps is None:
+        steps = discover_steps(tree.root_dir, tree) if tree.root_dir is not None else []
+    out: dict[str, tuple[str, Step | None]] = {}
+    for node, _ in tree.walk():
+        step = step_for_node(tree, node, steps)
+        if step is not None:
+            out[node.id] = (step_status(step), step)
+    for nid, node in tree.nodes.items():
+        if nid not in out:
+            parent = tree.nodes.get(node.parent) if node.parent else None
+            inherited = out.get(parent.id) if parent is not None else None
+            out[nid] = (inherited[0] if inherited else "unverified", None)
+    return out
+
+
 __all__ = [
     "LEVEL_DIRS",
     "LEVEL_NAMES",
@@ -731,7 +761,9 @@ __all__ = [
     "discover_steps",
     "level_from_path",
     "level_name",
+    "node_statuses",
     "parse_level",
     "source_key",
     "step_for_node",
+    "step_status",
 ]

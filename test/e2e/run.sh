@@ -7,16 +7,18 @@
 # fixture's .vscode/settings.json as hdecomp.interpreter), drives it with Playwright (test/e2e/e2e.js),
 # then stops code-server by its PID. Exits non-zero when anything fails.
 #
-#   usage: test/e2e/run.sh            (screenshots -> docs/images/, logs -> test-results/e2e/)
+#   usage: test/e2e/run.sh            (screenshots and logs -> test-results/e2e/)
 #   env:   HDECOMP_E2E_CACHE   tool cache (default ~/.cache/hdecomp-e2e; keep it between CI runs)
 #          HDECOMP_E2E_SKIP_BUILD=1   reuse dist/hdecomp.vsix
 #          HDECOMP_E2E_KEEP=1         keep the temporary workspace and profile
 #          HDECOMP_E2E_ONLY="trusted"  run only these sessions (trusted, untrusted, no-hdecomp)
+#          HDECOMP_E2E_IMAGES=docs/images  where screenshots go (set it to refresh the README's pictures)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 RESULTS="$ROOT/test-results/e2e"
-IMAGES="$ROOT/docs/images"
+IMAGES="${HDECOMP_E2E_IMAGES:-$RESULTS/screenshots}"
+case "$IMAGES" in /*) ;; *) IMAGES="$ROOT/$IMAGES" ;; esac
 PYTHON="$ROOT/.venv/bin/python"
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS" "$IMAGES"

@@ -119,6 +119,10 @@ def test_missing_original_that_cannot_be_found(tmp_path: Path) -> None:
     assert bad.status == "ERROR" and "original.py is missing" in bad.error
     assert str(root / "steps" / "step_3_conv_relu_3x4_to_kernels" / "original.py") in bad.error
     assert sum(o.status == "PASS" for o in result.steps) == 4
+    (root / "steps" / "step_2_classifier_to_kernels" / "refactored.py").unlink()
+    result = run_pipeline(root, FAST, coverage=False)
+    gone = {o.step.dir.name: o for o in result.steps}["step_2_classifier_to_kernels"]
+    assert gone.error == f"{root / 'steps' / 'step_2_classifier_to_kernels' / 'refactored.py'}: refactored.py is missing"
 
 
 def test_foreign_folder_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from hdecomp.tree import (
     TreeFormatError,
     discover_steps,
     level_from_path,
+    node_statuses,
     parse_level,
     step_for_node,
 )
@@ -189,3 +190,18 @@ def test_decomposition_log_round_trip(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(TreeFormatError, match="not valid JSON"):
         DecompositionLog.load(tmp_path / "broken.json")
+
+
+def test_node_statuses_from_step_results(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    shutil.copytree(TINY, root)
+    steps = root / "steps"
+    (steps / "step_1_model_to_fusions" / "verification_result.json").write_text('{"status": "PASS"}')
+    (steps / "step_2_linear_relu_16x32_to_kernels" / "verification_result.json").write_text('{"status": "FAIL"}')
+    (steps / "step_3_linear_relu_32x32_to_kernels" / "verification_result.json").write_text('{"stat')  # half-written
+    tree = DecompositionTree.load(root)
+    st = node_statuses(tree)
+    assert st["root"][0] == "pass" and st["root"][1].dir.name == "step_1_model_to_fusions"
+    assert st["block1"][0] == "fail" and st["block1.linear"] == ("fail", None)
+    assert st["block2"][0] == "unverified" and st["block2.relu"][0] == "unverified"
+    assert st["head"] == ("pass", None)  # a kernel checked as a child of the model's step
