@@ -312,3 +312,20 @@ def test_extracted_component_computes_the_same_function(tmp_path: Path) -> None:
     args, _ = load_component(before).make_inputs(seed=0)
     with torch.no_grad():
         assert torch.equal(old(*args), new(*args))
+
+
+@pytest.mark.parametrize(("content", "select", "cause"), [
+    (b"# \xff\xfe not utf-8\nimport torch\n", "1-2", "not UTF-8"),
+    (b"", "1-2", "the file is empty"),
+    (b"import torch\n", "5-9", "outside the file (lines 1-1)"),
+    (b"import torch\n", "x", "bad selection"),
+])
+def test_cli_extract_bad_file_or_selection_is_one_error_line_naming_the_file(
+        tmp_path: Path, content: bytes, select: str, cause: str) -> None:
+    bad = tmp_path / "refactored.py"
+    bad.write_bytes(content)
+    res = subprocess.run([sys.executable, "-m", "hdecomp", "extract", str(bad), select],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    first = res.stderr.splitlines()[0]
+    assert first.startswith(f"ERROR: {bad}") and cause in first, first

@@ -175,3 +175,34 @@ def test_subprocess_pass() -> None:
     p = _cli("--original", str(BAD / "original.py"), "--refactored", str(BAD / "refactored_ok.py"), "-q")
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.startswith("PASS: ")
+
+
+def test_static_violations_kept_in_an_error_result(tmp_path: Path) -> None:
+    import shutil
+
+    from hdecomp.verify import verify_step
+
+    shutil.copytree(BAD / "children", tmp_path / "children")
+    src = (BAD / "refactored_forward.py").read_text().replace("y = self.fc(x)", "y = torch.relu(self.fc(x))")
+    (tmp_path / "refactored.py").write_text(src)
+    out = tmp_path / "r.json"
+    r = verify_step(BAD / "original.py", tmp_path / "refactored.py", output=out)
+    assert r.status == "ERROR" and "shape '[3, 7]' is invalid" in r.error
+    data = assert_complete_result(out, "ERROR")
+    assert any(v["op"] == "relu" for v in data["anticheat"]["source_violations"])
+    assert any(v.op == "relu" for v in r.violations)
+
+
+def test_oom_while_comparing_is_an_error(monkeypatch, tmp_path: Path) -> None:
+    import hdecomp.verify as verify_mod
+
+    def boom(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(verify_mod, "compare_outputs", boom)
+    out = tmp_path / "r.json"
+    r = verify_mod.verify_step(BAD / "original.py", BAD / "refactored_ok.py", output=out)
+    assert r.status == "ERROR" and r.exit_code == 2
+    assert "ran out of memory" in r.error and "--batch-limit" in r.error
+    assert r.error.startswith(str(BAD / "refactored_ok.py"))
+    assert_complete_result(out, "ERROR")

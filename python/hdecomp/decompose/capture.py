@@ -106,6 +106,10 @@ class Capture:
     child_calls: dict[str, int] = field(default_factory=dict)   # module target -> number of calls
 
 
+# Every run that a capture is compared with starts from this RNG state (forwards that draw random numbers).
+CAPTURE_SEED = 1234
+
+
 class CaptureError(Exception):
     """The component's forward could not be captured as a graph (the message says why)."""
 
@@ -245,6 +249,7 @@ def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expe
     gm = fx.GraphModule(work, graph)
     try:
         with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
             out, values = node_values(gm, [_clone(a) for a in args], _clone(kwargs))
     except Exception as exc:
         raise CaptureError(f"traced graph does not run ({type(exc).__name__}: {exc})") from exc
@@ -445,6 +450,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         hooks.append(m.register_forward_hook(post, with_kwargs=True))
     try:
         with torch.no_grad(), mode:
+            torch.manual_seed(CAPTURE_SEED)
             out = work(*cargs, **ckw)
     except Exception as exc:
         raise CaptureError(f"recording the forward raised {type(exc).__name__}: {exc}") from exc
@@ -464,6 +470,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     gm = fx.GraphModule(work, b.graph)
     try:
         with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
             replay, values = node_values(gm, _clone(args), _clone(kwargs))
     except Exception as exc:
         raise CaptureError(f"the recorded graph does not run ({type(exc).__name__}: {exc})") from exc

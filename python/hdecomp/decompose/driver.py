@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from hdecomp.component import load_component
-from hdecomp.decompose.capture import Capture, CaptureError, _clone, capture, record_init_args
+from hdecomp.decompose.capture import CAPTURE_SEED, Capture, CaptureError, _clone, capture, record_init_args
 from hdecomp.decompose.codegen import (
     ComponentText,
     _inputs_block,
@@ -128,16 +128,33 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-def _cut_batch(obj: Any, n: int | None) -> Any:
+def _cut_batch(obj: Any, n: int | None, batch: int | None = None) -> Any:
+    """`--batch-limit`: cut the leading dimension of the inputs that share the first input's batch size
+    (the rule verify_step uses), copying so the full-size tensors can be freed."""
     if n is None:
         return obj
+    if batch is None:
+        firsts = [t for t in _tensors_in(obj) if t.dim() > 0]
+        if not firsts or firsts[0].shape[0] <= n:
+            return obj
+        batch = int(firsts[0].shape[0])
     if isinstance(obj, torch.Tensor):
-        return obj[:n] if obj.dim() > 0 and obj.shape[0] > n else obj
+        return obj[:n].clone() if obj.dim() > 0 and obj.shape[0] == batch else obj
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_cut_batch(o, n) for o in obj)
+        return type(obj)(_cut_batch(o, n, batch) for o in obj)
     if isinstance(obj, dict):
-        return {k: _cut_batch(v, n) for k, v in obj.items()}
+        return {k: _cut_batch(v, n, batch) for k, v in obj.items()}
     return obj
+
+
+def _tensors_in(obj: Any) -> list[torch.Tensor]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _tensors_in(o)]
+    if isinstance(obj, dict):
+        return [t for k in obj for t in _tensors_in(obj[k])]
+    return []
 
 
 # ---- one step ----------------------------------------------------------------------------------------
@@ -224,16 +241,23 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     with record_init_args():
         model = comp.build(device=opts.device, timeout=opts.timeout)
     args, kwargs = comp.make_inputs(seed=42, device=opts.device, timeout=opts.timeout)
-    args, kwargs = _cut_batch(args, opts.batch_limit), _cut_batch(kwargs, opts.batch_limit)
+    args, kwargs = _cut_batch([args, kwargs], opts.batch_limit)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     with torch.no_grad():
+        torch.manual_seed(CAPTURE_SEED)
         expected = model(*_clone(args), **_clone(kwargs))
     total, per_module = _op_counts(model, _clone(args), _clone(kwargs))
     node.op_count = total
     try:
-        cap = capture(model, args, kwargs, expected)
+        # A fusion splits into kernels only: composite submodules are traced through.
+        through = {q for q, m in model.named_modules() if q and not is_kernel_module(m)} if node.level == 1 \
+            else set()
+        cap = capture(model, args, kwargs, expected, through)
+        if through:
+            dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
+                     "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
         # A forward that only calls one container/composite submodule: split that submodule's content here.
-        expand: set[str] = set()
+        expand: set[str] = set(through)
         while True:
             called = [n for n in cap.graph.nodes if n.op == "call_module"]
             computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
@@ -253,7 +277,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
                  "recorded the real execution instead" if cap.method == "record" else None)
 
     # Choose children; a cap that yields a single child equal to the parent is lowered.
-    caps = [15, 5, 1] if total > 15 else [5, 1] if total > 5 else [1]
+    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else [5, 1] if total > 5 else [1]
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in caps:
@@ -537,7 +561,7 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
         if options.batch_limit is None:
             full_out = run_user_code(lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward",
                                      path=model_file, timeout=options.timeout)
-        args, kwargs = _cut_batch(args, options.batch_limit), _cut_batch(kwargs, options.batch_limit)
+        args, kwargs = _cut_batch([args, kwargs], options.batch_limit)
         out = full_out if full_out is not None else run_user_code(
             lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
             timeout=options.timeout)

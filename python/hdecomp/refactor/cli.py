@@ -13,7 +13,7 @@ from hdecomp.refactor.extract import ExtractionRefused, Span, extract_to_child, 
 from hdecomp.results import write_text_atomic
 
 
-def parse_selection(text: str, source: str) -> Span:
+def parse_selection(text: str, source: str, path: Path | None = None) -> Span:
     """`A-B` (whole lines A..B, 1-based) or `L:C-L:C` (1-based lines, 0-based columns)."""
     m = re.fullmatch(r"(\d+):(\d+)-(\d+):(\d+)", text.strip())
     if m:
@@ -21,12 +21,13 @@ def parse_selection(text: str, source: str) -> Span:
         return Span(a, b, c, d)
     m = re.fullmatch(r"(\d+)(?:-(\d+))?", text.strip())
     if not m:
-        raise HdecompError(f"bad selection {text!r}: use LINE, FIRST-LAST or L:C-L:C")
+        raise HdecompError(f"bad selection {text!r}: use LINE, FIRST-LAST or L:C-L:C", path)
     first = int(m.group(1))
     last = int(m.group(2) or first)
     lines = source.splitlines()
     if not (1 <= first <= last <= len(lines)):
-        raise HdecompError(f"selection {text} is outside the file (1-{len(lines)})")
+        where = f"lines 1-{len(lines)}" if lines else "the file is empty"
+        raise HdecompError(f"selection {text} is outside the file ({where})", path)
     return Span(first, 0, last, len(lines[last - 1]))
 
 
@@ -36,7 +37,9 @@ def cli_extract(args: argparse.Namespace) -> int:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise HdecompError(f"cannot read the file: {exc.strerror or exc}", path) from None
-    span = parse_selection(args.select, source)
+    except UnicodeDecodeError as exc:
+        raise HdecompError(f"cannot read the file: not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
+    span = parse_selection(args.select, source, path)
     try:
         if args.op:
             span = kernel_span(source, span)
