@@ -74,14 +74,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None, help="first N problems per level (sorted by number)")
     p.add_argument("--every", type=int, default=1, metavar="K",
                    help="only every K-th problem of each level (a spread-out sample), before --limit")
+    p.add_argument("--only", nargs="+", default=None, metavar="NAME",
+                   help="only problems whose file name starts with one of these (e.g. 7_ 11_)")
     p.add_argument("--batch-limit", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per problem")
     p.add_argument("--out", default=None, help="where the decompositions go (default: a temp folder)")
     p.add_argument("--results", default=str(HERE / "results.json"))
+    p.add_argument("--merge", nargs="+", metavar="RESULTS", default=None,
+                   help="merge result files of separate runs into --results and print the table")
     p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker(args.worker[0], args.worker[1], args.batch_limit)
+    if args.merge:
+        runs = [json.loads(Path(f).read_text()) for f in args.merge]
+        merged: dict[str, Any] = {k: runs[0].get(k) for k in ("kernelbench", "batch_limit", "timeout_per_problem",
+                                                               "omp_num_threads")}
+        merged["runs"] = [{k: r.get(k) for k in ("limit", "every")} | {"levels": sorted(r["levels"])} for r in runs]
+        merged["every"] = None
+        merged["limit"] = None
+        merged["problems"] = [e for r in runs for e in r["problems"]]
+        _summarise(merged)
+        _write(merged, args.results)
+        table = markdown(merged)
+        (HERE / "table.md").write_text(table, encoding="utf-8")
+        print(table)
+        return 0
     kb = Path(args.kernelbench)
     out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
     results: dict[str, Any] = {"kernelbench": str(kb), "batch_limit": args.batch_limit, "limit": args.limit,
@@ -90,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
     for level in args.levels:
         files = sorted((kb / f"level{level}").glob("*.py"), key=lambda f: (int(f.name.split("_")[0]), f.name))
+        if args.only:
+            files = [f for f in files if f.name.startswith(tuple(args.only))]
         files = files[::max(1, args.every)]
         if args.limit:
             files = files[:args.limit]
@@ -148,7 +168,7 @@ def _write(results: dict[str, Any], path: str) -> None:
 
 def markdown(results: dict[str, Any]) -> str:
     lines = [f"KernelBench sweep of `hdecomp decompose` (CPU, `--batch-limit {results['batch_limit']}`"
-             + (f", every {results['every']}th problem" if results.get("every", 1) > 1 else "")
+             + (f", every {results['every']}th problem" if (results.get("every") or 1) > 1 else "")
              + (f", at most {results['limit']} per level" if results.get("limit") else "") + ")", "",
              "| level | run | fully decomposed | partial | failed | median s | max s | unique kernel files | kernel instances |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

@@ -194,21 +194,24 @@ def cli_batch(args: argparse.Namespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         raise HdecompError("folder not found", root)
+    as_json = getattr(args, "json", False)
+    # with --json, stdout carries the JSON document only: progress lines go to stderr
+    progress = Console(stderr=True) if as_json else console
     report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
                        console=Console(stderr=True) if args.verbose else None,
-                       on_result=lambda o: console.print(f"[{_STYLE[o.status]}]{o.status:8}[/] {o.path}",
-                                                         highlight=False))
+                       on_result=lambda o: progress.print(f"[{_STYLE[o.status]}]{o.status:8}[/] {o.path}",
+                                                          highlight=False))
+    if report["total"] == 0:  # nothing tested: say so first, and write nothing into a foreign folder
+        where = f" under {args.level}/" if args.level else ""
+        raise HdecompError(f"no decompositions{where} (folders with {TREE_FILE})", root)
     out = Path(getattr(args, "output", None) or root / RESULTS_FILE)
     write_json_atomic(out, report)
-    if getattr(args, "json", False):
+    if as_json:
         import json
         print(json.dumps(report, indent=2))
     else:
         print_table(console, report, verbose=args.verbose)
-        console.print(f"results: {out}", highlight=False)
-    if report["total"] == 0:
-        print(f"ERROR: {root}: no decompositions (folders with {TREE_FILE})")
-        return 2
+        console.print(f"results: {out}", highlight=False, soft_wrap=True)
     return 0 if report["failed"] == 0 else 1
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -152,6 +153,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ERROR: {exc.headline}", file=sys.stderr)
         if exc.details and getattr(args, "verbose", False):
             print(exc.details, file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # `hdecomp ... | head`: the reader left; no traceback
+        try:
+            sys.stdout = open(os.devnull, "w")  # keeps the interpreter's final flush quiet
+        except OSError:
+            pass
+        return 141
+    except OSError as exc:  # a file the command had to write or read (e.g. --output is a folder)
+        target = exc.filename2 if exc.filename2 is not None else exc.filename
+        where = f"{target}: " if target is not None else ""
+        print(f"ERROR: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -745,7 +745,7 @@ def compose(root: str | Path, *, run: bool = True, batch_limit: int | None = Non
     root = Path(root)
     t0 = time.perf_counter()
     if not root.is_dir():
-        raise HdecompError("decomposition folder not found", root)
+        raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
     try:
         comp = build_composition(root)
         comp.weight_map = composed_weight_map(comp, timeout=timeout)
@@ -808,19 +808,22 @@ def _record_in_test_results(root: Path, result: ComposeResult) -> None:
 def cli_compose(args: argparse.Namespace) -> int:
     result = compose(args.dir, run=not args.no_run, batch_limit=args.batch_limit, device=args.device,
                      timeout=args.timeout)
-    if getattr(args, "json", False):
+    as_json = getattr(args, "json", False)
+    if as_json:
         print(json.dumps(result.to_dict(), indent=2))
+    # with --json, stdout carries the JSON document only; errors always go to stderr, first
+    human = sys.stderr if as_json else sys.stdout
+    if result.status == "ERROR":
+        print(f"ERROR: {result.reason}", file=sys.stderr)
     for n in result.notes:
         print(f"note: {n}", file=sys.stderr)
-    if result.status == "ERROR":
-        print(f"ERROR: {result.reason}")
-    elif result.status == "WRITTEN":
-        print(f"wrote {result.script} ({len(result.steps)} steps, {len(result.kernels)} kernel files)")
-    else:
+    if result.status == "WRITTEN":
+        print(f"wrote {result.script} ({len(result.steps)} steps, {len(result.kernels)} kernel files)", file=human)
+    elif result.status != "ERROR":
         diff = f"{result.max_diff:.3e}" if isinstance(result.max_diff, (int, float)) else "n/a"
         print(f"{result.status}: composition of {len(result.steps)} steps from {len(result.kernels)} kernel "
-              f"files, max diff {diff}" + (f" ({result.reason})" if result.reason else ""))
-        print(f"script: {result.script}")
+              f"files, max diff {diff}" + (f" ({result.reason})" if result.reason else ""), file=human)
+        print(f"script: {result.script}", file=human)
     return result.exit_code
 
 

@@ -454,9 +454,10 @@ def cli_coverage(args: argparse.Namespace) -> int:
     model = Path(args.model)
     if not model.exists():
         raise HdecompError("model file not found", model)
+    _check_model_source(model)  # a wrong --model must not replace a good coverage_summary.json
     decomp = Path(args.decomp_dir)
     if not decomp.is_dir():
-        raise HdecompError("decomposition folder not found", decomp)
+        raise HdecompError("not a folder" if decomp.exists() else "decomposition folder not found", decomp)
     mode: InputMode = "full" if getattr(args, "full_size", False) else (
         "meta" if getattr(args, "meta", False) else "auto")
     output = args.output
@@ -465,16 +466,38 @@ def cli_coverage(args: argparse.Namespace) -> int:
     report = compute_coverage(model, decomp, children=args.children, output=output,
                               device=args.device, timeout=args.timeout, input_mode=mode,
                               batch_limit=args.batch_limit)
+    status = report["status"]
     if getattr(args, "json", False):
         import json
         print(json.dumps(report, indent=2, default=str))
-    else:
+    elif status != "ERROR" or report.get("coverage"):
         _print_report(report)
-    status = report["status"]
     if status == "ERROR":
-        print(f"ERROR: {report.get('error')}")
+        import sys
+        print(f"ERROR: {report.get('error')}", file=sys.stderr)
+        if report.get("output_file"):
+            print(f"report: {report['output_file']}", file=sys.stderr)
         return 2
     return 0 if status == FULL else 1
+
+
+def _check_model_source(model: Path) -> None:
+    """The model file is a readable, parseable Python file (no code run): HdecompError otherwise."""
+    import ast
+    if not model.is_file():
+        raise HdecompError("is a folder, not a model file" if model.is_dir() else "not a regular file", model)
+    try:
+        source = model.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HdecompError(f"cannot read file: {exc.strerror or exc}", model) from None
+    except UnicodeDecodeError as exc:
+        raise HdecompError(f"cannot read file: not UTF-8 ({exc.reason} at byte {exc.start})", model) from None
+    try:
+        ast.parse(source, filename=str(model))
+    except SyntaxError as exc:
+        raise HdecompError(f"syntax error: {exc.msg}", model, exc.lineno) from None
+    except ValueError as exc:  # e.g. a NUL byte
+        raise HdecompError(f"not valid Python: {exc}", model) from None
 
 
 def _print_report(report: dict[str, Any]) -> None:
@@ -498,7 +521,7 @@ def _print_report(report: dict[str, Any]) -> None:
         console.print(f"original recorded with: {report.get('original_input_mode')}; "
                       f"{report['status']} ({cov['coverage_pct']}%)")
     if report.get("output_file"):
-        console.print(f"report: {report['output_file']}", highlight=False)
+        console.print(f"report: {report['output_file']}", highlight=False, soft_wrap=True)
 
 
 __all__ = ["Inventory", "cli_coverage", "compare_inventories", "component_inventory", "compute_coverage",

@@ -141,7 +141,12 @@ def _error_result(step: Step, cause: str) -> dict[str, Any]:
     """A verification_result.json for a step that could not be verified at all (original format keys)."""
     return {"timestamp": datetime.now().isoformat(),
             "original_file": str(step.original or step.dir / "original.py"),
-            "refactored_file": str(step.refactored), "status": "ERROR", "error": cause}
+            "refactored_file": str(step.refactored), "status": "ERROR",
+            # the checks never ran: their sections say so (the schema requires them)
+            "anticheat": {"status": "UNKNOWN", "violations": [], "source_violations": [],
+                          "parameter_violations": []},
+            "weight_transfer": {"status": "UNKNOWN"}, "numerical_comparison": {"status": "UNKNOWN"},
+            "error": cause}
 
 
 def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcome:
@@ -159,9 +164,11 @@ def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcom
             options = _with(options, weight_map=str(wm))
         result = verify_step(step.original, step.refactored, options, output=step.result_file)
         traces = getattr(result, "traces", None)
-        out = StepOutcome(step=step, status=result.status, max_diff=_finite(result.max_diff),
-                          error=_error_text(result.error), violations=len(result.violations or []))
         d = result.to_dict()
+        # no trial ran (load error, violation found first): there is no max diff to show, not a 0
+        compared = bool((d.get("numerical_comparison") or {}).get("trials"))
+        out = StepOutcome(step=step, status=result.status, max_diff=_finite(result.max_diff) if compared else None,
+                          error=_error_text(result.error), violations=len(result.violations or []))
         out.fail_reason = d.get("fail_reason")
         out.anticheat_status = (d.get("anticheat") or {}).get("status")
     except HdecompError as exc:
@@ -239,7 +246,10 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     from hdecomp.verify import VerifyOptions
     root = Path(root)
     if not root.is_dir():
-        raise HdecompError("decomposition folder not found", root)
+        raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
+    if not (root / TREE_FILE).exists() and not (root / "steps").is_dir():
+        # a foreign or empty folder: say so before anything is written into it
+        raise HdecompError("not a decomposition folder (no decomposition_tree.json, no steps/)", root)
     options = options or VerifyOptions()
     result = PipelineResult(root=root)
     tree = load_tree_quietly(root, result.problems)
@@ -305,14 +315,14 @@ def print_summary(console: Any, result: PipelineResult) -> None:
                       detail or "")
     console.print(table)
     for p in result.problems:
-        console.print(f"[yellow]note:[/] {p}", highlight=False)
+        console.print(f"[yellow]note:[/] {p}", highlight=False, soft_wrap=True)
     d = result.to_dict()
     t = d["timings"]
     console.print(f"{result.status}: {d['passed']} passed, {d['failed']} failed, {d['errors']} errors "
                   f"of {d['total_steps']} steps in {t['total_seconds']:.1f} s "
                   f"(forward passes {t['forward_seconds']:.1f} s)", highlight=False)
     if result.summary_file:
-        console.print(f"summary: {result.summary_file}", highlight=False)
+        console.print(f"summary: {result.summary_file}", highlight=False, soft_wrap=True)
 
 
 def options_from_args(args: argparse.Namespace) -> Any:

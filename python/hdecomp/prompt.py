@@ -101,7 +101,12 @@ def cli_prompt(args: Any) -> int:
     prompt = build_prompt(args.model, getattr(args, "output", None))
     target = getattr(args, "write", None)
     if target:
-        path = write_text_atomic(Path(target), prompt.text)
+        try:
+            path = write_text_atomic(Path(target), prompt.text)
+        except IsADirectoryError:
+            raise HdecompError("is a folder: --write takes a file name", target) from None
+        except OSError as exc:
+            raise HdecompError(f"cannot write the prompt: {exc.strerror or exc}", target) from None
         print(f"prompt for {prompt.model.name} written to {path} (output folder {prompt.output_dir}/)",
               file=sys.stderr)
     else:

@@ -165,7 +165,10 @@ def cli_test(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     root = Path(args.dir)
     if not root.is_dir():
-        raise HdecompError("decomposition folder not found", root)
+        raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
+    if args.timeout is not None and args.timeout <= 0:
+        # every self-test would "time out" and overwrite a good test_results.json
+        raise HdecompError(f"--timeout must be more than 0 seconds (got {args.timeout:g})")
     files = component_files(root)
     if not files:
         raise HdecompError("no component files in level_3_model/ .. level_0_kernel/", root)
@@ -181,11 +184,13 @@ def cli_test(args: argparse.Namespace) -> int:
                                   + (f"  {r.cause}" if r.cause else ""), highlight=False)
 
         report = run_self_tests(root, timeout=args.timeout, jobs=max(1, args.jobs), files=files, on_result=done)
-    if getattr(args, "json", False):
+    as_json = getattr(args, "json", False)
+    if as_json:
         import json
         print(json.dumps(report.to_dict(), indent=2))
+    # with --json, stdout carries the JSON document only
     print(f"{report.status}: {report.passed}/{len(report.results)} self-tests passed "
-          f"({root / 'verification' / RESULTS_FILE})")
+          f"({root / 'verification' / RESULTS_FILE})", file=sys.stderr if as_json else sys.stdout)
     return report.exit_code
 
 

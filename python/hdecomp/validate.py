@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -495,6 +497,11 @@ def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, LayoutNo
         children = step / "children"
         if not children.is_dir() or not any(children.glob("*.py")):
             report.add(f"{rel}/children", "missing or empty: the step's child component files live here", "steps")
+        elif (step / "refactored.py").is_file():
+            for line, module in missing_child_imports(step / "refactored.py"):
+                report.add(f"{rel}/refactored.py:{line}", f"imports {module!r} but {rel}/children/"
+                           f"{module.split('.')[-1]}.py does not exist (nor an installed module of that name)",
+                           "steps")
         result_file = step / "verification_result.json"
         if not result_file.is_file():
             report.add(result_file, "missing: run hdecomp verify-step --original original.py --refactored "
@@ -517,6 +524,48 @@ def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, LayoutNo
             report.add(f"{rel}/coverage_report.json", "missing (hdecomp pipeline writes it)", "steps",
                        severity="warning")
     _check_steps_cover_parents(root, report, nodes, step_dirs)
+
+
+def missing_child_imports(refactored: Path) -> list[tuple[int, str]]:
+    """(line, module) of each `from children.X import ...` / `from children import X` whose file is absent.
+    The verifier would fail to import such a step; a half-copied step folder is caught here, statically."""
+    try:
+        tree = ast.parse(refactored.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []  # reported by the component checks
+    missing: list[tuple[int, str]] = []
+    children = refactored.parent / "children"
+
+    def absent(name: str) -> bool:
+        return not (children / f"{name}.py").is_file() and not (children / name / "__init__.py").is_file()
+
+    def unknown_top_level(name: str) -> bool:
+        # the original workspace's layout imports children as top-level modules (children/ on sys.path)
+        if not absent(name) or (refactored.parent / f"{name}.py").is_file():
+            return False
+        if name in sys.stdlib_module_names:
+            return False
+        try:
+            return importlib.util.find_spec(name) is None  # top-level lookup only: runs no module code
+        except (ImportError, ValueError):
+            return True
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            parts = node.module.split(".")
+            if parts[0] != "children":
+                if len(parts) == 1 and unknown_top_level(parts[0]):
+                    missing.append((node.lineno, node.module))
+                continue
+            if len(parts) >= 2 and absent(parts[1]):
+                missing.append((node.lineno, node.module))
+            elif len(parts) == 1:
+                missing.extend((node.lineno, f"children.{a.name}") for a in node.names
+                               if a.name != "*" and absent(a.name))
+        elif isinstance(node, ast.Import):
+            missing.extend((node.lineno, a.name) for a in node.names
+                           if "." not in a.name and unknown_top_level(a.name))
+    return missing
 
 
 def _step_sort_key(path: Path) -> tuple[int, str]:

@@ -357,3 +357,23 @@ def test_check_cli_exit_codes_and_json(capsys: pytest.CaptureFixture[str], tmp_p
     bad = tmp_path / "bad.py"
     bad.write_bytes(b"\xff\xfe not utf-8")
     assert cli_check(type("A", (), {"files": [str(bad)], "json": False})()) == 2
+
+
+def test_unreadable_refactored_file_is_one_error_line_in_check_and_verify_step(tmp_path: Path) -> None:
+    from hdecomp.errors import HdecompError
+    folder = tmp_path / "refactored.py"
+    folder.mkdir()
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# \xff\xfe\nimport torch\n")
+    for bad, cause in ((folder, "is a folder"), (latin, "not UTF-8")):
+        with pytest.raises(HdecompError, match=cause):
+            analyze_file(bad)
+        with pytest.raises(OSError):  # the old contract still holds for callers that catch OSError
+            analyze_file(bad)
+        original = CORPUS / "honest_mlp" / "original.py"
+        for cmd in (["check", str(bad)], ["verify-step", "--original", str(original), "--refactored", str(bad)]):
+            res = subprocess.run([sys.executable, "-m", "hdecomp", *cmd], capture_output=True, text=True,
+                                 timeout=120)
+            first = res.stderr.splitlines()[0]
+            assert res.returncode == 2 and first == f"ERROR: {bad}: {first.split(': ', 2)[2]}", res.stderr
+            assert cause in first and "internal error" not in res.stderr and "Traceback" not in res.stderr

@@ -71,3 +71,21 @@ def test_cli_writes_json_and_exit_code(tmp_path: Path) -> None:
     assert data["total"] == 1 and data["partial"] == 1 and data["results"][0]["status"] == "PARTIAL"
     assert main(["batch", str(root), "--level", "level9"]) == 2
     assert main(["batch", str(tmp_path / "absent")]) == 2
+
+
+def test_cli_json_is_one_document_and_empty_root_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    root = tmp_path / "out"
+    (root / "k" / "level_0_kernel").mkdir(parents=True)
+    (root / "k" / "decomposition_tree.json").write_text('{"nodes": {}}')
+    (root / "k" / "level_0_kernel" / "x.py").write_text("print('PASS')\n")
+    capsys.readouterr()
+    assert main(["batch", str(root), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["total"] == 1  # progress lines must not break the JSON
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["batch", str(empty)]) == 2
+    assert capsys.readouterr().err.startswith(f"ERROR: {empty}: no decompositions")
+    assert list(empty.iterdir()) == []

@@ -4,6 +4,7 @@ weights mapped through the steps' maps, a standalone script with PASS/FAIL and e
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 from pathlib import Path
 
@@ -95,10 +96,19 @@ def test_missing_child_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFi
     root = _copy("tiny_mlp", tmp_path)
     (root / "steps" / "step_3_linear_relu_32x32_to_kernels" / "children" / "linear_32x32_fp32.py").unlink()
     code = main(["compose", str(root)])
-    out = capsys.readouterr().out
+    err = capsys.readouterr().err
     assert code == 2
-    assert "ERROR:" in out and "step_3_linear_relu_32x32_to_kernels" in out
+    assert err.startswith("ERROR: ") and "step_3_linear_relu_32x32_to_kernels" in err.splitlines()[0]
     assert not (root / "verification" / "composition_test.py").exists()
+    assert main(["compose", str(root), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["status"] == "ERROR"  # stdout is the JSON document alone
+
+
+def test_json_output_is_one_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    capsys.readouterr()
+    assert main(["compose", str(root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "PASS"
 
 
 def test_broken_refactored_and_no_steps(tmp_path: Path) -> None:

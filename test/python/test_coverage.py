@@ -211,3 +211,27 @@ def test_instances_from_the_composition_without_a_tree(tiny: Path) -> None:
     assert report["instances_from"] == "composition of the steps"
     assert {c["file"].rsplit("/", 1)[-1]: c["instances"] for c in report["components"]}["relu_fp32.py"] == 2
     assert report["status"] == "FULL_COVERAGE"
+
+
+@pytest.mark.parametrize(("content", "cause"), [
+    (None, "is a folder"),
+    (b"import torch\nclass Model(torch.nn.Module:\n", "syntax error"),
+    (b"# \xff\xfe\nimport torch\n", "not UTF-8"),
+])
+def test_cli_bad_model_keeps_the_existing_summary(tiny: Path, content: bytes | None, cause: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    summary = tiny / "verification" / "coverage_summary.json"
+    summary.parent.mkdir(exist_ok=True)
+    summary.write_text('{"status": "FULL_COVERAGE"}')
+    bad = tiny / "bad_model.py"
+    if content is None:
+        bad.mkdir()
+    else:
+        bad.write_bytes(content)
+    capsys.readouterr()
+    assert main(["coverage", "--model", str(bad), "--decomp-dir", str(tiny)]) == 2
+    captured = capsys.readouterr()
+    first = captured.err.splitlines()[0]
+    assert first.startswith(f"ERROR: {bad}") and cause in first, captured.err
+    assert captured.out == ""  # no empty table
+    assert read_json(summary) == {"status": "FULL_COVERAGE"}

@@ -119,6 +119,8 @@ def test_missing_original_that_cannot_be_found(tmp_path: Path) -> None:
     assert bad.status == "ERROR" and "original.py is missing" in bad.error
     assert str(root / "steps" / "step_3_conv_relu_3x4_to_kernels" / "original.py") in bad.error
     assert sum(o.status == "PASS" for o in result.steps) == 4
+    written = read_json(root / "steps" / "step_3_conv_relu_3x4_to_kernels" / "verification_result.json")
+    assert written["status"] == "ERROR" and schema_errors(written, "verification_result") == []
     (root / "steps" / "step_2_classifier_to_kernels" / "refactored.py").unlink()
     result = run_pipeline(root, FAST, coverage=False)
     gone = {o.step.dir.name: o for o in result.steps}["step_2_classifier_to_kernels"]
@@ -128,10 +130,23 @@ def test_missing_original_that_cannot_be_found(tmp_path: Path) -> None:
 def test_foreign_folder_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "notes.txt").write_text("not a decomposition")
     assert main(["pipeline", str(tmp_path)]) == 2
-    out = capsys.readouterr().out
-    assert "no step folders" in out
+    err = capsys.readouterr().err
+    assert err.startswith(f"ERROR: {tmp_path}: not a decomposition folder"), err
+    assert not (tmp_path / "verification").exists(), "nothing may be written into a foreign folder"
+    (tmp_path / "steps").mkdir()  # a decomposition with no step yet: reported, summary written
+    assert main(["pipeline", str(tmp_path)]) == 2
+    assert "no step folders" in capsys.readouterr().out
     assert read_json(tmp_path / "verification" / "step_verification_summary.json")["status"] == "ERROR"
     assert main(["pipeline", str(tmp_path / "absent")]) == 2
+
+
+def test_a_step_that_never_ran_a_trial_has_no_max_diff(tmp_path: Path) -> None:
+    root = _copy("tiny_mlp", tmp_path)
+    (root / "steps" / "step_2_linear_relu_16x32_to_kernels" / "children" / "relu_fp32.py").unlink()
+    by = {o.step.dir.name: o for o in run_pipeline(root, FAST, coverage=False).steps}
+    assert by["step_2_linear_relu_16x32_to_kernels"].status == "ERROR"
+    assert by["step_2_linear_relu_16x32_to_kernels"].max_diff is None
+    assert by["step_1_model_to_fusions"].max_diff is not None
 
 
 def test_cli_exit_codes_in_a_subprocess(tmp_path: Path) -> None:
@@ -146,3 +161,16 @@ def test_cli_exit_codes_in_a_subprocess(tmp_path: Path) -> None:
     statuses = {s["step_name"]: s["verification_status"] for s in data["steps"]}
     assert statuses["step_2_classifier_to_kernels"] == "FAIL"
     assert list(statuses.values()).count("PASS") == 4
+
+
+def test_summary_path_is_never_wrapped(tmp_path: Path) -> None:
+    import io
+
+    from hdecomp.pipeline import print_summary
+    from rich.console import Console
+    deep = tmp_path / ("a_long_folder_name_" * 4)
+    root = _copy("tiny_mlp", deep)
+    result = run_pipeline(root, FAST, coverage=False)
+    buf = io.StringIO()
+    print_summary(Console(file=buf, width=60), result)
+    assert f"summary: {result.summary_file}\n" in buf.getvalue()  # one line: copyable

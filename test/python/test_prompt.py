@@ -127,3 +127,12 @@ def test_data_dir_is_found_and_a_missing_one_is_a_clear_error(tmp_path: Path,
     monkeypatch.setattr(paths, "__file__", str(tmp_path / "site" / "pkg" / "hdecomp" / "paths.py"))
     with pytest.raises(HdecompError, match=r"data folder .* was not found"):
         paths.data_dir()
+
+
+def test_cli_write_to_a_folder_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    assert main(["prompt", str(EXAMPLE), "--write", str(folder)]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith(f"ERROR: {folder}: is a folder"), first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prompts"]  # no temporary file left

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -59,9 +60,16 @@ def test_cli(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     (root / "level_0_kernel" / "ok.py").write_text("print('PASS')\n")
     assert main(["test", str(root), "--timeout", "20"]) == 0
     assert "PASS: 1/1" in capsys.readouterr().out
+    assert main(["test", str(root), "--timeout", "20", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["passed"] == 1  # stdout is the JSON document alone
     (root / "level_0_kernel" / "bad.py").write_text("raise SystemExit(3)\n")
     assert main(["test", str(root), "--timeout", "20", "-j", "2"]) == 1
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["test", str(empty)]) == 2
     assert main(["test", str(tmp_path / "absent")]) == 2
+    before = (root / "verification" / "test_results.json").read_text()
+    capsys.readouterr()
+    assert main(["test", str(root), "--timeout", "0"]) == 2
+    assert capsys.readouterr().err.startswith("ERROR: --timeout must be more than 0")
+    assert (root / "verification" / "test_results.json").read_text() == before

@@ -149,6 +149,14 @@ def test_step_files_must_be_present(decomposition: Path) -> None:
     assert _has(problems, "steps/step_1_model_to_layers/children", "missing or empty")
 
 
+def test_step_importing_a_missing_child_file(decomposition: Path) -> None:
+    step = decomposition / "steps" / "step_3_linear_relu_to_kernels"
+    (step / "children" / "relu_fp32.py").unlink()  # a half-copied step: verify-step could not import it
+    problems = _messages(decomposition)
+    assert any(f.startswith("steps/step_3_linear_relu_to_kernels/refactored.py:") and "relu_fp32" in m
+               and "does not exist" in m for f, m in problems), problems
+
+
 def test_schema_violation_names_file_and_json_path(decomposition: Path) -> None:
     result_file = decomposition / "steps" / "step_1_model_to_layers" / "verification_result.json"
     data = json.loads(result_file.read_text())

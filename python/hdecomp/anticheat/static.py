@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, SourceRange
+from hdecomp.errors import HdecompError
 
 
 def _names_children_folder(call: ast.Call) -> bool:
@@ -56,7 +57,7 @@ def _names_children_folder(call: ast.Call) -> bool:
     return bool(consts) and consts[-1].rstrip("/\\").split("/")[-1] == "children" and ".." not in "".join(consts)
 
 
-__all__ = ["analyze_file", "analyze_source", "analyze_tree", "cli_check", "has_errors"]
+__all__ = ["UnreadableFileError", "analyze_file", "analyze_source", "analyze_tree", "cli_check", "has_errors"]
 
 # ---------------------------------------------------------------------------------------------------------
 # Vocabulary: what is plumbing, what only asks about shapes, what is harmless. Everything else under torch
@@ -2149,10 +2150,24 @@ def _analyze_source(source: str, path: str | None) -> list[AntiCheatViolation]:
     return analyze_tree(tree, source, path)
 
 
+class UnreadableFileError(HdecompError, OSError):
+    """The file cannot be read as UTF-8 text (missing, a folder, no permission, not UTF-8).
+
+    An HdecompError so that every caller (verify-step, check) reports it as one `file: cause` line with
+    exit 2, and an OSError so that callers written against the old contract still catch it."""
+
+
 def analyze_file(path: str | Path) -> list[AntiCheatViolation]:
-    """Read a file (UTF-8) and analyse it. Raises OSError / UnicodeDecodeError if it cannot be read."""
+    """Read a file (UTF-8) and analyse it. Raises UnreadableFileError if it cannot be read."""
     p = Path(path)
-    source = p.read_text(encoding="utf-8")
+    try:
+        source = p.read_text(encoding="utf-8")
+    except IsADirectoryError:
+        raise UnreadableFileError("is a folder, not a Python file", p) from None
+    except OSError as exc:
+        raise UnreadableFileError(f"cannot read file: {exc.strerror or exc}", p) from None
+    except UnicodeDecodeError as exc:
+        raise UnreadableFileError(f"cannot read file: not UTF-8 ({exc.reason} at byte {exc.start})", p) from None
     return analyze_source(source, str(p))
 
 
@@ -2175,8 +2190,8 @@ def cli_check(args: argparse.Namespace) -> int:
     for name in args.files:
         try:
             results[name] = analyze_file(name)
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"ERROR: {name}: cannot read file: {exc}", file=sys.stderr)
+        except UnreadableFileError as exc:
+            print(f"ERROR: {exc.headline}", file=sys.stderr)
             return 2
     failed = any(has_errors(v) for v in results.values())
     if getattr(args, "json", False):

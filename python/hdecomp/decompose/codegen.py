@@ -296,9 +296,15 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
     return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs)
 
 
-def module_child_class(module: nn.Module, ctx: SourceContext, doc: str) -> tuple[str, str]:
-    """`class Model(<Cls>)` with the recorded constructor arguments baked in. Returns (class source, expr)."""
+def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False) -> tuple[str, str]:
+    """`class Model(<Cls>)` with the recorded constructor arguments baked in; `wrap`: a Model holding the
+    module as `self.layers` (for torch.nn containers). Returns (class source, expr)."""
     expr = module_expr(module, ctx)
+    if wrap:
+        src = (f"class Model(nn.Module):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
+               f"        super().__init__()\n        self.layers = {expr}\n\n"
+               f"    def forward(self, *args, **kwargs):\n        return self.layers(*args, **kwargs)\n")
+        return src, expr
     cls_name, _, rest = expr.partition("(")
     args = rest[:-1]
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
@@ -328,7 +334,12 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     for m in child.members:
         if m.op == "call_module" and str(m.target) not in module_attr:
             target = str(m.target)
-            attr = unique(target.split(".")[-1] if not target.split(".")[-1].isdigit() else target.replace(".", "_"))
+            sub = root.get_submodule(target)
+            if len(child.core) == 1:   # a kernel: named after its op, so equal workloads give equal files
+                attr = unique(snake(type(sub).__name__))
+            else:
+                last = target.split(".")[-1]
+                attr = unique(last if not last.isdigit() else target.replace(".", "_"))
             module_attr[target] = attr
             sub = root.get_submodule(target)
             expr = module_expr(sub, ctx)

@@ -47,6 +47,7 @@ from hdecomp.decompose.source import NotRepresentable, SourceContext, check_rebu
 from hdecomp.errors import HdecompError
 from hdecomp.results import write_json_atomic, write_text_atomic
 
+_WRAP_ATTR = "layers"
 LEVEL_DIRS = {3: "level_3_model", 2: "level_2_layer", 1: "level_1_fusion", 0: "level_0_kernel"}
 
 
@@ -308,17 +309,21 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
             if child.kind == "module":
                 sub = model.get_submodule(str(child.target))
                 doc = f"{type(sub).__name__} with the recorded constructor arguments."
-                class_src, expr = module_child_class(sub, ctx, doc)
+                # A torch.nn container (Sequential, ...) is held by a small component class: its items
+                # must sit under a component, not be the child's own raw torch.nn submodules.
+                wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
+                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap)
                 problem = _check_expr(expr, sub, ctx)
                 if problem:
                     raise NotRepresentable(problem)
+                inner = f"{_WRAP_ATTR}." if wrap else ""
                 call = child.members[0]
                 in_args = [_value(a, cap) for a in call.args]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
                 out_val = cap.values[call.name]
                 for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
                     for key in sub.state_dict():
-                        weight_map[f"{alias}.{key}"] = f"{{attr}}.{key}"
+                        weight_map[f"{alias}.{key}"] = f"{{attr}}.{inner}{key}"
                 ops = [type(sub).__name__]
                 base = snake(type(sub).__name__) if not child.kernel else _kernel_base_name(child, model, cap)
                 attr = child.target.replace(".", "_") if child.target else "child"
@@ -793,4 +798,8 @@ def cli_decompose(args: argparse.Namespace) -> int:
         for k in ("coverage", "self_tests", "composition"):
             if k in dec.finals:
                 console.print(f"  {k}: {dec.finals[k]}")
+        if args.verbose:
+            for e in dec.log:
+                console.print(f"  [{e['type']}] {e['step'] or '-'}: {e['title']}: {e['description']}",
+                              markup=False)
     return {"PASS": 0, "PARTIAL": 1, "ERROR": 2}[res["status"]]

@@ -97,6 +97,13 @@ def node_op_name(n: fx.Node, root: nn.Module) -> str:
     return n.op
 
 
+def _inplace(n: fx.Node, root: nn.Module) -> bool:
+    if n.op == "call_module":
+        return bool(getattr(root.get_submodule(str(n.target)), "inplace", False))
+    name = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+    return name.endswith("_") and not name.endswith("__")
+
+
 def _tensor_inputs(n: fx.Node) -> list[fx.Node]:
     return [a for a in n.all_input_nodes]
 
@@ -163,8 +170,13 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                 g = group_of.get(cur)
                 if g is None or g.kind != "group" or g.compute_members[-1] is not cur or len(cur.users) != 1:
                     continue
-                if g.ops + size_of(n) > cap:
-                    continue
+                # An in-place op stays with the op that produced its input (a child never mutates its input).
+                if not _inplace(n, root):
+                    if g.ops + size_of(n) > cap:
+                        continue
+                    # pooling / downsampling ends a stage: the next op starts a new group
+                    if cap > 1 and POOL_NAMES.search(node_op_name(cur, root)) and g.ops >= 2:
+                        continue
                 # every other value of the group must not be needed before this node
                 members = set(g.members) | set(via)
                 clash = any(pos[u] < pos[n] and u not in members
