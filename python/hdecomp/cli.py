@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="static anti-cheat check of refactored files (no torch, no code run)")
     p.add_argument("files", nargs="+", help="refactored.py files")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("coverage", help="op inventory of the original vs the decomposition's kernel files")
     p.add_argument("--model", required=True, help="the original model file")
@@ -80,21 +80,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--meta", action="store_true",
                    help="record on meta tensors (no data; falls back to real inputs when the model needs data)")
     _run_options(p, trials=False)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("pipeline", help="re-verify every step of a decomposition")
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--no-coverage", action="store_true", help="skip the per-step coverage reports")
     _run_options(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("test", help="run every component's self-test, each in its own subprocess")
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
     p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
     p.add_argument("--verbose", "-v", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("batch", help="test many decompositions under ROOT, with a summary table")
     p.add_argument("root", nargs="?", default="output", help="folder holding decompositions (default: output)")
@@ -103,13 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
     p.add_argument("--verbose", "-v", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("compose", help="write and run verification/composition_test.py (kernel files only)")
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--no-run", action="store_true", help="only write the composition test")
     _run_options(p, trials=False)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("decompose", help="automatic, verified decomposition of a model file (no LLM)")
     p.add_argument("model", help="the model file (KernelBench convention)")
@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="model name (default: the file's stem)")
     _run_options(p)
     p.add_argument("--verbose", "-v", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("extract", help="move statements of forward() into a new child component file")
     p.add_argument("file", help="the refactored.py (or component) file")
@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="the child's name (default: from the ops it calls)")
     p.add_argument("--op", default=None, help="extract the compute op at SELECT into a kernel child named after it")
     p.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
     p = sub.add_parser("prompt", help="print the filled-in agent prompt for a model")
     p.add_argument("model", help="the model file")
@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a whole output tree against the schemas and rules")
     p.add_argument("dir", help="the decomposition's output folder")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     return parser
 
 

@@ -19,7 +19,7 @@ import threading
 import traceback
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
@@ -131,6 +131,8 @@ class Component:
     get_inputs: Callable[[], Any]
     get_init_inputs: Callable[[], Any]
     get_input_kwargs: Callable[[], Any] | None = None
+    # (module batch_size, lowered to) of the last make_inputs call that lowered it; see make_inputs
+    last_batch_override: tuple[int, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def folders(self) -> list[Path]:
@@ -152,18 +154,29 @@ class Component:
         return model.eval()
 
     def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
-                    timeout: float | None = None) -> tuple[list[Any], dict[str, Any]]:
-        """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed`."""
+                    timeout: float | None = None, batch_limit: int | None = None,
+                    ) -> tuple[list[Any], dict[str, Any]]:
+        """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed`.
+
+        With `batch_limit`, a module-level int `batch_size` (the KernelBench convention) larger than the
+        limit is lowered to it while the factories run, so a GPU-sized batch is never built only to be
+        cut afterwards; it is restored even when a factory raises. `last_batch_override` records the
+        (from, to) pair of the last call that did so (None otherwise). Callers still cut the leading
+        dimension for files without `batch_size`.
+        """
+        self.last_batch_override = None
         if seed is not None:
             seed_everything(seed)
-        args = self._call("get_inputs", self.get_inputs, timeout)
+        with self._batch_size_lowered(batch_limit):
+            args = self._call("get_inputs", self.get_inputs, timeout)
+            kw = (self._call("get_input_kwargs", self.get_input_kwargs, timeout)
+                  if self.get_input_kwargs is not None else None)
         if args is None:
             args = []
         if not isinstance(args, (list, tuple)):
             args = [args]
         kwargs: dict[str, Any] = {}
         if self.get_input_kwargs is not None:
-            kw = self._call("get_input_kwargs", self.get_input_kwargs, timeout)
             if kw is not None and not isinstance(kw, dict):
                 raise ComponentLoadError(f"get_input_kwargs() returned {type(kw).__name__}, not a dict",
                                          self.path)
@@ -173,6 +186,21 @@ class Component:
             args = [move_to(a, device) for a in args]
             kwargs = {k: move_to(v, device) for k, v in kwargs.items()}
         return args, kwargs
+
+    @contextlib.contextmanager
+    def _batch_size_lowered(self, batch_limit: int | None) -> Iterator[None]:
+        value = getattr(self.module, "batch_size", None)
+        # bool is an int subclass; a flag named batch_size is not a batch size
+        if (batch_limit is None or not isinstance(value, int) or isinstance(value, bool)
+                or value <= batch_limit):
+            yield
+            return
+        setattr(self.module, "batch_size", batch_limit)  # noqa: B010 (a user module: no declared attribute)
+        try:
+            yield
+            self.last_batch_override = (value, batch_limit)
+        finally:
+            setattr(self.module, "batch_size", value)  # noqa: B010
 
     def _call(self, what: str, fn: Callable[[], Any], timeout: float | None) -> Any:
         return run_user_code(fn, what=what, path=self.path, timeout=timeout)

@@ -37,6 +37,7 @@ from hdecomp.ops import OpTrace, format_counter_diff, record_ops
 from hdecomp.results import write_json_atomic
 from hdecomp.weights import (
     WeightMap,
+    WeightMapError,
     apply_weight_map,
     build_weight_map,
     load_explicit_map,
@@ -71,7 +72,7 @@ class VerificationResult:
     original_file: str
     refactored_file: str
     violations: list[AntiCheatViolation] = field(default_factory=list)
-    max_diff: float = 0.0
+    max_diff: float | None = None  # None: no comparison ran (load error, bad options)
     error: str | None = None
     fail_reasons: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -116,7 +117,7 @@ def _new_result(original: Path, refactored: Path, options: VerifyOptions) -> dic
         "anticheat": {"status": "SKIPPED" if options.skip_anticheat else "UNKNOWN", "violations": [],
                       "source_violations": [], "parameter_violations": []},
         "weight_transfer": {"status": "UNKNOWN"},
-        "numerical_comparison": {"status": "UNKNOWN"},
+        "numerical_comparison": {"status": "UNKNOWN", "max_diff_across_trials": None},
         "tool": {"name": "hdecomp", "version": __version__, "torch": torch.__version__},
         "device": options.device,
         "batch_limit": options.batch_limit,
@@ -286,14 +287,25 @@ class _Trial:
 
 def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
                index: int | str, options: VerifyOptions, clock: _Clock, device: torch.device,
-               record: bool, batch_cuts: list[dict[str, Any]], input_scale: float | None = None,
+               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
                ) -> tuple[_Trial, OpTrace | None, OpTrace | None]:
     t0 = time.perf_counter()
-    args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout)
+    args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
+                                    batch_limit=options.batch_limit)
+    override = orig.last_batch_override
+    cuts: list[dict[str, Any]] = []
     if options.batch_limit is not None:
+        # still cut: a file without `batch_size` (or one that ignores it) builds its full batch
         args, kwargs, cuts = _cut_batch(args, kwargs, options.batch_limit)
-        if not batch_cuts:
-            batch_cuts.extend(cuts)
+    if not batch_info:  # the first trial's inputs describe the step
+        batch_info["batch_cuts"] = cuts
+        batch_info["batch_size_override"] = (None if override is None
+                                             else {"from": override[0], "to": override[1]})
+        batch_info["batch_limit_method"] = (
+            None if options.batch_limit is None
+            else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
+            or "not_needed")
+        batch_info["input_shapes"] = {p: list(t.shape) for p, t in _input_tensors(args, kwargs)}
     if input_scale is not None:
         # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
         gen = torch.Generator(device=device).manual_seed(seed)
@@ -346,16 +358,23 @@ def _static_violations(refactored: Path) -> tuple[list[AntiCheatViolation], str 
     return list(static.analyze_file(refactored)), None
 
 
-def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[dict[str, str] | None, str | None]:
+def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[dict[str, str] | None, str | None, bool]:
+    """(map, its file, picked up automatically?): without --weight-map, <refactored dir>/weight_map.json
+    is used when present (the original workspace's convention for steps)."""
     wm = options.weight_map
     if isinstance(wm, dict):
-        return dict(wm), "<given>"
+        return dict(wm), "<given>", False
+    auto = wm is None
     if wm is None:
-        auto = refactored.parent / "weight_map.json"
-        if not auto.exists():
-            return None, None
-        wm = auto
-    return load_explicit_map(wm), str(wm)
+        wm = refactored.parent / "weight_map.json"
+        if not wm.exists():
+            return None, None, False
+    return load_explicit_map(wm), str(wm), auto
+
+
+def _auto_map_note(path: str | None) -> str:
+    return (f"this weight map was picked up automatically from {path}; pass --weight-map to use another "
+            f"map, or delete it if it does not belong to this step")
 
 
 def verify_step(original: str | Path, refactored: str | Path, options: VerifyOptions | None = None,
@@ -419,12 +438,21 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         raise HdecompError(f"--num-trials must be at least 1 (got {options.num_trials})")
     if options.batch_limit is not None and options.batch_limit < 1:
         raise HdecompError(f"--batch-limit must be at least 1 (got {options.batch_limit})")
+    # `not x >= 0` also rejects NaN
+    for flag, value in (("--rtol", options.rtol), ("--atol", options.atol)):
+        if value is not None and not value >= 0:
+            raise HdecompError(f"{flag} must be >= 0 (got {value})")
+    if options.timeout is not None and not options.timeout > 0:
+        raise HdecompError(f"--timeout must be > 0 (got {options.timeout})")
     if device.type == "cuda" and not torch.cuda.is_available():
         raise HdecompError(f"--device {options.device}: CUDA is not available in this torch build "
                            f"({torch.__version__})")
     for p in (original, refactored):
         if not p.exists():
             raise HdecompError("file not found", p)
+    if original.resolve() == refactored.resolve():
+        raise HdecompError("original and refactored are the same file: pass the step's original.py and its "
+                           "refactored.py", refactored)
 
     # 1. static anti-cheat (pure source; also runs when the models cannot load)
     static_v: list[AntiCheatViolation] = []
@@ -453,11 +481,20 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
 
     # 4. weights
     t0 = time.perf_counter()
-    explicit, explicit_file = _load_weight_map(options, refactored)
-    wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
+    auto_map = options.weight_map is None  # refined below; already true if reading the auto-picked map fails
+    try:
+        explicit, explicit_file, auto_map = _load_weight_map(options, refactored)
+        wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
+    except WeightMapError as exc:
+        if not auto_map:
+            raise
+        raise WeightMapError(f"{exc.cause} ({_auto_map_note(exc.file)})", exc.file, exc.line,
+                             exc.details) from exc
+    if auto_map and wm.problems:
+        wm.problems.append(_auto_map_note(explicit_file))
     apply_weight_map(m_orig, m_ref, wm)
     clock.add("weights", time.perf_counter() - t0)
-    data["weight_transfer"] = wm.to_dict()
+    data["weight_transfer"] = {**wm.to_dict(), "picked_up_automatically": auto_map}
 
     # 2. structural checks that need no run
     structural: list[AntiCheatViolation] = []
@@ -471,11 +508,11 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     # 5. trials; the first one records both sides' ops for checks 2 and 3
     trials: list[_Trial] = []
     trace_o = trace_r = None
-    batch_cuts: list[dict[str, Any]] = []
+    batch_info: dict[str, Any] = {}  # filled by the first trial: see _run_trial
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
         trial, to, tr = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
-                                   record, batch_cuts)
+                                   record, batch_info)
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
@@ -507,7 +544,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
         clock.add("weights", time.perf_counter() - t0)
         randomized, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
-                                      "randomized", options, clock, device, False, batch_cuts)
+                                      "randomized", options, clock, device, False, batch_info)
         randomized.randomized = True
         data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
                                     "tensors_randomized": len(names)}
@@ -520,13 +557,18 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
         for scale in PROBE_SCALES:
             probe, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
-                                     f"probe_x{scale:g}", options, clock, device, False, batch_cuts,
+                                     f"probe_x{scale:g}", options, clock, device, False, batch_info,
                                      input_scale=scale)
             probes.append(probe)
             if not probe.comparison.degenerate:
                 break
     data["batch_limit"] = options.batch_limit
-    data["batch_cuts"] = batch_cuts
+    # how --batch-limit was applied: "batch_size" (the module's batch_size lowered before get_inputs()),
+    # "cut" (leading dimension cut afterwards), both, or "not_needed"; None without --batch-limit
+    data["batch_limit_method"] = batch_info.get("batch_limit_method")
+    data["batch_size_override"] = batch_info.get("batch_size_override")
+    data["batch_cuts"] = batch_info.get("batch_cuts", [])
+    data["input_shapes"] = batch_info.get("input_shapes", {})
     data["_input_dtype"] = trials[0].input_dtype
     del m_orig, m_ref
     _free(device)
@@ -559,7 +601,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     input_dtype = data.pop("_input_dtype", None)
     all_trials = trials + ([randomized] if randomized else [])
     num_pass = all(t.comparison.match for t in trials)
-    max_diff = max((t.comparison.max_diff for t in all_trials), default=0.0)
+    max_diff = max((t.comparison.max_diff for t in all_trials), default=None)
     leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves if lf.dtype]
     dtype = input_dtype or (leaf_dtypes[0] if leaf_dtypes else "float32")
     rtol, atol = tolerances_for(getattr(torch, str(dtype), torch.float32), options.rtol, options.atol)
@@ -684,7 +726,9 @@ def verdict_line(result: VerificationResult) -> str:
     return f"FAIL: {result.data.get('fail_detail') or ', '.join(result.fail_reasons)}"
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
     return "inf" if math.isinf(x) else ("nan" if math.isnan(x) else f"{x:.2e}")
 
 
@@ -720,6 +764,9 @@ def print_report(result: VerificationResult, console: Any, quiet: bool = False) 
     rt = d.get("randomized_trial", {})
     if "pass" in rt:
         console.print(f"  randomized weights: {'ok' if rt['pass'] else 'MISMATCH'} max_diff={_fmt(rt['max_diff'])}")
+    if d.get("batch_size_override"):
+        bo = d["batch_size_override"]
+        console.print(f"  batch limited to {bo['to']} (module batch_size {bo['from']} lowered before get_inputs())")
     if d.get("batch_cuts"):
         console.print(f"  batch limited to {d['batch_limit']} ({len(d['batch_cuts'])} input(s) cut)")
     for w in result.warnings:

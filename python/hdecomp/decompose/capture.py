@@ -246,7 +246,10 @@ def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expe
     except Exception as exc:  # fx raises many kinds (TraceError, TypeError on Proxy use, ...)
         raise CaptureError(f"trace failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
                            ) from exc
-    gm = fx.GraphModule(work, graph)
+    try:
+        gm = fx.GraphModule(work, graph)
+    except Exception as exc:
+        raise CaptureError(f"traced graph cannot be compiled ({type(exc).__name__})") from exc
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
@@ -466,8 +469,12 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         b.graph.output(b.arg(out))
     except CaptureError:
         raise
-    b.graph.lint()
-    gm = fx.GraphModule(work, b.graph)
+    try:
+        b.graph.lint()
+        gm = fx.GraphModule(work, b.graph)
+    except Exception as exc:  # a recorded call fx cannot express as Python code
+        raise CaptureError(f"the recorded graph cannot be turned into code ({type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else ''})") from exc
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
