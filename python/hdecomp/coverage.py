@@ -159,7 +159,7 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
     try:
         comp = load_component(path, timeout=timeout)
         model = comp.build(device=device, timeout=timeout)
-        args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout)
+        args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout, batch_limit=batch_limit)
         if batch_limit:
             args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
         return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
@@ -354,7 +354,8 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
         ref_comp = load_component(step.refactored, timeout=timeout)
         ref_model = ref_comp.build(device=device, timeout=timeout)
         orig_comp = load_component(step.original, timeout=timeout)
-        args, kwargs = orig_comp.make_inputs(seed=42, device=device, timeout=timeout)
+        args, kwargs = orig_comp.make_inputs(seed=42, device=device, timeout=timeout,
+                                               batch_limit=batch_limit)
         if batch_limit:
             args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
         mode: InputMode = input_mode if input_mode != "meta" else "auto"
