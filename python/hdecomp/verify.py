@@ -186,6 +186,20 @@ def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torc
     return out
 
 
+def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any]) -> str:
+    """How `--batch-limit` applies to a file's inputs: "batch_size" when the module defines KernelBench's
+    int `batch_size` (make_inputs lowers it; the inputs are trusted as built and never cut further),
+    "not_applicable" when every input tensor is a 2-D square matrix of one size (a square matmul: the
+    leading dimension is not a batch, cutting it breaks the shapes), else "cut" (`_cut_batch`)."""
+    value = getattr(module, "batch_size", None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "batch_size"
+    tensors = [t for _, t in _input_tensors(args, kwargs)]
+    if tensors and all(t.dim() == 2 and t.shape[0] == t.shape[1] == tensors[0].shape[0] for t in tensors):
+        return "not_applicable"
+    return "cut"
+
+
 def _cut_batch(args: list[Any], kwargs: dict[str, Any], limit: int) -> tuple[list[Any], dict[str, Any], list[dict[str, Any]]]:
     """Cut the leading dimension of every input tensor that shares the first input's batch size."""
     tensors = _input_tensors(args, kwargs)
@@ -294,8 +308,9 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
                                     batch_limit=options.batch_limit)
     override = orig.last_batch_override
     cuts: list[dict[str, Any]] = []
-    if options.batch_limit is not None:
-        # still cut: a file without `batch_size` (or one that ignores it) builds its full batch
+    policy = batch_cut_policy(orig.module, args, kwargs)
+    if options.batch_limit is not None and policy == "cut":
+        # only a file without `batch_size` builds its full batch; a square-matrix input has no batch
         args, kwargs, cuts = _cut_batch(args, kwargs, options.batch_limit)
     if not batch_info:  # the first trial's inputs describe the step
         batch_info["batch_cuts"] = cuts
@@ -304,7 +319,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
         batch_info["batch_limit_method"] = (
             None if options.batch_limit is None
             else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
-            or "not_needed")
+            or ("not_applicable" if policy == "not_applicable" else "not_needed"))
         batch_info["input_shapes"] = {p: list(t.shape) for p, t in _input_tensors(args, kwargs)}
     if input_scale is not None:
         # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).

@@ -158,5 +158,5 @@ for mode in ${HDECOMP_E2E_ONLY:-trusted untrusted no-hdecomp}; do
     run_session "$mode" || status=1
   fi
 done
-log "done: exit $status (screenshots in docs/images, logs in test-results/e2e)"
+log "done: exit $status (screenshots in $IMAGES, logs in $RESULTS)"
 exit "$status"

@@ -124,3 +124,74 @@ def test_literals_and_module_rebuild() -> None:
 def test_missing_model_raises() -> None:
     with pytest.raises(HdecompError):
         decompose(FIXTURES / "does_not_exist.py", "/tmp", QUICK, progress=False)
+
+
+SQUARE_MATMUL = '''import torch
+from torch import nn
+
+N = 8
+
+
+class Model(nn.Module):
+    def forward(self, A, B):
+        return torch.matmul(A, B)
+
+
+def get_inputs():
+    return [torch.randn(N, N), torch.randn(N, N)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_batch_cut_policy_trusts_batch_size_and_spares_square_matrices() -> None:
+    from types import SimpleNamespace
+
+    from hdecomp.verify import batch_cut_policy
+    sq = [torch.randn(8, 8), torch.randn(8, 8)]
+    assert batch_cut_policy(SimpleNamespace(batch_size=1), sq, {}) == "batch_size"
+    assert batch_cut_policy(SimpleNamespace(), sq, {}) == "not_applicable"
+    assert batch_cut_policy(SimpleNamespace(batch_size=True), [torch.randn(8, 3)], {}) == "cut"
+    assert batch_cut_policy(SimpleNamespace(), [torch.randn(8, 8), torch.randn(8, 4)], {}) == "cut"
+
+
+def test_batch_limit_leaves_square_matmul_operands_whole(tmp_path: Path) -> None:
+    model = tmp_path / "square_mm.py"
+    model.write_text(SQUARE_MATMUL)
+    dec = decompose(model, tmp_path / "out", DecomposeOptions(finish=False, batch_limit=1), progress=False)
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    root = tree["nodes"][tree["root"]]
+    assert list(root["input_shapes"].values()) == [[8, 8], [8, 8]]
+    assert "matmul_8x8_8x8_fp32" in root["children"]
+    results = list((dec.root / "steps").glob("*/verification_result.json"))
+    assert results
+    for r in results:
+        data = json.loads(r.read_text())
+        assert data["status"] == "PASS"
+        assert data["batch_limit_method"] == "not_applicable"
+
+
+def test_composition_script_trusts_batch_size_and_cuts_only_the_batch() -> None:
+    from hdecomp import compose as compose_mod
+    src = compose_mod.generate_script.__code__.co_consts
+    text = "\n".join(c for c in src if isinstance(c, str))
+    ns: dict = {}
+    start = text.index("def tensors_in")
+    exec("import torch\n" + text[start:text.index("def to_device")].replace("{{", "{").replace("}}", "}"), ns)
+    a, b = torch.randn(8, 8), torch.randn(8, 8)
+    assert [t.shape for t in ns["cut_batch"]([a, b], 1)] == [(8, 8), (8, 8)]
+    x, w = torch.randn(4, 3), torch.randn(3, 3)
+    assert [t.shape for t in ns["cut_batch"]([x, w], 1)] == [(1, 3), (3, 3)]
+    mod = type("M", (), {"batch_size": 16})()
+    assert ns["lower_batch_size"](mod, 2) and mod.batch_size == 2
+
+
+def test_coverage_inventory_keeps_square_matmul_operands_under_batch_limit(tmp_path: Path) -> None:
+    from hdecomp.coverage import component_inventory
+    model = tmp_path / "square_mm.py"
+    model.write_text(SQUARE_MATMUL)
+    inv = component_inventory(model, batch_limit=1)
+    assert inv.error is None  # cut to 1x8 @ 1x8, the matmul raised
+    assert sum(inv.ops.values()) >= 1

@@ -148,6 +148,17 @@ def _cut_batch(obj: Any, n: int | None, batch: int | None = None) -> Any:
     return obj
 
 
+def _limited_inputs(comp: Any, limit: int | None, device: str, timeout: float | None,
+                    ) -> tuple[list[Any], dict[str, Any]]:
+    """Inputs under `--batch-limit`, by verify_step's rule: a module `batch_size` is lowered by
+    make_inputs and trusted (no further cut); square-matrix inputs are never cut; others are cut."""
+    from hdecomp.verify import batch_cut_policy
+    args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout, batch_limit=limit)
+    if limit is not None and batch_cut_policy(comp.module, args, kwargs) == "cut":
+        args, kwargs = _cut_batch([args, kwargs], limit)
+    return args, kwargs
+
+
 def _tensors_in(obj: Any) -> list[torch.Tensor]:
     if isinstance(obj, torch.Tensor):
         return [obj]
@@ -241,8 +252,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():
         model = comp.build(device=opts.device, timeout=opts.timeout)
-    args, kwargs = comp.make_inputs(seed=42, device=opts.device, timeout=opts.timeout)
-    args, kwargs = _cut_batch([args, kwargs], opts.batch_limit)
+    args, kwargs = _limited_inputs(comp, opts.batch_limit, opts.device, opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     with torch.no_grad():
         torch.manual_seed(CAPTURE_SEED)
@@ -559,14 +569,17 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
     comp = load_component(model_file, timeout=options.timeout)
     top = root / LEVEL_DIRS[3] / f"{name}.py"
     model = comp.build(device=options.device, timeout=options.timeout)
-    args, kwargs = comp.make_inputs(seed=42, device=options.device, timeout=options.timeout)
+    # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
+    # (`batch_size` lowered, else cut; see batch_cut_policy).
+    args, kwargs = _limited_inputs(comp, options.batch_limit, options.device, options.timeout)
     from hdecomp.component import run_user_code
+    from hdecomp.verify import batch_cut_policy
+    batch_method = batch_cut_policy(comp.module, args, kwargs)
     with torch.no_grad():
         full_out = None
         if options.batch_limit is None:
             full_out = run_user_code(lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward",
                                      path=model_file, timeout=options.timeout)
-        args, kwargs = _cut_batch([args, kwargs], options.batch_limit)
         out = full_out if full_out is not None else run_user_code(
             lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
             timeout=options.timeout)
@@ -584,7 +597,10 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
                            outputs={"shapes": outs, "dtypes": outd})
     dec.registry.taken[name] = "<model>"
     if options.batch_limit is not None:
-        dec.note(None, "deviation", "batch limit", f"inputs cut to a leading dimension of {options.batch_limit} "
+        how = {"batch_size": "the module's `batch_size` lowered to",
+               "not_applicable": "not cut (all inputs are square matrices, no batch dimension); limit",
+               }.get(batch_method, "inputs cut to a leading dimension of")
+        dec.note(None, "deviation", "batch limit", f"{how} {options.batch_limit} "
                  "for recording and verification (--batch-limit); component files keep the recorded shapes")
     queue: deque[Node] = deque([dec.nodes[name]])
     number = 0
