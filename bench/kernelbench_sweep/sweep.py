@@ -163,7 +163,11 @@ def _summarise(results: dict[str, Any]) -> None:
 def _write(results: dict[str, Any], path: str) -> None:
     sys.path.insert(0, str(REPO / "python"))
     from hdecomp.results import write_json_atomic
-    write_json_atomic(path, results)
+    # Paths relative to the repository, so committed results name no machine's folders.
+    text = json.dumps(results, default=str)
+    for folder, rel in ((REPO.parent / "shared", "../shared"), (REPO, ".")):
+        text = text.replace(str(folder) + "/", rel + "/")
+    write_json_atomic(path, json.loads(text))
 
 
 def markdown(results: dict[str, Any]) -> str:
