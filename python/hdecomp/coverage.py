@@ -29,6 +29,7 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from hdecomp.batching import limited_inputs
 from hdecomp.component import load_component, run_user_code
 from hdecomp.errors import HdecompError
 from hdecomp.ops import OpTrace, record_ops, record_ops_meta
@@ -98,13 +99,6 @@ def cut_batch(obj: Any, n: int) -> Any:
     return obj
 
 
-def _batch_cut_applies(comp: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
-    """verify_step's --batch-limit rule: no cut after a lowered module `batch_size`, none for square
-    matrices (hdecomp.verify.batch_cut_policy), so coverage records the inputs verification used."""
-    from hdecomp.verify import batch_cut_policy  # lazy: verify imports this module
-    return batch_cut_policy(comp.module, args, kwargs) == "cut"
-
-
 def _max_leading(obj: Any) -> int:
     if isinstance(obj, torch.Tensor):
         return int(obj.shape[0]) if obj.dim() > 0 else 0
@@ -166,9 +160,7 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
     try:
         comp = load_component(path, timeout=timeout)
         model = comp.build(device=device, timeout=timeout)
-        args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout, batch_limit=batch_limit)
-        if batch_limit and _batch_cut_applies(comp, args, kwargs):
-            args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
+        args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
         return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
                                       rebuild=lambda: comp.build(device=device, timeout=timeout))
     except HdecompError as exc:
@@ -361,10 +353,7 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
         ref_comp = load_component(step.refactored, timeout=timeout)
         ref_model = ref_comp.build(device=device, timeout=timeout)
         orig_comp = load_component(step.original, timeout=timeout)
-        args, kwargs = orig_comp.make_inputs(seed=42, device=device, timeout=timeout,
-                                               batch_limit=batch_limit)
-        if batch_limit and _batch_cut_applies(orig_comp, args, kwargs):
-            args, kwargs = cut_batch(args, batch_limit), cut_batch(kwargs, batch_limit)
+        args, kwargs = limited_inputs(orig_comp, batch_limit, device=device, timeout=timeout)
         mode: InputMode = input_mode if input_mode != "meta" else "auto"
         if orig.input_mode == "full":
             mode = "full"   # the original needs full-size inputs, so the children do too

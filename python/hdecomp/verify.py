@@ -30,6 +30,7 @@ from torch import nn
 
 from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
+from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors
 from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
 from hdecomp.component import Component, is_oom, load_component, run_user_code, seed_everything
 from hdecomp.errors import HdecompError
@@ -140,20 +141,6 @@ def _clone(obj: Any) -> Any:
     return obj
 
 
-def _tensors(obj: Any, path: str) -> list[tuple[str, torch.Tensor]]:
-    if isinstance(obj, torch.Tensor):
-        return [(path, obj)]
-    if isinstance(obj, (list, tuple)):
-        return [t for i, o in enumerate(obj) for t in _tensors(o, f"{path}[{i}]")]
-    if isinstance(obj, dict):
-        return [t for k, v in obj.items() for t in _tensors(v, f"{path}[{k!r}]")]
-    return []
-
-
-def _input_tensors(args: list[Any], kwargs: dict[str, Any]) -> list[tuple[str, torch.Tensor]]:
-    return _tensors(list(args), "args") + [t for k, v in kwargs.items() for t in _tensors(v, k)]
-
-
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
 
 
@@ -184,45 +171,6 @@ def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torc
                                       and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))):
             out.append(path)
     return out
-
-
-def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any]) -> str:
-    """How `--batch-limit` applies to a file's inputs: "batch_size" when the module defines KernelBench's
-    int `batch_size` (make_inputs lowers it; the inputs are trusted as built and never cut further),
-    "not_applicable" when every input tensor is a 2-D square matrix of one size (a square matmul: the
-    leading dimension is not a batch, cutting it breaks the shapes), else "cut" (`_cut_batch`)."""
-    value = getattr(module, "batch_size", None)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return "batch_size"
-    tensors = [t for _, t in _input_tensors(args, kwargs)]
-    if tensors and all(t.dim() == 2 and t.shape[0] == t.shape[1] == tensors[0].shape[0] for t in tensors):
-        return "not_applicable"
-    return "cut"
-
-
-def _cut_batch(args: list[Any], kwargs: dict[str, Any], limit: int) -> tuple[list[Any], dict[str, Any], list[dict[str, Any]]]:
-    """Cut the leading dimension of every input tensor that shares the first input's batch size."""
-    tensors = _input_tensors(args, kwargs)
-    batch = next((t.shape[0] for _, t in tensors if t.dim() >= 1), None)
-    cuts: list[dict[str, Any]] = []
-    if batch is None or batch <= limit:
-        return args, kwargs, cuts
-
-    def cut(obj: Any, path: str) -> Any:
-        if isinstance(obj, torch.Tensor):
-            if obj.dim() >= 1 and obj.shape[0] == batch:
-                cuts.append({"input": path, "from": int(batch), "to": int(limit)})
-                return obj[:limit].clone()  # clone: let the full-size tensor be freed
-            return obj
-        if isinstance(obj, (list, tuple)):
-            return type(obj)(cut(o, f"{path}[{i}]") for i, o in enumerate(obj))
-        if isinstance(obj, dict):
-            return {k: cut(v, f"{path}[{k!r}]") for k, v in obj.items()}
-        return obj
-
-    new_args = [cut(a, f"args[{i}]") for i, a in enumerate(args)]
-    new_kwargs = {k: cut(v, k) for k, v in kwargs.items()}
-    return new_args, new_kwargs, cuts
 
 
 def _detach(obj: Any) -> Any:
@@ -311,7 +259,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     policy = batch_cut_policy(orig.module, args, kwargs)
     if options.batch_limit is not None and policy == "cut":
         # only a file without `batch_size` builds its full batch; a square-matrix input has no batch
-        args, kwargs, cuts = _cut_batch(args, kwargs, options.batch_limit)
+        args, kwargs, cuts = cut_batch(args, kwargs, options.batch_limit)
     if not batch_info:  # the first trial's inputs describe the step
         batch_info["batch_cuts"] = cuts
         batch_info["batch_size_override"] = (None if override is None
@@ -320,12 +268,12 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
             None if options.batch_limit is None
             else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
             or ("not_applicable" if policy == "not_applicable" else "not_needed"))
-        batch_info["input_shapes"] = {p: list(t.shape) for p, t in _input_tensors(args, kwargs)}
+        batch_info["input_shapes"] = {p: list(t.shape) for p, t in input_tensors(args, kwargs)}
     if input_scale is not None:
         # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
         gen = torch.Generator(device=device).manual_seed(seed)
         with torch.no_grad():
-            for _, t in _input_tensors(args, kwargs):
+            for _, t in input_tensors(args, kwargs):
                 if t.is_floating_point():
                     t.copy_(torch.randn(t.shape, generator=gen, device=t.device, dtype=t.dtype) * input_scale)
     clock.add("inputs", time.perf_counter() - t0)
@@ -334,13 +282,13 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     # fingerprints. At most two copies of the inputs exist at once.
     t0 = time.perf_counter()
     o_args, o_kwargs = _clone(args), _clone(kwargs)
-    pristine = _input_tensors(args, kwargs)
+    pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     clock.add("inputs", time.perf_counter() - t0)
     out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
                               seed=seed, record=record, root_locations=False, clock=clock)
     t0 = time.perf_counter()
-    mutated_o = _mutated(pristine, _input_tensors(o_args, o_kwargs))
+    mutated_o = _mutated(pristine, input_tensors(o_args, o_kwargs))
     del o_args, o_kwargs
     _free(device, nbytes)
     prints = [_fingerprint(t) for _, t in pristine]

@@ -149,7 +149,7 @@ def get_init_inputs():
 def test_batch_cut_policy_trusts_batch_size_and_spares_square_matrices() -> None:
     from types import SimpleNamespace
 
-    from hdecomp.verify import batch_cut_policy
+    from hdecomp.batching import batch_cut_policy
     sq = [torch.randn(8, 8), torch.randn(8, 8)]
     assert batch_cut_policy(SimpleNamespace(batch_size=1), sq, {}) == "batch_size"
     assert batch_cut_policy(SimpleNamespace(), sq, {}) == "not_applicable"

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.batching import batch_cut_policy, limited_inputs
 from hdecomp.component import load_component
 from hdecomp.decompose.capture import CAPTURE_SEED, Capture, CaptureError, _clone, capture, record_init_args
 from hdecomp.decompose.codegen import (
@@ -129,46 +130,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-def _cut_batch(obj: Any, n: int | None, batch: int | None = None) -> Any:
-    """`--batch-limit`: cut the leading dimension of the inputs that share the first input's batch size
-    (the rule verify_step uses), copying so the full-size tensors can be freed."""
-    if n is None:
-        return obj
-    if batch is None:
-        firsts = [t for t in _tensors_in(obj) if t.dim() > 0]
-        if not firsts or firsts[0].shape[0] <= n:
-            return obj
-        batch = int(firsts[0].shape[0])
-    if isinstance(obj, torch.Tensor):
-        return obj[:n].clone() if obj.dim() > 0 and obj.shape[0] == batch else obj
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_cut_batch(o, n, batch) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _cut_batch(v, n, batch) for k, v in obj.items()}
-    return obj
-
-
-def _limited_inputs(comp: Any, limit: int | None, device: str, timeout: float | None,
-                    ) -> tuple[list[Any], dict[str, Any]]:
-    """Inputs under `--batch-limit`, by verify_step's rule: a module `batch_size` is lowered by
-    make_inputs and trusted (no further cut); square-matrix inputs are never cut; others are cut."""
-    from hdecomp.verify import batch_cut_policy
-    args, kwargs = comp.make_inputs(seed=42, device=device, timeout=timeout, batch_limit=limit)
-    if limit is not None and batch_cut_policy(comp.module, args, kwargs) == "cut":
-        args, kwargs = _cut_batch([args, kwargs], limit)
-    return args, kwargs
-
-
-def _tensors_in(obj: Any) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for o in obj for t in _tensors_in(o)]
-    if isinstance(obj, dict):
-        return [t for k in obj for t in _tensors_in(obj[k])]
-    return []
-
-
 # ---- one step ----------------------------------------------------------------------------------------
 
 
@@ -252,7 +213,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():
         model = comp.build(device=opts.device, timeout=opts.timeout)
-    args, kwargs = _limited_inputs(comp, opts.batch_limit, opts.device, opts.timeout)
+    args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     with torch.no_grad():
         torch.manual_seed(CAPTURE_SEED)
@@ -571,9 +532,9 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
     model = comp.build(device=options.device, timeout=options.timeout)
     # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
     # (`batch_size` lowered, else cut; see batch_cut_policy).
-    args, kwargs = _limited_inputs(comp, options.batch_limit, options.device, options.timeout)
+    args, kwargs = limited_inputs(comp, options.batch_limit, device=options.device,
+                                  timeout=options.timeout)
     from hdecomp.component import run_user_code
-    from hdecomp.verify import batch_cut_policy
     batch_method = batch_cut_policy(comp.module, args, kwargs)
     with torch.no_grad():
         full_out = None
