@@ -167,12 +167,21 @@ check("tree view shows the levels with status icons", "tree-view.png", async (pa
   };
 });
 
+// Moves the mouse to an empty corner and closes any hover, so no tooltip covers what is clicked next.
+async function dismissHover(page) {
+  await page.mouse.move(2, 2);
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(300);
+}
+
 // Tree: a click opens the component file; the context menu runs its self-test (result as a notification).
 check("tree: click opens the component file, context menu runs its self-test", "tree-self-test.png", async (page) => {
   await showDecompositionView(page);
   const kernel = page.locator('.sidebar .monaco-list-row[aria-label^="linear_16x4_fp32, level 0 kernel"]').first();
+  await dismissHover(page);  // a tree tooltip left open by the mouse can cover the row to click
   await kernel.click();
   await waitForEditor(page, "level_0_kernel/linear_16x4_fp32.py");
+  await dismissHover(page);
   await kernel.click({ button: "right" });
   const item = page.locator(".context-view .action-label", { hasText: "Run self-test" }).first();
   await item.waitFor({ timeout: 10000 });
