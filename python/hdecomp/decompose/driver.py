@@ -709,7 +709,8 @@ def _finish(dec: Decomposition, status: str) -> None:
         from hdecomp.selftest import run_self_tests
         st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=2)
         d = st.to_dict() if hasattr(st, "to_dict") else {}
-        dec.finals["self_tests"] = {k: d.get(k) for k in ("total", "passed", "failed", "status") if k in d}
+        dec.finals["self_tests"] = {k: d.get(k) for k in ("total_components", "passed", "failed", "status")
+                                    if k in d}
     except _Skipped:
         dec.finals["self_tests"] = {"status": "SKIPPED"}
     except Exception as exc:
@@ -754,6 +755,22 @@ def _overall(dec: Decomposition) -> str:
     return "PASS"
 
 
+def _final_summary(kind: str, final: dict[str, Any]) -> str:
+    """One readable line for a final check: `coverage: FULL_COVERAGE (100.0%)`, `self-tests: PASS (13/13)`."""
+    status = final.get("status", "?")
+    if "error" in final:
+        detail = final["error"]
+    elif kind == "coverage" and final.get("coverage_pct") is not None:
+        detail = f"{final['coverage_pct']}% of ops"
+    elif kind == "self_tests" and final.get("total_components") is not None:
+        detail = f"{final.get('passed', 0)}/{final['total_components']} passed"
+    elif kind == "composition" and final.get("max_diff") is not None:
+        detail = f"max diff {final['max_diff']:.1e}"
+    else:
+        detail = final.get("reason", "")
+    return f"{kind.replace('_', '-')}: {status}" + (f" ({detail})" if detail else "")
+
+
 def cli_decompose(args: argparse.Namespace) -> int:
     from rich.console import Console
     console = Console(stderr=True) if args.json else Console()
@@ -767,14 +784,15 @@ def cli_decompose(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res, indent=2, default=str))
     else:
+        # soft_wrap: paths stay on one line, so they can be copied
         console.print(f"{res['status']}: {res['steps_passed']}/{res['steps']} steps passed, "
                       f"{res['components']} components, {res['unique_kernels']} unique kernels "
-                      f"({res['kernel_instances']} instances) -> {dec.root}")
+                      f"({res['kernel_instances']} instances) -> {dec.root}", soft_wrap=True, markup=False)
         for nid in res["incomplete"]:
-            console.print(f"  incomplete: {nid}: {res['reasons'].get(nid, '')}")
+            console.print(f"  incomplete: {nid}: {res['reasons'].get(nid, '')}", soft_wrap=True, markup=False)
         for k in ("coverage", "self_tests", "composition"):
             if k in dec.finals:
-                console.print(f"  {k}: {dec.finals[k]}")
+                console.print(f"  {_final_summary(k, dec.finals[k])}", soft_wrap=True, markup=False)
         if args.verbose:
             for e in dec.log:
                 console.print(f"  [{e['type']}] {e['step'] or '-'}: {e['title']}: {e['description']}",
