@@ -159,9 +159,11 @@ check("tree view shows the levels with status icons", "tree-view.png", async (pa
   await page.waitForTimeout(1500);
   return async () => {
     // context menu on the layer: Open refactored.py
+    await dismissHover(page);
     await rows.filter({ hasText: "mlp_block" }).first().click({ button: "right" });
     const item = page.locator(".context-view .action-label", { hasText: "Open refactored.py" }).first();
     await item.waitFor({ timeout: 10000 });
+    await page.waitForTimeout(300);  // let the menu settle: an early click can land before it takes input
     await item.click();
     await waitForEditor(page, "step_2_mlp_block/refactored.py");
   };
@@ -185,6 +187,7 @@ check("tree: click opens the component file, context menu runs its self-test", "
   await kernel.click({ button: "right" });
   const item = page.locator(".context-view .action-label", { hasText: "Run self-test" }).first();
   await item.waitFor({ timeout: 10000 });
+  await page.waitForTimeout(300);
   await item.click();
   const toast = await waitFor("the self-test result notification", async () => {
     const t = page.locator(".notification-toast", { hasText: /Self-test linear_16x4_fp32\.py: / });
