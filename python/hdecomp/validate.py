@@ -29,12 +29,14 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.paths import data_dir
+from hdecomp.tree import LEVEL_DIRS, LEVEL_NAMES
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
-LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
+# The level names and folders are tree.py's; level_number() below is deliberately stricter than
+# tree.parse_level() (a reader accepts "L1"; a validator reports it).
 LEVEL_NUMBERS = {name: number for number, name in LEVEL_NAMES.items()}
-LEVEL_FOLDERS = {number: f"level_{number}_{name}" for number, name in LEVEL_NAMES.items()}
+LEVEL_FOLDERS = LEVEL_DIRS
 _LEVEL_FOLDER_RE = re.compile(r"^level_([0-3])_(model|layer|fusion|kernel)$")
 
 # file (relative to the decomposition folder, or a glob) -> schema name in data/schema/
