@@ -47,21 +47,40 @@ def synthetic_refactored(lines: int) -> str:
     return "\n".join(out)
 
 
+def edited(text: str, v: int) -> str:
+    """Version `v` of the benchmark's keystroke: the `return h` line near the end of forward() gets a
+    distinct comment each time (no analysis cache has seen the text)."""
+    lines = text.split("\n")
+    at = lines.index("        return h")
+    lines[at] = f"        return h  # edit {v}"
+    return "\n".join(lines)
+
+
 def server_work(text: str, edits: int) -> dict[str, float]:
-    """The server's own work per keystroke, in process: wall and CPU ms of one diagnostics computation."""
+    """The server's own work per keystroke, in process: wall and CPU ms of one diagnostics computation
+    (one document edited as in the latency test, so incremental analysis applies), and of a full
+    analysis of the same texts (`analyze_source`: parse + whole analysis) for comparison."""
+    from hdecomp.anticheat.static import analyze_source
     from hdecomp_lsp.diagnostics import compute_diagnostics
     from hdecomp_lsp.server import HdecompLanguageServer
 
     ls = HdecompLanguageServer()
-    walls, cpus = [], []
+    uri = "file:///bench/steps/step_1/refactored.py"
+    compute_diagnostics(ls, uri, text)
+    walls, cpus, fulls = [], [], []
     for v in range(edits):
-        source = text + f"\n# edit {v}\n"
+        source = edited(text, v)
         w0, c0 = time.perf_counter(), time.process_time()
-        compute_diagnostics(ls, "file:///bench/steps/step_1/refactored.py", source)
+        compute_diagnostics(ls, uri, source)
         walls.append((time.perf_counter() - w0) * 1000.0)
         cpus.append((time.process_time() - c0) * 1000.0)
+        w0 = time.perf_counter()
+        analyze_source(source + "\n", "/bench/steps/step_1/refactored.py")  # a text no cache has seen
+        fulls.append((time.perf_counter() - w0) * 1000.0)
     return {"wall_p50_ms": round(percentile(walls, 0.5), 2), "wall_p95_ms": round(percentile(walls, 0.95), 2),
-            "cpu_p50_ms": round(percentile(cpus, 0.5), 2), "cpu_p95_ms": round(percentile(cpus, 0.95), 2)}
+            "cpu_p50_ms": round(percentile(cpus, 0.5), 2), "cpu_p95_ms": round(percentile(cpus, 0.95), 2),
+            "full_analysis_p50_ms": round(percentile(fulls, 0.5), 2),
+            "full_analysis_p95_ms": round(percentile(fulls, 0.95), 2)}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -100,7 +119,9 @@ async def stop(client: LanguageClient) -> None:
     await client.stop()
 
 
-async def latency(root: Path, text: str, edits: int, debounce_ms: float) -> list[float]:
+async def latency(root: Path, text: str, edits: int, debounce_ms: float, enter: bool = False) -> list[float]:
+    """didChange -> publishDiagnostics, ms, for `edits` successive edits of the `return h` line (or, with
+    `enter`, edits that each insert a new line into forward(), which moves every line below it)."""
     path = root / "steps" / "step_1_bench" / "refactored.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -116,11 +137,18 @@ async def latency(root: Path, text: str, edits: int, debounce_ms: float) -> list
         out = []
         for v in range(2, edits + 2):
             new_line = f"        return h  # edit {v}"  # a distinct text each time: no analysis cache hit
+            if enter:  # a new line above `return h`
+                change = types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+                    text=f"        h = h  # line {v}\n")
+                line += 1
+            else:
+                change = types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line, width)), text=new_line)
             sent = time.perf_counter()
             client.text_document_did_change(types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
-                content_changes=[types.TextDocumentContentChangePartial(
-                    range=types.Range(types.Position(line, 0), types.Position(line, width)), text=new_line)]))
+                content_changes=[change]))
             await wait(published, (uri, v))
             out.append((published[(uri, v)] - sent) * 1000.0)
             width = len(new_line)
@@ -159,6 +187,13 @@ async def main() -> int:
             results["diagnostics"][str(size)]["server_work_in_process"] = server_work(text, min(args.edits, 15))
             print(f"{size:>5} lines: p50 {results['diagnostics'][str(size)]['p50_ms']} ms, "
                   f"p95 {results['diagnostics'][str(size)]['p95_ms']} ms", flush=True)
+        # edits that change the line count (Enter, paste) at 2000 lines: the slower path
+        enter = await latency(root, synthetic_refactored(2000), max(args.edits // 3, 5), 0, enter=True)
+        results["diagnostics"]["2000_line_inserts"] = {
+            "edits": len(enter), "p50_ms": round(percentile(enter, 0.5), 2),
+            "p95_ms": round(percentile(enter, 0.95), 2), "max_ms": round(max(enter), 2)}
+        print(f" 2000 lines, line inserts: p50 {results['diagnostics']['2000_line_inserts']['p50_ms']} ms, "
+              f"p95 {results['diagnostics']['2000_line_inserts']['p95_ms']} ms", flush=True)
         # with the editor's debounce, for reference: the same edits wait 200 ms more
         debounced = await latency(root, synthetic_refactored(500), 10, 200)
         results["diagnostics"]["500_with_debounce_200ms"] = {

@@ -38,12 +38,20 @@ def is_refactored_file(path: str, source: str) -> bool:
     return bool(_REFACTORED_CLASS.search(source))
 
 
-def _static_analyzer() -> Callable[[str, str | None], list[AntiCheatViolation]] | None:
-    try:
-        from hdecomp.anticheat.static import analyze_source
-    except ImportError:
-        return None
-    return analyze_source  # type: ignore[no-any-return]
+def _static_analyzer(ls: HdecompLanguageServer, uri: str) -> Callable[[str, str | None],
+                                                                     list[AntiCheatViolation]] | None:
+    """The document's incremental analyzer (same results as hdecomp.anticheat.static.analyze_source: it
+    re-parses and re-analyses only what an edit changed)."""
+    doc = ls.document_analyses.get(uri)
+    if doc is None:
+        try:
+            from hdecomp_lsp.incremental import DocumentAnalysis
+
+            doc = DocumentAnalysis()
+        except ImportError:
+            return None
+        ls.document_analyses[uri] = doc
+    return doc.analyze  # type: ignore[no-any-return]
 
 
 def result_file_for(path: str) -> Path:
@@ -109,7 +117,7 @@ def compute_diagnostics(ls: HdecompLanguageServer, uri: str, source: str,
     path = uri_to_path(uri)
     if not is_refactored_file(path, source):
         return []
-    analyze = _static_analyzer()
+    analyze = _static_analyzer(ls, uri)
     lines = SourceLines(source, encoding)
     diags: list[types.Diagnostic] = []
     if analyze is None:
@@ -204,4 +212,5 @@ def register(server: HdecompLanguageServer) -> None:
         pending = ls.pending_diagnostics.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        ls.document_analyses.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -41,6 +41,8 @@ class HdecompLanguageServer(LanguageServer):
         self.poll_interval_s = 2.0
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}
         self.runtime_findings: dict[str, RuntimeFindings] = {}  # refactored.py path -> findings
+        # uri -> hdecomp_lsp.incremental.DocumentAnalysis (tree + analysis memo of each open document)
+        self.document_analyses: dict[str, Any] = {}
         self.running_commands: dict[str, asyncio.subprocess.Process] = {}
         self._warned: set[str] = set()
         self.trees: Any = None  # trees.TreeIndex, set by trees.register

@@ -377,3 +377,67 @@ def test_unreadable_refactored_file_is_one_error_line_in_check_and_verify_step(t
             first = res.stderr.splitlines()[0]
             assert res.returncode == 2 and first == f"ERROR: {bad}: {first.split(': ', 2)[2]}", res.stderr
             assert cause in first and "internal error" not in res.stderr and "Traceback" not in res.stderr
+
+
+# -- AnalysisMemo: the editor's incremental analysis gives exactly the fresh result -------------------------
+
+MEMO_BASE = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+    from children.lin import Model as Lin
+
+
+    class RefactoredModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = Lin()
+            self.b = Lin()
+
+        def forward(self, x):
+            h = self.a(x)
+            h = shape_helper(h)
+            h = self.b(h)
+            return h
+
+
+    def shape_helper(t):
+        return t.reshape(t.shape[0], -1)
+
+
+    def get_inputs():
+        return [torch.randn(2, 8)]
+    ''')
+
+
+def _memo_sequence(texts: list[str]) -> None:
+    """Analyse the versions in order with one memo (fresh parses: no node survives) and without."""
+    import ast
+
+    from hdecomp.anticheat.static import AnalysisMemo, analyze_tree
+
+    memo = AnalysisMemo()
+    for text in texts:
+        with_memo = [v.to_dict() for v in analyze_tree(ast.parse(text), text, "/s/refactored.py", memo)]
+        fresh = [v.to_dict() for v in analyze_tree(ast.parse(text), text, "/s/refactored.py")]
+        assert with_memo == fresh, text
+
+
+def test_memo_sees_a_helper_that_starts_computing() -> None:
+    """The helper lives outside forward(): editing it must invalidate forward's reused statements."""
+    cheat = MEMO_BASE.replace("return t.reshape(t.shape[0], -1)", "return torch.relu(t)")
+    _memo_sequence([MEMO_BASE, cheat, MEMO_BASE, cheat])
+    assert {v.rule for v in analyze_source(cheat)} & {"HD108", "HD101"}
+
+
+def test_memo_with_forward_edits_and_state_changes() -> None:
+    """Edits inside forward(), a statement that gives the model new state (self.c = ...) and an import
+    inside forward(), which change analyzer-wide state: every version equals a fresh analysis."""
+    versions = [MEMO_BASE]
+    versions.append(MEMO_BASE.replace("            h = self.b(h)\n", "            h = self.b(h) * 2\n"))
+    versions.append(MEMO_BASE.replace("            h = self.a(x)\n",
+                                      "            self.c = torch.ones(3)\n            h = self.a(x) + self.c\n"))
+    versions.append(MEMO_BASE.replace("            h = self.a(x)\n",
+                                      "            from torch import relu as r\n            h = r(self.a(x))\n"))
+    versions.append(MEMO_BASE.replace("            return h\n", "            return h.relu()\n"))
+    versions.append(MEMO_BASE)
+    _memo_sequence(versions + versions[::-1])

@@ -1,7 +1,9 @@
 """Static anti-cheat: read refactored.py (pure `ast`, no torch, no user code) and report every place where the
 parent does compute instead of calling children.
 
-The editor runs this on every keystroke, so it is one parse plus a small abstract interpretation:
+The editor runs this on every keystroke, so it is one parse plus a small abstract interpretation (and the
+language server passes an `AnalysisMemo` to `analyze_tree`, which replays the unchanged statements of
+forward() and the unchanged whole-file checks from the previous version; same results, less work):
   1. module level: imports, globals, classes and functions are bound to abstract values (`Val`);
   2. the model class: its attributes (children, aliases, raw modules, own tensors) from __init__ & co;
   3. forward(): every expression is evaluated over those values; calls, operators and method calls are
@@ -57,7 +59,8 @@ def _names_children_folder(call: ast.Call) -> bool:
     return bool(consts) and consts[-1].rstrip("/\\").split("/")[-1] == "children" and ".." not in "".join(consts)
 
 
-__all__ = ["UnreadableFileError", "analyze_file", "analyze_source", "analyze_tree", "cli_check", "has_errors"]
+__all__ = ["AnalysisMemo", "UnreadableFileError", "analyze_file", "analyze_source", "analyze_tree", "cli_check",
+           "has_errors", "parse_source"]
 
 # ---------------------------------------------------------------------------------------------------------
 # Vocabulary: what is plumbing, what only asks about shapes, what is harmless. Everything else under torch
@@ -479,11 +482,125 @@ class _ClassInfo:
     is_autograd: bool = False
 
 
+_HelperKey = tuple[int, tuple[str, ...]]
+
+
+@dataclass(slots=True)
+class _StmtRecord:
+    """What analysing one statement of forward() did (see _Analyzer.run_forward_memoized)."""
+
+    env_before: dict[str, Val]
+    ret_before: Val | None
+    reports: list[tuple[tuple[str, int, int, int, int], AntiCheatViolation]]
+    helper_reads: list[tuple[_HelperKey, _HelperResult]]
+    helper_news: list[tuple[_HelperKey, Any, _HelperResult]]
+    env_after: dict[str, Val]
+    ret_after: Val | None
+    max_line: int = -1  # the last line any position in the record refers to (computed when needed)
+
+    def last_line(self) -> int:
+        if self.max_line < 0:
+            found = [0]
+            for _key, v in self.reports:
+                _violation_lines(v, found)
+            for _hkey, _node, res in self.helper_news:
+                _val_lines(res.ret, found, set())
+                for v in res.violations:
+                    _violation_lines(v, found)
+            seen: set[int] = set()
+            for env in (self.env_before, self.env_after):
+                for val in env.values():
+                    _val_lines(val, found, seen)
+            _val_lines(self.ret_before, found, seen)
+            _val_lines(self.ret_after, found, seen)
+            self.max_line = found[0]
+        return self.max_line
+
+
+def _violation_lines(v: AntiCheatViolation, found: list[int]) -> None:
+    for r in (v.range, *(rel.range for rel in v.related)):
+        if r is not None and r.end_line > found[0]:
+            found[0] = r.end_line
+
+
+def _val_lines(v: Val | None, found: list[int], seen: set[int]) -> None:
+    """The last line an abstract value refers to: its origins and its node (deeply)."""
+    if v is None or id(v) in seen:
+        return
+    seen.add(id(v))
+    for loc in v.origin:
+        found[0] = max(found[0], loc.range.end_line)
+    if v.node is not None:
+        found[0] = max(found[0], getattr(v.node, "end_lineno", 0) or 0)
+    _val_lines(v.elem, found, seen)
+    for e in v.elts or ():
+        _val_lines(e, found, seen)
+    for c in (v.closure or {}).values():
+        _val_lines(c, found, seen)
+
+
+@dataclass(slots=True)
+class _ScanRecord:
+    """What scan_file() reported (before de-duplication) and the import lookups it made."""
+
+    reports: list[tuple[tuple[str, int, int, int, int], AntiCheatViolation]]
+    child_lookups: list[tuple[str, int, bool | None]]
+
+
+class AnalysisMemo:
+    """Per-document memory between analyses of successive versions of one file (the language server keeps
+    one per open document): the result of each statement of forward(), valid while the rest of the file
+    is unchanged. Results are identical to a fresh analysis; only the time differs."""
+
+    def __init__(self) -> None:
+        self.context: tuple[Any, ...] | None = None
+        self.records: dict[tuple[int, int, str], _StmtRecord] = {}
+        self.scan: _ScanRecord | None = None
+        self.body_end = 0
+        self.lines: list[str] = []
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _first_line(s: ast.stmt) -> int:
+    """A statement's first line, decorators included."""
+    if type(s) not in _DEFS or not s.decorator_list:  # type: ignore[attr-defined]
+        return s.lineno
+    return min(s.lineno, *(d.lineno for d in s.decorator_list))  # type: ignore[attr-defined]
+
+
+def _same_val(a: Val | None, b: Val | None) -> bool:
+    """Structural equality of abstract values (Val compares by identity); AST nodes by identity."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    return (a.kind == b.kind and a.qual == b.qual and a.via == b.via and a.bound == b.bound
+            and a.ctx == b.ctx and a.node is b.node and a.origin == b.origin and _same_val(a.elem, b.elem)
+            and (a.elts is b.elts or (a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts)
+                                      and all(_same_val(x, y) for x, y in zip(a.elts, b.elts, strict=True))))
+            and (a.closure is b.closure or (a.closure is not None and b.closure is not None
+                                            and _same_env(a.closure, b.closure))))
+
+
+def _same_env(a: dict[str, Val], b: dict[str, Val]) -> bool:
+    if a is b:
+        return True
+    if len(a) != len(b):
+        return False
+    for k, v in a.items():
+        w = b.get(k)
+        if w is not v and not _same_val(v, w):
+            return False
+    return True
+
+
 class _Analyzer:
     """One analysis of one file. Violations are appended to `self.out`; helper bodies are analysed into
     their own lists and summarised at the call site."""
 
-    def __init__(self, source: str, tree: ast.Module, path: str | None) -> None:
+    def __init__(self, source: str, tree: ast.Module, path: str | None, memo: AnalysisMemo | None = None) -> None:
         self.source = source
         self.tree = tree
         self.path = path
@@ -495,12 +612,26 @@ class _Analyzer:
         self.target: _ClassInfo | None = None
         self.self_attrs: dict[str, Val] = {}
         self.dynamic_self_attr: Val | None = None
-        self.helper_cache: dict[tuple[int, tuple[str, ...]], _HelperResult] = {}
+        self.helper_cache: dict[_HelperKey, _HelperResult] = {}
         self.helper_stack: list[int] = []
         self.reported: set[tuple[str, int, int, int, int]] = set()
         self.forward_node: ast.FunctionDef | ast.AsyncFunctionDef | None = None
         self.base_dir = Path(path).resolve().parent if path else None
         self.top_level_stmts: set[int] = set()
+        self.memo = memo
+        self.memo_lines: list[str] = []
+        self.context_key: tuple[Any, ...] | None = None
+        self.body_end = 0
+        # forward() statement memo (see AnalysisMemo): every report to `out` while a statement runs, before
+        # de-duplication, and a count of the changes forward() made to analyzer-wide state
+        self.recording: list[tuple[tuple[str, int, int, int, int], AntiCheatViolation]] | None = None
+        self.helper_reads: list[tuple[_HelperKey, _HelperResult]] = []   # cache hits while recording
+        self.helper_news: list[tuple[_HelperKey, Any, _HelperResult]] = []  # entries added while recording
+        self.mutations = 0
+        self.child_lookups: list[tuple[str, int, bool | None]] | None = None  # is_child_module_name calls
+        self.reads_forward = False  # forward()'s body analysed as a helper (from module level, __init__...)
+        self.new_records: dict[tuple[int, int, str], _StmtRecord] = {}
+        self.new_scan: _ScanRecord | None = None
 
     # -- reporting ------------------------------------------------------------------------------------
 
@@ -517,14 +648,24 @@ class _Analyzer:
         key = (rule, r.line, r.col, r.end_line, r.end_col)
         target = self.out if sink is None else sink
         if target is self.out:
-            if key in self.reported:
+            if self.recording is None and key in self.reported:
                 return
-            self.reported.add(key)
         spec = RULES[rule]
-        target.append(AntiCheatViolation(
+        v = AntiCheatViolation(
             rule=rule, message=message, kind="static", severity=spec.severity, file=self.path, range=r,
             line_text=self.line_text(r.line), allowed_instead=spec.instead(op), op=op,
-            related=list(related), details=dict(details or {})))
+            related=list(related), details=dict(details or {}))
+        if target is self.out:
+            if self.recording is not None:
+                self.recording.append((key, v))  # recorded before de-duplication, so that a replay is exact
+            self.report_once(key, v)
+        else:
+            target.append(v)
+
+    def report_once(self, key: tuple[str, int, int, int, int], v: AntiCheatViolation) -> None:
+        if key not in self.reported:
+            self.reported.add(key)
+            self.out.append(v)
 
     # -- module level ---------------------------------------------------------------------------------
 
@@ -534,15 +675,79 @@ class _Analyzer:
         self.pick_target()
         if self.target is not None:
             self.collect_self_attrs(self.target)
-        self.scan_file()
+        context = self.context_key = self.memo_context()
+        if context is None:
+            self.scan_file()
+        else:
+            self.scan_file_memoized(context)
         if self.target is not None and self.forward_node is not None:
             self.analyse_forward(self.target, self.forward_node)
+        if self.memo is not None:
+            # a file whose module level runs forward() (quietly) depends on forward's body everywhere
+            self.memo.context = None if self.reads_forward else context
+            self.memo.records = self.new_records
+            self.memo.scan = self.new_scan
+            self.memo.body_end, self.memo.lines = self.body_end, self.memo_lines
         self.out.sort(key=lambda v: (v.line, v.range.col if v.range else 0, v.rule))
         return self.out
+
+    def memo_context(self) -> tuple[Any, ...] | None:
+        """What everything but forward()'s own statements depends on, for the memo: the text around
+        forward's body and how the imports resolved (they look at the disk). Where the body ends is
+        `body_end`: the text after it may have moved (lines added or removed inside forward)."""
+        fwd = self.forward_node
+        if self.memo is None or fwd is None or not fwd.body or \
+                self.source.count("\r") != self.source.count("\r\n"):  # lone CRs: `ast` and the keys disagree
+            return None
+        lines = self.source.split("\n")
+        self.memo_lines = lines
+        first = _first_line(fwd.body[0])
+        last = self.body_end = fwd.body[-1].end_lineno or fwd.body[-1].lineno
+        return ("\n".join(lines[: first - 1]), "\n".join(lines[last:]), self.path,
+                tuple((k, v.kind, v.qual) for k, v in self.globals.items()))
+
+    def unchanged_lines(self, memo: AnalysisMemo) -> int:
+        """How many leading lines the memo's version and this one share."""
+        old, new = memo.lines, self.memo_lines
+        return next((n for n, (x, y) in enumerate(zip(old, new, strict=False)) if x != y), min(len(old), len(new)))
+
+    def scan_file_memoized(self, context: tuple[Any, ...]) -> None:
+        """scan_file() never looks inside forward(): while the text around forward() is unchanged, so are
+        its reports (replayed, before de-duplication, as they were made)."""
+        memo = self.memo
+        assert memo is not None
+        old = memo.scan if memo.context == context and not self.reads_forward else None
+        if old is not None and memo.body_end != self.body_end:
+            # lines added or removed inside forward(): the reports are still good if none lies below the edit
+            unchanged = self.unchanged_lines(memo)
+            found = [0]
+            for _key, v in old.reports:
+                _violation_lines(v, found)
+            if found[0] > unchanged:
+                old = None
+        if old is not None and all(self.is_child_module_name(m, lv) == r for m, lv, r in old.child_lookups):
+            for key, v in old.reports:
+                self.report_once(key, v)
+            self.new_scan = old
+            return
+        self.recording, self.child_lookups, self.helper_reads, self.helper_news = [], [], [], []
+        try:
+            self.scan_file()
+            # helper analyses made here would be missing from the helper cache after a replay
+            if not self.helper_reads and not self.helper_news:
+                self.new_scan = _ScanRecord(self.recording, self.child_lookups)
+        finally:
+            self.recording, self.child_lookups, self.helper_reads, self.helper_news = None, None, [], []
 
     def is_child_module_name(self, module: str, level: int = 0) -> bool | None:
         """True: under children/. False: known not to be (stdlib, torch, third party, helper file).
         None: a local helper file outside children/."""
+        found = self._is_child_module_name(module, level)
+        if self.child_lookups is not None:
+            self.child_lookups.append((module, level, found))
+        return found
+
+    def _is_child_module_name(self, module: str, level: int) -> bool | None:
         top = module.split(".")[0]
         if level > 0:
             return True if top == "children" else None
@@ -1075,7 +1280,70 @@ class _Analyzer:
             elif dv.kind == REF and classify_ref(dv.qual).what not in ("neutral", "namespace", "const"):
                 ev.value_use(deco, dv)
         ev.bind_params(fwd, [], {}, self_val=V_SELF, kind="function")
-        ev.run_body(fwd.body)
+        context = self.context_key
+        if context is None or self.memo is None or self.reads_forward:
+            ev.run_body(fwd.body)
+        else:
+            self.run_forward_memoized(ev, fwd.body, self.memo, context)
+
+    def run_forward_memoized(self, ev: _ForwardEval, body: list[ast.stmt], memo: AnalysisMemo,
+                             context: tuple[Any, ...]) -> None:
+        """forward()'s statements, reusing the previous analysis's result for each statement whose text,
+        position and incoming state are unchanged (the editor re-analyses on every keystroke).
+
+        A statement's result depends on its text and position, the abstract values of the locals before it
+        (`env`, `ret`), the helper-cache entries it read, and the rest of the file (the memo's context key).
+        Replaying a record re-applies exactly what running it did: its reports (before de-duplication),
+        its helper-cache entries and the locals after it. A statement that changed analyzer-wide state
+        (self attributes, classes, imports) is not recorded, and nothing after it is reused."""
+        lines = self.memo_lines
+        old = memo.records if memo.context == context else {}
+        # Lines added or removed inside forward() move everything below: a record is still good if every
+        # position it holds is above the first changed line (statements below have new keys anyway).
+        unchanged = self.unchanged_lines(memo) if old and memo.body_end != self.body_end else len(lines)
+        new = self.new_records
+        reusable = True
+        cache = self.helper_cache
+        # After a replay the locals are those of the record (`snapshot`); ev.env catches up lazily, before
+        # the next statement that really runs. Consecutive records share their env dicts, so that checking
+        # a record after a replay is one identity test.
+        snapshot: dict[str, Val] | None = None
+        for s in body:
+            first, end = _first_line(s), s.end_lineno or s.lineno
+            key = (s.lineno, s.col_offset, lines[first - 1] if first == end else "\n".join(lines[first - 1: end]))
+            rec = old.get(key) if reusable else None
+            if rec is not None and unchanged < len(lines) and rec.last_line() > unchanged:
+                rec = None
+            if rec is not None and (rec.env_before is snapshot or _same_env(rec.env_before, ev.env if snapshot is None else snapshot)) \
+                    and (rec.ret_before is ev.ret or _same_val(rec.ret_before, ev.ret)) \
+                    and (not rec.helper_reads or all(cache.get(k) is r for k, r in rec.helper_reads)) \
+                    and (not rec.helper_news or not any(k in cache for k, _n, _r in rec.helper_news)):
+                for rkey, v in rec.reports:
+                    self.report_once(rkey, v)
+                for hkey, _node, res in rec.helper_news:
+                    cache[hkey] = res
+                snapshot, ev.ret = rec.env_after, rec.ret_after
+                new[key] = rec
+                continue
+            if snapshot is not None:
+                ev.env.clear()
+                ev.env.update(snapshot)
+            env_before = snapshot if snapshot is not None else dict(ev.env)
+            ret_before, mutations = ev.ret, self.mutations
+            self.recording, self.helper_reads, self.helper_news = [], [], []
+            try:
+                ev.stmt(s)
+                reports, reads, news = self.recording, self.helper_reads, self.helper_news
+            finally:
+                self.recording, self.helper_reads, self.helper_news = None, [], []
+            snapshot = dict(ev.env)
+            if reusable and self.mutations == mutations:
+                new[key] = _StmtRecord(env_before, ret_before, reports, reads, news, snapshot, ev.ret)
+            else:
+                reusable = False
+        if snapshot is not None:
+            ev.env.clear()
+            ev.env.update(snapshot)
 
     def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val],
                        quiet: bool = False) -> _HelperResult:
@@ -1086,9 +1354,13 @@ class _Analyzer:
         key = (id(node), (*(a.kind for a in args), *sorted(kwargs), "quiet" if quiet else ""))
         cached = self.helper_cache.get(key)
         if cached is not None:
+            if self.recording is not None:
+                self.helper_reads.append((key, cached))
             return cached
         if id(node) in self.helper_stack or len(self.helper_stack) >= _MAX_HELPER_DEPTH:
             return _HelperResult(V_DATA, [])
+        if node is self.forward_node:
+            self.reads_forward = True
         self.helper_stack.append(id(node))
         try:
             env: dict[str, Val] = dict(fn.closure) if fn.closure is not None else {}
@@ -1112,6 +1384,8 @@ class _Analyzer:
         finally:
             self.helper_stack.pop()
         self.helper_cache[key] = result
+        if self.recording is not None:
+            self.helper_news.append((key, node, result))  # the node keeps its id from being reused
         return result
 
 
@@ -1258,10 +1532,12 @@ class _ForwardEval:
         self.ev(s.test)
 
     def st_import(self, s: ast.Import | ast.ImportFrom) -> None:
+        self.an.mutations += 1  # star imports change analyzer state; child lookup reads the disk
         self.an.bind_import(s, self.env)
         self.an.check_import(s)
 
     def st_class(self, s: ast.ClassDef) -> None:
+        self.an.mutations += 1
         self.an.bind_class(s)
         self.env[s.name] = self.an.globals[s.name]
         self.an.check_class(s)
@@ -1288,8 +1564,9 @@ class _ForwardEval:
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value)
             self.check_patch(target, base)
-            if base.kind == SELF and not self.quiet:
-                self.an.self_attrs.setdefault(target.attr, val)
+            if base.kind == SELF and not self.quiet and target.attr not in self.an.self_attrs:
+                self.an.mutations += 1
+                self.an.self_attrs[target.attr] = val
         elif isinstance(target, ast.Subscript):
             # writing into a slice of a buffer (out[:, :c] = y) is plumbing, like cat
             base = self.ev(target.value)
@@ -2101,10 +2378,15 @@ def _incomplete(reason: str, path: str | None) -> AntiCheatViolation:
                               file=path, range=SourceRange(1, 0, 1, 0), allowed_instead=spec.allowed_instead)
 
 
-def analyze_tree(tree: ast.Module, source: str, path: str | None = None) -> list[AntiCheatViolation]:
-    """Analyse an already parsed module (the language server parses once per document version)."""
+def analyze_tree(tree: ast.Module, source: str, path: str | None = None,
+                 memo: AnalysisMemo | None = None) -> list[AntiCheatViolation]:
+    """Analyse an already parsed module (the language server parses once per document version).
+
+    With a `memo` (one per document), statements of forward() unchanged since the previous call reuse
+    their results; the violations are the same as without it. The returned objects may be shared with
+    the memo: callers that modify them must copy them first."""
     try:
-        return _Analyzer(source, tree, path).run()
+        return _Analyzer(source, tree, path, memo).run()
     except RecursionError:
         return [_incomplete("the code is nested too deeply to analyse", path)]
     except Exception as exc:  # never let a half-typed file crash the editor; say so instead
@@ -2131,6 +2413,12 @@ def analyze_source(source: str, path: str | None = None) -> list[AntiCheatViolat
 
 
 def _analyze_source(source: str, path: str | None) -> list[AntiCheatViolation]:
+    tree = parse_source(source, path)
+    return tree if isinstance(tree, list) else analyze_tree(tree, source, path)
+
+
+def parse_source(source: str, path: str | None = None) -> ast.Module | list[AntiCheatViolation]:
+    """The module's tree, or the one violation (HD001 syntax error, HD004) saying why there is none."""
     try:
         if "\x00" in source:
             idx = source.index("\x00")
@@ -2142,12 +2430,11 @@ def _analyze_source(source: str, path: str | None) -> list[AntiCheatViolation]:
         with warnings.catch_warnings():
             # invalid escape sequences etc. warn at parse time; the editor must stay quiet
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path or "<source>")
+            return ast.parse(source, filename=path or "<source>")
     except (SyntaxError, ValueError) as exc:
         return [_syntax_violation(exc, source, path)]
     except (RecursionError, MemoryError):
         return [_incomplete("the code is nested too deeply to parse", path)]
-    return analyze_tree(tree, source, path)
 
 
 class UnreadableFileError(HdecompError, OSError):
