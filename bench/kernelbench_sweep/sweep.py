@@ -120,9 +120,13 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
                 line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("SWEEP_RESULT ")), None)
-                res = json.loads(line[len("SWEEP_RESULT "):]) if line else \
-                    {"status": "ERROR", "error": f"worker crashed (exit {proc.returncode}): "
-                                                 f"{(proc.stderr.strip().splitlines() or [''])[-1][:200]}"}
+                if line:
+                    res = json.loads(line[len("SWEEP_RESULT "):])
+                elif proc.returncode == -9:   # SIGKILL: on this machine the kernel's OOM killer
+                    res = {"status": "ERROR", "error": "killed (SIGKILL: out of memory)"}
+                else:
+                    res = {"status": "ERROR", "error": f"worker crashed (exit {proc.returncode}): "
+                                                      f"{(proc.stderr.strip().splitlines() or [''])[-1][:200]}"}
             except subprocess.TimeoutExpired:
                 res = {"status": "ERROR", "error": f"timeout after {args.timeout:g} s"}
             outcome, group = classify(res)

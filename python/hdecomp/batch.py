@@ -59,6 +59,7 @@ class DecompositionOutcome:
     composition_max_diff: float | None = None
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    kernel_root: bool = False                # the tree is one kernel (a one-op model): no steps by design
 
     @property
     def status(self) -> str:
@@ -68,7 +69,8 @@ class DecompositionOutcome:
             or self.composition in ("FAIL", "ERROR")
         if failed:
             return "FAILED"
-        if self.pipeline == "PASS" and self.composition == "PASS" and self.components_tested > 0:
+        steps_ok = self.pipeline == "PASS" or (self.pipeline == "NO_STEPS" and self.kernel_root)
+        if steps_ok and self.composition == "PASS" and self.components_tested > 0:
             return "PASSED"
         return "PARTIAL"
 
@@ -88,6 +90,7 @@ class DecompositionOutcome:
             "pipeline_status": self.pipeline, "steps_total": self.steps_total,
             "steps_passed": self.steps_passed, "composition_status": self.composition,
             "composition_max_diff": self.composition_max_diff, "seconds": round(self.seconds, 3),
+            "kernel_root": self.kernel_root,
         }
 
 
@@ -102,24 +105,25 @@ def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, option
     try:
         pr = run_pipeline(path, options, console=console, progress=console is not None)
         out.pipeline = pr.status if pr.steps else "NO_STEPS"
+        out.kernel_root = pr.kernel_root
         out.steps_total = len(pr.steps)
         out.steps_passed = sum(1 for s in pr.steps if s.status == "PASS")
         for s in pr.steps:
             if s.status != "PASS":
                 out.errors.append(f"step {s.step.dir.name}: {s.status}: {s.error or s.fail_reason or ''}")
-        if not pr.steps:
+        if not pr.steps and not pr.kernel_root:
             out.errors.extend(pr.problems[-1:])
     except HdecompError as exc:
         out.pipeline = "ERROR"
         out.errors.append(f"pipeline: {exc.headline}")
     try:
-        st = run_self_tests(path, timeout=timeout, jobs=jobs)
+        st = run_self_tests(path, timeout=timeout, jobs=jobs, batch_limit=getattr(options, "batch_limit", None))
         out.components_tested = len(st.results)
         out.components_passed = st.passed
         out.errors.extend(r.cause or f"{r.file}: {r.status}" for r in st.results if r.status != "PASS")
     except HdecompError as exc:
         out.errors.append(f"self-tests: {exc.headline}")
-    if out.pipeline == "NO_STEPS":
+    if out.pipeline == "NO_STEPS" and not out.kernel_root:
         out.seconds = time.perf_counter() - t0
         return out  # nothing to compose: the components alone were checked (PARTIAL at best)
     try:

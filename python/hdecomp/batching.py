@@ -1,10 +1,17 @@
 """`--batch-limit`: one rule for every command that runs models (verify, coverage, decompose).
 
 KernelBench's shapes are GPU-sized; CPU users verify with the inputs' batch cut to N. A file with
-KernelBench's module-level int `batch_size` gets it lowered while get_inputs() runs (Component.make_inputs),
-and those inputs are trusted as built. Otherwise the leading dimension of every input sharing the first
-input's size is cut — except when all inputs are square matrices of one size (a square matmul: the
-leading dimension is not a batch).
+KernelBench's module-level int `batch_size` gets it lowered to N while its user code runs — get_inputs()
+(Component.make_inputs) AND the model's construction (Component.build: an RNN sizing its hidden state by
+the batch in __init__) — in the file and in every child file it imports; those inputs are trusted as
+built. Otherwise the leading dimension of every input sharing the first input's size is cut — except when
+all inputs are square matrices of one size (a square matmul: the leading dimension is not a batch).
+
+Every command that runs models applies this rule: verify-step (original and refactored), coverage,
+pipeline, decompose, compose (its generated script lowers every loaded file's `batch_size` before the
+build) and `hdecomp test` (its runner executes a file with the `batch_size` assignment lowered in memory).
+Files written by `hdecomp decompose --batch-limit N` keep the original dimensions and write their batch
+dimensions with a module-level `batch_size` (hdecomp.decompose.shapes), so the rule applies to them too.
 """
 
 from __future__ import annotations

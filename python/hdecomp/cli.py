@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
     p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
+    p.add_argument("--batch-limit", type=int, default=None, metavar="N",
+                   help="run each file with its module-level batch_size lowered to N (the file is not changed)")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
@@ -113,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("decompose", help="automatic, verified decomposition of a model file (no LLM)")
     p.add_argument("model", help="the model file (KernelBench convention)")
-    p.add_argument("-o", "--output", default="output", help="output root (default: output)")
+    p.add_argument("-o", "--output", default=None,
+                   help="output root: the decomposition goes to OUTPUT/<model stem>/ (default: the folder "
+                        "`hdecomp prompt` names, output/<levelN or examples>/<model stem>/)")
     p.add_argument("--max-depth", type=int, default=None, help="stop descending after this many levels")
     p.add_argument("--name", default=None, help="model name (default: the file's stem)")
     _run_options(p)

@@ -172,6 +172,13 @@ def _compare_tensors(path: str, a: torch.Tensor, b: torch.Tensor, rtol: float | 
             leaf.reason = f"{leaf.mismatched} of {leaf.numel} values differ at {path} (exact dtype {leaf.dtype})"
         leaf.match = leaf.mismatched == 0
         return leaf
+    if torch.equal(a, b):
+        # Bit-identical (common: a step runs the same kernels in the same order). NaN never compares equal,
+        # so there is none; every difference is 0. Same result as the loop below at a fraction of the cost
+        # (the float64 loop makes ~12 passes over the data: seconds per trial on a large output).
+        leaf.inf_count = int(torch.isinf(a).sum())
+        leaf.match = True
+        return leaf
     # Compare in float64 (complex128) so the difference itself does not round, chunk by chunk so a
     # multi-GiB output needs only a few chunk-sized temporaries.
     wide = torch.complex128 if a.is_complex() else torch.float64

@@ -133,20 +133,29 @@ class Component:
     get_input_kwargs: Callable[[], Any] | None = None
     # (module batch_size, lowered to) of the last make_inputs call that lowered it; see make_inputs
     last_batch_override: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    # user modules the file imported (its children/ files): their `batch_size` is lowered with the file's
+    imported: list[ModuleType] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def folders(self) -> list[Path]:
         return [self.path.parent]
 
-    def build(self, device: str | torch.device | None = None, timeout: float | None = None) -> nn.Module:
-        """Instantiate the model from get_init_inputs() (eval mode, on `device`)."""
-        init = self._call("get_init_inputs", self.get_init_inputs, timeout)
-        if init is None:
-            init = []
-        if not isinstance(init, (list, tuple)):
-            init = [init]
-        model = self._call(f"{self.class_name}(*get_init_inputs())",
-                           lambda: self.model_class(*init), timeout)
+    def build(self, device: str | torch.device | None = None, timeout: float | None = None,
+              batch_limit: int | None = None) -> nn.Module:
+        """Instantiate the model from get_init_inputs() (eval mode, on `device`).
+
+        With `batch_limit`, the module-level int `batch_size` is lowered while get_init_inputs() and the
+        constructor run, exactly as in make_inputs: a model that sizes state by the batch in `__init__`
+        (an RNN's `self.h0 = torch.randn(num_layers, batch_size, hidden)`) matches the lowered inputs.
+        """
+        with self._batch_size_lowered(batch_limit, record=False):
+            init = self._call("get_init_inputs", self.get_init_inputs, timeout)
+            if init is None:
+                init = []
+            if not isinstance(init, (list, tuple)):
+                init = [init]
+            model = self._call(f"{self.class_name}(*get_init_inputs())",
+                               lambda: self.model_class(*init), timeout)
         if not isinstance(model, nn.Module):
             raise ComponentLoadError(f"{self.class_name} is not an nn.Module", self.path)
         if device is not None:
@@ -188,19 +197,29 @@ class Component:
         return args, kwargs
 
     @contextlib.contextmanager
-    def _batch_size_lowered(self, batch_limit: int | None) -> Iterator[None]:
-        value = getattr(self.module, "batch_size", None)
-        # bool is an int subclass; a flag named batch_size is not a batch size
-        if (batch_limit is None or not isinstance(value, int) or isinstance(value, bool)
-                or value <= batch_limit):
+    def _batch_size_lowered(self, batch_limit: int | None, record: bool = True) -> Iterator[None]:
+        """The `--batch-limit` rule for user code: a module-level int `batch_size` above the limit is the
+        limit while the body runs, in the file and in every child file it imported (a child that sizes
+        state by the batch in __init__ is built by its parent's constructor)."""
+        if batch_limit is None:
             yield
             return
-        setattr(self.module, "batch_size", batch_limit)  # noqa: B010 (a user module: no declared attribute)
+        lowered: list[tuple[ModuleType, int]] = []
+        for mod in [self.module, *self.imported]:
+            value = getattr(mod, "batch_size", None)
+            # bool is an int subclass; a flag named batch_size is not a batch size
+            if isinstance(value, int) and not isinstance(value, bool) and value > batch_limit:
+                lowered.append((mod, value))
+        for mod, _ in lowered:
+            setattr(mod, "batch_size", batch_limit)  # noqa: B010 (a user module: no declared attribute)
         try:
             yield
-            self.last_batch_override = (value, batch_limit)
+            own = next((v for m, v in lowered if m is self.module), None)
+            if record and own is not None:
+                self.last_batch_override = (own, batch_limit)
         finally:
-            setattr(self.module, "batch_size", value)  # noqa: B010
+            for mod, value in lowered:
+                setattr(mod, "batch_size", value)  # noqa: B010
 
     def _call(self, what: str, fn: Callable[[], Any], timeout: float | None) -> Any:
         return run_user_code(fn, what=what, path=self.path, timeout=timeout)
@@ -298,10 +317,11 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def isolated_import_paths(folder: Path) -> Iterator[None]:
+def isolated_import_paths(folder: Path, collect: list[ModuleType] | None = None) -> Iterator[None]:
     """sys.path gets `folder` and `folder/children` for the duration; sys.path and sys.modules are
-    restored afterwards: user modules imported meanwhile are dropped, and modules cached elsewhere
-    under a name this folder's files define (`conv`, `children`, ...) are hidden, then put back."""
+    restored afterwards: user modules imported meanwhile are dropped (and appended to `collect`), and
+    modules cached elsewhere under a name this folder's files define (`conv`, `children`, ...) are
+    hidden, then put back."""
     with _import_lock:
         saved_path = list(sys.path)
         before = set(sys.modules)
@@ -325,6 +345,8 @@ def isolated_import_paths(folder: Path) -> Iterator[None]:
                         _is_user_module(mod) or name.split(".")[0] in local_names):
                     _remember_classes(mod)
                     del sys.modules[name]
+                    if collect is not None and not name.startswith("_hdecomp_component_"):
+                        collect.append(mod)
             sys.modules.update(hidden)
             importlib.invalidate_caches()
 
@@ -359,7 +381,8 @@ def load_component(path: str | Path, class_name: str | None = None, *,
     module = importlib.util.module_from_spec(spec)
     folder = path.resolve().parent
     roots = [folder]
-    with isolated_import_paths(folder):
+    imported: list[ModuleType] = []
+    with isolated_import_paths(folder, imported):
         sys.modules[mod_name] = module
         try:
             with time_limit(timeout, "importing the file", path):
@@ -414,7 +437,7 @@ def load_component(path: str | Path, class_name: str | None = None, *,
         get_input_kwargs = None
     return Component(path=path, module=module, class_name=chosen, model_class=model_class,
                      get_inputs=get_inputs, get_init_inputs=get_init_inputs,
-                     get_input_kwargs=get_input_kwargs)
+                     get_input_kwargs=get_input_kwargs, imported=imported)
 
 
 def _safe(stem: str) -> str:

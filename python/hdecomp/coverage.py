@@ -159,10 +159,11 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
     path = Path(path)
     try:
         comp = load_component(path, timeout=timeout)
-        model = comp.build(device=device, timeout=timeout)
+        model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
         args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
         return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
-                                      rebuild=lambda: comp.build(device=device, timeout=timeout))
+                                      rebuild=lambda: comp.build(device=device, timeout=timeout,
+                                                                 batch_limit=batch_limit))
     except HdecompError as exc:
         return Inventory(file=str(path), error=exc.headline, input_mode="none")
 
@@ -351,7 +352,7 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
     _with_original(report, orig)
     try:
         ref_comp = load_component(step.refactored, timeout=timeout)
-        ref_model = ref_comp.build(device=device, timeout=timeout)
+        ref_model = ref_comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
         orig_comp = load_component(step.original, timeout=timeout)
         args, kwargs = limited_inputs(orig_comp, batch_limit, device=device, timeout=timeout)
         mode: InputMode = input_mode if input_mode != "meta" else "auto"

@@ -24,7 +24,10 @@ from hdecomp.results import write_json_atomic
 from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError, discover_steps
 
 SUMMARY_FILE = "step_verification_summary.json"
-EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 2}
+EXIT = {"PASS": 0, "NO_STEPS": 0, "FAIL": 1, "ERROR": 2}
+# Why a tree without steps is complete: its root is itself a kernel (a one-op model).
+KERNEL_ROOT_REASON = ("the tree's root is a kernel (the model is one kernel op): there is no step to verify; "
+                      "the composition test checks the kernel file against the original model")
 
 
 @dataclass
@@ -78,9 +81,12 @@ class PipelineResult:
     forward_seconds: float = 0.0
     forward_calls: int = 0
     summary_file: Path | None = None
+    kernel_root: bool = False      # the tree is one level-0 root node: no steps is complete, not an error
 
     @property
     def status(self) -> str:
+        if not self.steps and self.kernel_root:
+            return "NO_STEPS"
         if not self.steps or any(s.status == "ERROR" for s in self.steps):
             return "ERROR"
         return "FAIL" if any(s.status == "FAIL" for s in self.steps) else "PASS"
@@ -93,7 +99,9 @@ class PipelineResult:
         counts = {k: sum(1 for s in self.steps if s.status == k) for k in ("PASS", "FAIL", "ERROR")}
         verify = sum(s.verify_seconds for s in self.steps)
         cov = sum(s.coverage_seconds for s in self.steps)
+        extra = {"reason": KERNEL_ROOT_REASON} if self.status == "NO_STEPS" else {}
         return {
+            **extra,
             "timestamp": datetime.now().isoformat(),
             "decomposition_dir": str(self.root),
             "decomp_dir": str(self.root),  # the original workspace's name for it
@@ -254,7 +262,8 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     result = PipelineResult(root=root)
     tree = load_tree_quietly(root, result.problems)
     steps = discover_steps(root, tree)
-    if not steps:
+    result.kernel_root = tree is not None and tree.root is not None and tree.root.level == 0
+    if not steps and not result.kernel_root:
         result.problems.append(f"{root / 'steps'}: no step folders with a refactored.py")
     t0 = time.perf_counter()
     with forward_timer() as fwd, _progress(console, progress, len(steps)) as advance:
@@ -346,7 +355,9 @@ def cli_pipeline(args: argparse.Namespace) -> int:
     for o in result.steps:
         if o.status == "ERROR" and not args.verbose:
             print(f"ERROR: {o.error}", file=err_stream)
-    if not result.steps:
+    if result.status == "NO_STEPS":
+        print(f"NO_STEPS: {KERNEL_ROOT_REASON}", file=err_stream)
+    elif not result.steps:
         print(f"ERROR: {result.problems[-1] if result.problems else 'no steps'}", file=err_stream)
     return result.exit_code
 

@@ -41,9 +41,17 @@ def prompts_dir() -> Path:
     return data_dir() / "prompts"
 
 
+def source_level(model: str | Path) -> str | None:
+    """The KernelBench level folder a model file sits in (`level1`, `level2`, `level3`; the nearest
+    `levelN` folder up its path, as the original workspace's `metadata.source_level`), else None."""
+    parts = Path(model).resolve().parent.parts
+    return next((part for part in reversed(parts) if _LEVEL_FOLDER.match(part)), None)
+
+
 def default_output_dir(model: Path, root: Path | None = None) -> Path:
-    """`output/<levelN>/<stem>/` for a file in a `levelN` folder (KernelBench), else `output/examples/<stem>/`."""
-    group = next((part for part in reversed(model.parent.parts) if _LEVEL_FOLDER.match(part)), "examples")
+    """`output/<levelN>/<stem>/` for a file in a `levelN` folder (KernelBench), else `output/examples/<stem>/`.
+    `hdecomp decompose` without -o writes exactly here too."""
+    group = source_level(model) or "examples"
     return (root or Path.cwd()) / "output" / group / model.stem
 
 

@@ -1,10 +1,18 @@
 """Run every component file's self-test (`python file.py` must exit 0 and print PASS), each in its own
 subprocess with a timeout, and write verification/test_results.json (the original workspace's format
-plus per-file cause, exit code, duration and output tail)."""
+plus per-file cause, exit code, duration and output tail).
+
+`--batch-limit N` is applied by the runner, never by the file: a file with KernelBench's module-level int
+`batch_size` runs through a small bootstrap that executes it as `__main__` with that one top-level
+assignment lowered to min(value, N) (an AST rewrite in memory; the file on disk is untouched, line numbers
+are kept). Component files written by `hdecomp decompose` carry the original shapes with their batch
+dimensions written as `batch_size`, so their self-tests follow. Files without one run unchanged.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import os
 import signal
@@ -24,6 +32,42 @@ from hdecomp.tree import component_files
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000
 
+# Runs argv[1] as __main__ with its top-level int `batch_size = K` (K > argv[2]) assigned argv[2] instead.
+_BOOTSTRAP = """\
+import ast, os, sys, types
+path, limit = sys.argv[1], int(sys.argv[2])
+with open(path, encoding="utf-8") as f:
+    tree = ast.parse(f.read(), path)
+for stmt in tree.body:
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == "batch_size" and isinstance(stmt.value, ast.Constant)
+            and type(stmt.value.value) is int and stmt.value.value > limit):
+        stmt.value = ast.copy_location(ast.Constant(limit), stmt.value)
+code = compile(tree, path, "exec")
+sys.argv = [path]
+sys.path[0] = os.path.dirname(os.path.abspath(path))
+main = types.ModuleType("__main__")
+main.__file__ = path
+main.__builtins__ = __builtins__
+sys.modules["__main__"] = main
+exec(code, main.__dict__)
+"""
+
+
+def module_batch_size(source: str) -> int | None:
+    """The value of a top-level `batch_size = <int literal>` (the last one), else None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = None
+    for stmt in tree.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id == "batch_size" and isinstance(stmt.value, ast.Constant)
+                and type(stmt.value.value) is int):
+            found = stmt.value.value
+    return found
+
 
 @dataclass
 class SelfTestResult:
@@ -33,10 +77,14 @@ class SelfTestResult:
     cause: str | None = None
     seconds: float = 0.0
     output_tail: str = ""
+    # --batch-limit as applied to this file: {"limit", "batch_size_from", "batch_size_to"} when the runner
+    # lowered the file's batch_size, {"limit", "applied": false} when the file has none (ran unchanged)
+    batch_limit: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "status": self.status, "returncode": self.returncode, "cause": self.cause,
-                "seconds": round(self.seconds, 3), "output_tail": self.output_tail}
+                "seconds": round(self.seconds, 3), "output_tail": self.output_tail,
+                "batch_limit": self.batch_limit}
 
 
 @dataclass
@@ -44,6 +92,7 @@ class SelfTestReport:
     root: Path
     results: list[SelfTestResult] = field(default_factory=list)
     seconds: float = 0.0
+    batch_limit: int | None = None
 
     @property
     def passed(self) -> int:
@@ -75,6 +124,7 @@ class SelfTestReport:
             "status": self.status,
             "timeouts": sum(1 for r in self.results if r.status == "TIMEOUT"),
             "seconds": round(self.seconds, 3),
+            "batch_limit": self.batch_limit,
         }
 
 
@@ -87,8 +137,10 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else ""
 
 
-def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str | None = None) -> SelfTestResult:
-    """`python file.py` in the file's folder, in a new process group (a hung test is killed whole)."""
+def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str | None = None,
+                  batch_limit: int | None = None) -> SelfTestResult:
+    """`python file.py` in the file's folder, in a new process group (a hung test is killed whole); with
+    `batch_limit`, a file with a module-level int `batch_size` runs through the lowering bootstrap."""
     try:
         rel = str(path.resolve().relative_to(root.resolve()))
     except ValueError:
@@ -96,9 +148,27 @@ def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    argv = [python or sys.executable, path.name]
+    applied: dict[str, Any] | None = None
+    if batch_limit is not None:
+        try:
+            value = module_batch_size(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            value = None
+        applied = {"limit": batch_limit, "applied": value is not None and value > batch_limit}
+        if value is not None:
+            applied.update({"batch_size_from": value, "batch_size_to": min(value, batch_limit)})
+        if applied["applied"]:
+            argv = [python or sys.executable, "-c", _BOOTSTRAP, path.name, str(batch_limit)]
+    result = _run(argv, path, rel, env, timeout)
+    result.batch_limit = applied
+    return result
+
+
+def _run(argv: list[str], path: Path, rel: str, env: dict[str, str], timeout: float) -> SelfTestResult:
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen([python or sys.executable, path.name], cwd=path.parent, env=env,
+        proc = subprocess.Popen(argv, cwd=path.parent, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
     except OSError as exc:
@@ -124,17 +194,19 @@ def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str
 
 
 def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, files: list[Path] | None = None,
-                   write: bool = True, on_result: Any = None) -> SelfTestReport:
-    """Self-test every component file of the decomposition (level_*/ folders)."""
+                   write: bool = True, on_result: Any = None, batch_limit: int | None = None) -> SelfTestReport:
+    """Self-test every component file of the decomposition (level_*/ folders), under `batch_limit`."""
+    if batch_limit is not None and batch_limit < 1:
+        raise HdecompError(f"--batch-limit must be at least 1 (got {batch_limit})")
     root = Path(root)
     if not root.is_dir():
         raise HdecompError("decomposition folder not found", root)
     targets = files if files is not None else component_files(root)
-    report = SelfTestReport(root=root)
+    report = SelfTestReport(root=root, batch_limit=batch_limit)
     t0 = time.perf_counter()
 
     def one(p: Path) -> SelfTestResult:
-        r = run_self_test(p, root, timeout=timeout)
+        r = run_self_test(p, root, timeout=timeout, batch_limit=batch_limit)
         if on_result is not None:
             on_result(r)
         return r
@@ -183,7 +255,8 @@ def cli_test(args: argparse.Namespace) -> int:
                 bar.console.print(f"[{_STYLE[r.status]}]{r.status:7}[/] {r.file}"
                                   + (f"  {r.cause}" if r.cause else ""), highlight=False)
 
-        report = run_self_tests(root, timeout=args.timeout, jobs=max(1, args.jobs), files=files, on_result=done)
+        report = run_self_tests(root, timeout=args.timeout, jobs=max(1, args.jobs), files=files, on_result=done,
+                                batch_limit=getattr(args, "batch_limit", None))
     as_json = getattr(args, "json", False)
     if as_json:
         import json
@@ -194,4 +267,4 @@ def cli_test(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-__all__ = ["SelfTestReport", "SelfTestResult", "cli_test", "run_self_test", "run_self_tests"]
+__all__ = ["SelfTestReport", "SelfTestResult", "cli_test", "module_batch_size", "run_self_test", "run_self_tests"]

@@ -740,8 +740,24 @@ def node_statuses(tree: DecompositionTree, steps: list[Step] | None = None) -> d
         if nid not in out:
             parent = tree.nodes.get(node.parent) if node.parent else None
             inherited = out.get(parent.id) if parent is not None else None
+            if parent is None and node.is_kernel and nid == tree.root_id and tree.root_dir is not None:
+                # A one-kernel model (the root is a kernel, no step): the composition test checked it.
+                out[nid] = (composition_status(tree.root_dir), None)
+                continue
             out[nid] = (inherited[0] if inherited else "unverified", None)
     return out
+
+
+def composition_status(root: str | Path) -> str:
+    """"pass" | "fail" | "error" from the composition verdict in verification/test_results.json,
+    "unverified" when there is none."""
+    try:
+        data = read_json(Path(root) / "verification" / "test_results.json")
+    except (OSError, ValueError):
+        return "unverified"
+    verdict = str(data.get("composition_test", "")).upper() if isinstance(data, dict) else ""
+    return {"PASS": "pass", "PASSED": "pass", "FAIL": "fail", "FAILED": "fail",
+            "ERROR": "error"}.get(verdict, "unverified")
 
 
 __all__ = [
@@ -758,6 +774,7 @@ __all__ = [
     "TreeMetadata",
     "TreeNode",
     "component_files",
+    "composition_status",
     "discover_steps",
     "level_from_path",
     "level_name",

@@ -318,23 +318,19 @@ def apply_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
     return n
 
 
-def _random_like(name: str, t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """A random replacement for a float tensor that keeps it usable: variances stay positive,
-    matrices get a fan-in scaled range so activations keep their magnitude. Drawn on the tensor's
-    device in its own precision (fp32 for half types), so a multi-GiB weight needs no float64 copy."""
-    shape = tuple(t.shape)
+def _randomize_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
+    """Fill a float tensor with random values that keep it usable, in place (a multi-GiB weight needs no
+    second copy): variances stay positive, matrices get a fan-in scaled range so activations keep their
+    magnitude. Drawn on the tensor's device in its own precision."""
     leaf = name.rsplit(".", 1)[-1].lower()
-    draw_dtype = t.dtype if t.dtype in (torch.float32, torch.float64) else torch.float32
-    u = torch.rand(shape, generator=gen, dtype=draw_dtype, device=t.device)
     if "var" in leaf:  # BatchNorm running_var and friends must stay positive
-        out = u.add_(0.5)
+        t.uniform_(0.5, 1.5, generator=gen)
     elif t.dim() >= 2:
-        fan_in = max(1, t.numel() // max(1, shape[0]))
+        fan_in = max(1, t.numel() // max(1, t.shape[0]))
         bound = 1.0 / (fan_in ** 0.5)
-        out = u.mul_(2 * bound).sub_(bound)
+        t.uniform_(-bound, bound, generator=gen)
     else:
-        out = u.mul_(2).sub_(1)
-    return out if out.dtype == t.dtype else out.to(t.dtype)
+        t.uniform_(-1.0, 1.0, generator=gen)
 
 
 class _Generators:
@@ -366,17 +362,16 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
         for o in orig_entries:
             if not o.tensor.is_floating_point():
                 continue
-            new = _random_like(o.name, o.tensor, gen(o.tensor.device))
-            o.tensor.copy_(new)
+            _randomize_(o.name, o.tensor, gen(o.tensor.device))
             rkey = wm.mapping.get(o.name)
             if rkey is not None:
                 r = ref_by_name[rkey]
-                r.tensor.copy_(new.to(r.tensor.device, r.tensor.dtype))
+                r.tensor.copy_(o.tensor)
                 mapped_ref.add(id(r.tensor))
             done.append(o.name)
         for r in named_tensors(refactored):
             if r.tensor.is_floating_point() and id(r.tensor) not in mapped_ref:
-                r.tensor.copy_(_random_like(r.name, r.tensor, gen(r.tensor.device)))
+                _randomize_(r.name, r.tensor, gen(r.tensor.device))
     return done
 
 

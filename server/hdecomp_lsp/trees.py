@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hdecomp.tree import composition_status
 from lsprotocol import types
 
 from hdecomp_lsp.uris import path_is_under, uri_to_path
@@ -140,6 +141,11 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
         if step_dir is None and node_id in parent_of:
             # a leaf is as verified as the step that produced it (its parent's step)
             status, result_file = _status_of(step_dirs.get(parent_of[node_id]))
+        elif step_dir is None and level == 0 and not parent_of:
+            # a one-kernel model (a level-0 root, no step): the composition test checked it
+            status = composition_status(root)
+            result_file = str((root / "verification" / "test_results.json").resolve()) \
+                if status != "unverified" else None
         nodes.append({
             "id": node_id, "name": str(node.get("name") or node_id), "level": level, "levelName": level_name,
             "path": str(path) if path is not None else None,

@@ -287,3 +287,68 @@ def test_system_exit_in_user_code_is_an_error(tmp_path: Path) -> None:
 
     with pytest.raises(ComponentRunError, match="SystemExit"):
         run_user_code(bye, what="forward", path=tmp_path / "x.py")
+
+
+# ---- --batch-limit: batch_size lowered while building and making inputs, in the file and its children ----
+
+BATCH_CHILD = """
+import torch
+import torch.nn as nn
+
+batch_size = 16
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("h0", torch.zeros(batch_size, 3))
+
+    def forward(self, x):
+        return x + self.h0
+"""
+
+BATCH_PARENT = """
+import torch
+import torch.nn as nn
+from children.state import Model as State
+
+class Model(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.hidden = torch.zeros(batch_size, width)
+        self.state = State()
+
+    def forward(self, x):
+        return self.state(x) + self.hidden
+
+batch_size = 16
+
+def get_inputs():
+    return [torch.randn(batch_size, 3)]
+
+def get_init_inputs():
+    return [3]
+"""
+
+
+def test_build_lowers_batch_size_in_the_file_and_its_children(tmp_path: Path) -> None:
+    write(tmp_path / "children" / "state.py", BATCH_CHILD)
+    comp = load_component(write(tmp_path / "parent.py", BATCH_PARENT))
+    model = comp.build(batch_limit=2)
+    assert tuple(model.hidden.shape) == (2, 3) and tuple(model.state.h0.shape) == (2, 3)
+    (x,), _ = comp.make_inputs(seed=0, batch_limit=2)
+    assert tuple(model(x).shape) == (2, 3)
+    assert comp.last_batch_override == (16, 2)
+    # restored afterwards, in every module, and nothing is lowered without a limit or above the batch
+    children = [m for m in comp.imported if hasattr(m, "batch_size")]
+    assert comp.module.batch_size == 16 and len(children) == 1 and children[0].batch_size == 16
+    assert tuple(comp.build().hidden.shape) == (16, 3)
+    assert tuple(comp.build(batch_limit=64).state.h0.shape) == (16, 3)
+
+
+def test_build_restores_batch_size_when_the_constructor_raises(tmp_path: Path) -> None:
+    src = BATCH_PARENT.replace("self.state = State()", "raise ValueError(batch_size)")
+    write(tmp_path / "children" / "state.py", BATCH_CHILD)
+    comp = load_component(write(tmp_path / "parent.py", src))
+    with pytest.raises(ComponentRunError, match="ValueError: 2"):
+        comp.build(batch_limit=2)
+    assert comp.module.batch_size == 16 and comp.last_batch_override is None

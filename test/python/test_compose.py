@@ -138,3 +138,64 @@ def test_undecomposed_leaf_is_used_and_noted(tmp_path: Path) -> None:
     assert "steps/step_1_model_to_fusions/children/linear_relu_32x32_fp32.py" in \
         _loaded_files(root / "verification" / "composition_test.py")
     assert any("linear_relu_32x32_fp32.py" in n and "not a kernel" in n for n in result.notes)
+
+
+def _script_batch_rule() -> dict:
+    """The --batch-limit functions of the generated composition script (it runs without hdecomp)."""
+    import torch
+    from hdecomp.compose import _BATCH_RULE
+    ns: dict = {"torch": torch}
+    exec(_BATCH_RULE, ns)  # our own generated code, as the script holds it
+    return ns
+
+
+@pytest.mark.parametrize("case", ["batch_size", "square", "large_k", "batched", "scalar_first", "kwargs",
+                                  "nested", "small", "4d_and_matrix"])
+def test_script_batch_rule_matches_hdecomp_batching(case: str) -> None:
+    """The composition script cuts exactly the inputs hdecomp.batching cuts (batch_size lowered instead,
+    square matrices not cut, only inputs sharing the first input's leading size)."""
+    import types
+
+    import torch
+    from hdecomp.batching import batch_cut_policy, cut_batch
+    rule = _script_batch_rule()
+    plain = types.SimpleNamespace()
+    args: list = []
+    kwargs: dict = {}
+    module = plain
+    if case == "batch_size":
+        module, args = types.SimpleNamespace(batch_size=16), [torch.zeros(16, 3)]
+    elif case == "square":                    # 1_Square_matrix_multiplication_: no batch dimension
+        args = [torch.zeros(8, 8), torch.zeros(8, 8)]
+    elif case == "large_k":                   # 6_Matmul_with_large_K_dimension_: (M, K) @ (K, N)
+        args = [torch.zeros(4, 32), torch.zeros(32, 4)]
+    elif case == "batched":
+        args = [torch.zeros(6, 3), torch.zeros(6, 5), torch.zeros(3, 6)]
+    elif case == "scalar_first":
+        args = [torch.tensor(2.0), torch.zeros(5, 2), torch.zeros(5)]
+    elif case == "kwargs":
+        args, kwargs = [torch.zeros(7, 2)], {"mask": torch.zeros(7, 7), "bias": torch.zeros(2)}
+    elif case == "nested":
+        args = [[torch.zeros(5, 2), (torch.zeros(5), torch.zeros(2, 5))], {"h": torch.zeros(5, 1)}]
+    elif case == "small":
+        args = [torch.zeros(1, 3), torch.zeros(1, 3)]
+    elif case == "4d_and_matrix":             # 11_4D_tensor_matrix_multiplication: (b, i, j, l) x (l, k)
+        args = [torch.zeros(8, 2, 3, 4), torch.zeros(4, 8)]
+    assert rule["batch_cut_policy"](module, args, kwargs) == batch_cut_policy(module, args, kwargs)
+    if batch_cut_policy(module, args, kwargs) != "cut":
+        return
+    want_args, want_kwargs, _ = cut_batch(args, kwargs, 2)
+    got_args, got_kwargs = rule["cut_batch"](args, kwargs, 2)
+
+    def shapes(obj: object) -> object:
+        if isinstance(obj, torch.Tensor):
+            return tuple(obj.shape)
+        if isinstance(obj, (list, tuple)):
+            return [shapes(o) for o in obj]
+        if isinstance(obj, dict):
+            return {k: shapes(v) for k, v in obj.items()}
+        return obj
+
+    assert shapes(got_args) == shapes(want_args) and shapes(got_kwargs) == shapes(want_kwargs)
+    if case == "large_k":  # only A's M is cut: B's K is not the batch, the matmul still fits
+        assert shapes(got_args) == [(2, 32), (32, 4)]

@@ -141,3 +141,26 @@ def test_verify_step_writes_schema_valid_results(tmp_path: Path) -> None:
     result = verify_step(original, bad / "refactored.py", VerifyOptions(num_trials=1), output=out_bad)
     assert result.status == "FAIL"
     assert schema_errors(_load(out_bad), "verification_result") == []
+
+
+def test_one_kernel_tree_and_no_steps_summary_are_accepted() -> None:
+    """A model that is one kernel: a one-node tree (a level-0 root, no children) and a summary with zero
+    steps and status NO_STEPS; a KernelBench source_level is the level folder's name ("level1")."""
+    tree = {
+        "metadata": {"source_file": "kernelbench/level1/21_Sigmoid.py", "source_level": "level1",
+                     "model_name": "21_Sigmoid", "total_components": 1,
+                     "by_level": {"model": 0, "layer": 0, "fusion": 0, "kernel": 1}, "unique_kernels": 1,
+                     "verification_status": "PASS"},
+        "root": "sigmoid_fp32",
+        "nodes": {"sigmoid_fp32": {"id": "sigmoid_fp32", "name": "sigmoid_fp32", "level": "kernel",
+                                   "path": "level_0_kernel/sigmoid_fp32.py", "children": [], "parent": None,
+                                   "input_shapes": {"x": [4, 16]}, "output_shapes": {"output": [4, 16]}}},
+        "data_flow": [],
+    }
+    assert schema_errors(tree, "decomposition_tree") == []
+    summary = {"timestamp": "t", "decomp_dir": "d", "status": "NO_STEPS", "total_steps": 0, "passed": 0,
+               "failed": 0, "steps": [], "reason": "the root is a kernel"}
+    assert schema_errors(summary, "step_verification_summary") == []
+    assert schema_errors({**summary, "status": "SKIPPED_ALL"}, "step_verification_summary")
+    assert schema_errors({**tree, "metadata": {**tree["metadata"], "source_level": ["level1"]}},
+                         "decomposition_tree")

@@ -29,7 +29,8 @@ def write_analysis(dec: Any, tree: dict[str, Any]) -> None:
         extra = f" x{n['instance_count']}" if n.get("instance_count", 1) > 1 else ""
         status = n.get("status", "")
         shapes = ", ".join(f"{k} {v}" for k, v in n["input_shapes"].items())
-        lines.append(f"{'  ' * depth}- **{nid}** ({n['level']}, {status}){extra}: {shapes} -> "
+        how = f", captured with {n['capture']}" if n.get("capture") else ""
+        lines.append(f"{'  ' * depth}- **{nid}** ({n['level']}, {status}{how}){extra}: {shapes} -> "
                      f"{', '.join(str(v) for v in n['output_shapes'].values())}")
         if nid in seen:
             return
@@ -38,11 +39,21 @@ def write_analysis(dec: Any, tree: dict[str, Any]) -> None:
             walk(c, depth + 1, seen)
 
     walk(tree["root"], 0, set())
+    captured = [n.get("capture") for n in nodes.values() if n.get("capture")]
+    if captured:
+        lines += ["", "Forwards captured with " + ", ".join(f"{m}: {captured.count(m)}" for m in
+                                                            ("fx", "export", "record") if m in captured)
+                  + " (torch.fx first; non-strict torch.export, then recording the real execution, where "
+                  "fx fails or its graph does not reproduce the output)."]
     lines += ["", "## Steps", "", "| step | component | status | max diff |", "| --- | --- | --- | --- |"]
     for s in dec.steps:
         o = s.outcome
         md = getattr(o, "max_diff", None)
         lines.append(f"| {s.dir.name} | {s.node} | {s.status} | {md if md is not None else '-'} |")
+    if not dec.steps and nodes[tree["root"]]["level"] == "kernel":
+        lines += ["", "No steps: the model is one kernel, so the tree is that kernel alone (a level-0 root); a "
+                  "model -> one-kernel step would only restate the model. The composition test checks the "
+                  "kernel file against the original model."]
     incomplete = meta.get("incomplete") or []
     lines += ["", "## Incomplete", ""]
     if incomplete:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from torch import nn
 
 from hdecomp.decompose.naming import dtype_short, snake
 from hdecomp.decompose.plan import LEVEL_NAMES, ChildPlan
+from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, sample
 from hdecomp.decompose.source import (
     NotRepresentable,
     SourceContext,
@@ -44,7 +46,7 @@ class ValueInfo:
 def describe(value: Any) -> ValueInfo:
     if isinstance(value, torch.Tensor):
         return ValueInfo(list(value.shape), str(value.dtype).replace("torch.", ""))
-    return ValueInfo(None, type(value).__name__)
+    return ValueInfo(None, "int" if isinstance(value, BatchInt) else type(value).__name__)
 
 
 def flat_tensors(value: Any) -> list[torch.Tensor]:
@@ -156,10 +158,16 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
 
 
 def input_expr(value: Any, ctx: SourceContext) -> str:
-    """Code that makes a fresh random input like `value` (same shape and dtype, a plausible range)."""
+    """Code that makes a fresh random input like `value` (same shape and dtype, a plausible range).
+    A full-size stand-in (hdecomp.decompose.shapes) is written with its symbolic dimensions
+    (`torch.rand(batch_size, 3, 224, 224)`) and the value range of the recorded tensor."""
+    if isinstance(value, BatchInt):
+        return value.expr
     if isinstance(value, torch.Tensor):
-        shape = ", ".join(str(int(d)) for d in value.shape)
-        shape_t = f"({shape},)" if value.dim() == 1 else f"({shape})"
+        dims = dims_source(value)
+        value = sample(value)
+        shape = ", ".join(dims)
+        shape_t = f"({shape},)" if len(dims) == 1 else f"({shape})"
         dev = ""
         if value.dtype == torch.bool:
             if value.numel() and bool(value.all()):
@@ -220,19 +228,22 @@ class ComponentText:
         return "\n".join(lines) + "\n\n" + self.body
 
 
-def self_test_block(outputs: Any, kwargs_fn: bool = True) -> str:
-    """The self-test appended to a model file that has none."""
-    text = _self_test(outputs).lstrip("\n")
+def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True) -> str:
+    """The self-test appended to a model file that has none. `symbolic`: the file defines the module-level
+    `batch_size` the full-size outputs' batch dimensions are written with (else they are numbers)."""
+    text = _self_test(outputs, symbolic).lstrip("\n")
     if not kwargs_fn:
         text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
     return text
 
 
-def _self_test(outputs: Any) -> str:
+def _self_test(outputs: Any, symbolic: bool = True) -> str:
     expected = []
     for t in flat_tensors(outputs):
-        finite = bool(torch.isfinite(t).all()) if (t.is_floating_point() or t.is_complex()) else True
-        expected.append(f"    (({', '.join(str(d) for d in t.shape)}{',' if t.dim() == 1 else ''}), {t.dtype}, {finite}),")
+        s = sample(t)
+        finite = bool(torch.isfinite(s).all()) if (s.is_floating_point() or s.is_complex()) else True
+        dims = dims_source(t) if symbolic else [str(int(d)) for d in t.shape]
+        expected.append(f"    (({', '.join(dims)}{',' if t.dim() == 1 else ''}), {t.dtype}, {finite}),")
     exp = "\n".join(expected)
     return f'''
 EXPECTED_OUTPUTS = [  # (shape, dtype, all finite) of each output tensor, recorded from the original model
@@ -266,19 +277,31 @@ if __name__ == "__main__":
 '''
 
 
-def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext) -> str:
+def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, outputs: Any = None,
+                  batch_line: bool = True) -> str:
+    """get_inputs() / get_input_kwargs() / get_init_inputs(); with full-size stand-ins among the inputs
+    (or `outputs`), preceded by the module-level `batch_size` they are written with (unless `batch_line`
+    is False: the file defines it already)."""
     arg_lines = "".join(f"        {input_expr(a, ctx)},\n" for a in args)
     kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx)},\n" for k, v in kwargs.items())
-    return (f"def get_inputs():\n    return [\n{arg_lines}    ]\n\n\n"
-            f"def get_input_kwargs():\n    return {{\n{kw_lines}    }}\n\n\n"
+    kw_body = f"{{\n{kw_lines}    }}" if kw_lines else "{}"
+    batch = full_batch([args, kwargs, outputs])
+    head = ""
+    if batch is not None and batch_line:
+        head = (f"{BATCH} = {batch}  # the original batch; `--batch-limit N` lowers it "
+                "(verify-step, test, pipeline, compose)\n\n\n")
+    return (f"{head}def get_inputs():\n    return [\n{arg_lines}    ]\n\n\n"
+            f"def get_input_kwargs():\n    return {kw_body}\n\n\n"
             "def get_init_inputs():\n    return []\n")
 
 
 def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: Any, ctx: SourceContext,
              extra_imports: list[str] | None = None) -> str:
     """Imports + carried user definitions + the class + inputs + self-test."""
-    inputs = _inputs_block(args, kwargs, ctx)
     user_imports, defs = carried_source(ctx)
+    # carried-over definitions may read the model file's own `batch_size` (and then define it)
+    own_batch = re.search(rf"^{BATCH}\s*[:=]", defs, re.MULTILINE) is not None
+    inputs = _inputs_block(args, kwargs, ctx, outputs, batch_line=not own_batch)
     imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
     if ctx.needs_math:
         imports.insert(0, "import math")
@@ -351,7 +374,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
             for key in sub.state_dict():
                 for alias in _aliases(root, sub):
                     weight_map[f"{alias}.{key}"] = f"{attr}.{key}"
-        elif m.op == "get_attr":
+        elif m.op == "get_attr" and str(m.target) not in attr_of_param:  # a buffer read twice: one tensor
             target = str(m.target)
             attr = unique(target.replace(".", "_"))
             attr_of_param[target] = attr
@@ -403,11 +426,14 @@ def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
 
 
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
-    shape = ", ".join(str(d) for d in t.shape)
-    shape_t = f"({shape},)" if t.dim() == 1 else f"({shape})"
+    dims = dims_source(t)  # a buffer sized by the batch in __init__ keeps `batch_size` symbolic
+    shape = ", ".join(dims)
+    shape_t = f"({shape},)" if len(dims) == 1 else f"({shape})"
     dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"
-    t = t.detach()
-    is_param = isinstance(t, nn.Parameter) or any(p is t for _, p in root.named_parameters(remove_duplicate=False))
+    t = sample(t).detach()
+    # by name: the recorded value is a detached copy, never the Parameter object itself
+    param = dict(root.named_parameters(remove_duplicate=False)).get(target)
+    is_param = param is not None
     if t.numel() and t.is_floating_point() and bool((t == t.reshape(-1)[0]).all()):
         init = f"torch.full({shape_t}, {literal(float(t.reshape(-1)[0]), ctx)}{dt})"
     elif t.is_floating_point():
@@ -418,7 +444,9 @@ def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: S
         init = f"torch.zeros({shape_t}{dt})"
     buffers = dict(root.named_buffers(remove_duplicate=False))
     if is_param:
-        return f"        self.{attr} = nn.Parameter({init})"
+        assert param is not None
+        frozen = "" if param.requires_grad else ", requires_grad=False"
+        return f"        self.{attr} = nn.Parameter({init}{frozen})"
     persistent = target in root.state_dict()
     if not persistent and not (t.numel() <= 16 and t.dim() <= 1) and target in buffers:
         raise NotRepresentable(f"non-persistent buffer '{target}' cannot be rebuilt in a child")

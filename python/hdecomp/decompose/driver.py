@@ -10,6 +10,8 @@ tree, log, analysis, coverage summary, self-test results and composition test ar
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import shutil
 import time
@@ -24,7 +26,14 @@ from torch import nn
 
 from hdecomp.batching import batch_cut_policy, limited_inputs
 from hdecomp.component import load_component
-from hdecomp.decompose.capture import CAPTURE_SEED, Capture, CaptureError, _clone, capture, record_init_args
+from hdecomp.decompose.capture import (
+    Capture,
+    CaptureError,
+    _clone,
+    capture,
+    record_init_args,
+    reference_run,
+)
 from hdecomp.decompose.codegen import (
     ComponentText,
     _inputs_block,
@@ -42,8 +51,10 @@ from hdecomp.decompose.plan import (
     PlanError,
     is_kernel_module,
     is_parent_plumbing,
+    oversized_module_children,
     plan_children,
 )
+from hdecomp.decompose.shapes import full_size_capture, full_size_io
 from hdecomp.decompose.source import NotRepresentable, SourceContext, check_rebuild
 from hdecomp.errors import HdecompError
 from hdecomp.results import write_json_atomic, write_text_atomic
@@ -111,6 +122,11 @@ class Decomposition:
     texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
     seconds: float = 0.0
     finals: dict[str, Any] = field(default_factory=dict)
+    root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
+
+    @property
+    def root_node(self) -> str:
+        return self.root_id or self.name
 
     def note(self, step: str | int | None, kind: str, title: str, description: str = "",
              resolution: str | None = None) -> None:
@@ -124,6 +140,12 @@ class Decomposition:
     def complete(self) -> bool:
         return all(n.status in ("pass", "leaf") for n in self.nodes.values()) and \
             all(s.status == "PASS" for s in self.steps)
+
+
+def source_level(model_file: Path) -> str | None:
+    """`metadata.source_level`: the KernelBench level folder (`level1`..`level3`), else None."""
+    from hdecomp.prompt import source_level as level_folder
+    return level_folder(model_file)
 
 
 def _now() -> str:
@@ -207,18 +229,46 @@ def _io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: An
 
 def decompose_component(dec: Decomposition, node: Node, step_number: int) -> list[Node]:
     """Run one step on `node`; returns the new child components to decompose next (after PASS)."""
+    prepared = _write_step(dec, node, step_number)
+    if isinstance(prepared, list):          # a leaf or a one-kernel root: no step to verify
+        return prepared
+    step_dir, step_name, child_nodes, method = prepared
+    # Everything the step's writing held is gone with _write_step's frame; the captured fx graph's
+    # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
+    # not sit in memory next to the two models verification builds.
+    gc.collect()
+    outcome = _verify(dec, step_dir, step_number, step_name)
+    status = outcome.status
+    dec.steps.append(StepRecord(step_number, node.id, step_dir, status, outcome))
+    if status != "PASS":
+        node.status = status.lower()
+        reason = outcome.fail_reason or outcome.error or "verification did not pass"
+        node.reason = f"step {step_name} {status}: {reason}"
+        dec.note(step_name, "difficulty", f"{node.id}: step {status}", str(reason),
+                 "branch stopped here; the component stays whole for manual or agent work")
+        return []
+    node.status = "pass"
+    dec.note(step_name, "decision", f"{node.id} -> {len(node.children)} children",
+             ", ".join(f"{c} ({LEVEL_NAMES[dec.nodes[c].level]})" for c in node.children)
+             + f"; captured with {method}")
+    return child_nodes
+
+
+def _write_step(dec: Decomposition, node: Node, step_number: int,
+                ) -> list[Node] | tuple[Path, str, list[Node], str]:
+    """Capture and plan `node`, write its step folder; the new child nodes (a list) when there is no
+    step to verify, else (step folder, step name, child nodes, capture method)."""
     opts = dec.options
     step_name = f"step_{step_number}_{node.id}"
     step_dir = dec.root / "steps" / step_name
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():
-        model = comp.build(device=opts.device, timeout=opts.timeout)
+        model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
     args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
-    with torch.no_grad():
-        torch.manual_seed(CAPTURE_SEED)
-        expected = model(*_clone(args), **_clone(kwargs))
-    total, per_module = _op_counts(model, _clone(args), _clone(kwargs))
+    # One recorded run gives the reference output and the op counts (no separate counting forward).
+    expected = reference_run(model, args, kwargs)
+    total, per_module = expected.total, expected.per_module
     node.op_count = total
     try:
         # A fusion splits into kernels only: composite submodules are traced through.
@@ -240,6 +290,17 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
+        # Stages of layers (under a model) and layer-sized modules inside a layer: split here (plan.py).
+        for _ in range(8):
+            big = [t for t in oversized_module_children(model, cap.graph, node.level, per_module,
+                                                        cap.child_calls) if t not in expand]
+            if not big:
+                break
+            expand |= set(big)
+            cap = capture(model, args, kwargs, expected, expand)
+            dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
+                     "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
+                     else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
     except CaptureError as exc:
         return _leaf(dec, node, step_name, f"cannot capture forward: {exc}")
     node.capture_method = cap.method
@@ -265,6 +326,21 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         return _leaf(dec, node, step_name, f"no children: {last_err or 'the forward has no compute ops'}")
     if len(children) == 1 and children[0].kind == "module" and not children[0].kernel:
         return _leaf(dec, node, step_name, "the forward only calls one submodule (nothing to split at this level)")
+    # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
+    cap, args_full, kwargs_full, deviations = full_size_capture(
+        comp, model, cap, opts.batch_limit, args, kwargs, expand, device=opts.device, timeout=opts.timeout)
+    for d in deviations:
+        dec.note(step_name, "deviation", f"{node.id}: shape at the cut batch", d)
+
+    as_root = _one_kernel_model(cap, model, children, args, kwargs) if node.parent is None else None
+    if as_root is not None:
+        # The whole model is one kernel: a model -> one-kernel step would only restate the model (a parent
+        # in disguise); the tree is that kernel alone, a level-0 root (no step, no level_3_model copy).
+        try:
+            return _root_kernel(dec, node, model, cap, as_root)
+        except (NotRepresentable, HdecompError, KeyError) as exc:
+            dec.note(step_name, "difficulty", f"{node.id}: one kernel, cannot be written as a kernel file",
+                     str(exc), "decomposed with a model -> kernel step instead")
 
     # Generate the children.
     ctx_root = node.path
@@ -273,6 +349,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     weight_map: dict[str, str] = {}
     texts: dict[str, str] = {}
     used_attrs: set[str] = set()
+    shared_ties: list[tuple[str, str]] = []   # (copy, first): a parent tensor several children read
     try:
         for child in children:
             ctx = SourceContext(user_file=ctx_root)
@@ -303,7 +380,10 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
                 doc = " -> ".join(child.op_names) + "."
                 class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
                 for k, v in wm.items():
-                    weight_map[k] = f"{{attr}}.{v}"
+                    if k in weight_map:   # read by an earlier child too: this copy is tied to that one
+                        shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
+                    else:
+                        weight_map[k] = f"{{attr}}.{v}"
                 in_args = [cap.values[a.name] for a in child.inputs]
                 in_kwargs = {}
                 outs = [cap.values[o.name] for o in child.outputs]
@@ -318,6 +398,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
             child.attr = attr
             for k in [k for k, v in weight_map.items() if v.startswith("{attr}.")]:
                 weight_map[k] = weight_map[k].replace("{attr}", attr, 1)
+            shared_ties = [(d.replace("{attr}", attr, 1), src) for d, src in shared_ties]
             body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
             level = 0 if child.kernel else child.level
             stem, is_new = dec.registry.name_for(base, f"{level}:{_workload_key(body, child, ops)}")
@@ -357,12 +438,16 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
     for stem, text in sorted(texts.items()):
         write_text_atomic(step_dir / "children" / f"{stem}.py", text)
-    ties = _tie_tied_tensors(model, weight_map)
+    ties = _tie_tied_tensors(model, weight_map) + shared_ties
+    for copy, first in shared_ties:
+        dec.note(step_name, "decision", f"{node.id}: {first} read by several children",
+                 f"each reading child holds it; refactored.py ties {copy} to {first} (one tensor, as in the "
+                 "original; weight_map.json maps the original key to the first only)")
     rctx = SourceContext(user_file=None)
     try:
         ref = refactored_source(cap.graph, children, child_files, rctx,
                                 f"{node.id} rewritten to call its {len(children)} children.", ties)
-        ref += "\n\n" + _inputs_block(list(args), dict(kwargs), rctx)
+        ref += "\n\n" + _inputs_block(list(args_full), dict(kwargs_full), rctx)
         ref = ref.replace("def get_init_inputs():\n    return []", _init_inputs_src(comp, rctx))
     except NotRepresentable as exc:
         shutil.rmtree(step_dir)
@@ -372,21 +457,95 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     node.step = f"steps/{step_name}"
     _record_flow(dec, node, cap, children, child_files)
 
-    outcome = _verify(dec, step_dir, step_number, step_name)
-    status = outcome.status
-    dec.steps.append(StepRecord(step_number, node.id, step_dir, status, outcome))
-    if status != "PASS":
-        node.status = status.lower()
-        reason = outcome.fail_reason or outcome.error or "verification did not pass"
-        node.reason = f"step {step_name} {status}: {reason}"
-        dec.note(step_name, "difficulty", f"{node.id}: step {status}", str(reason),
-                 "branch stopped here; the component stays whole for manual or agent work")
-        return []
-    node.status = "pass"
-    dec.note(step_name, "decision", f"{node.id} -> {len(node.children)} children",
-             ", ".join(f"{c} ({LEVEL_NAMES[dec.nodes[c].level]})" for c in node.children)
-             + f"; captured with {cap.method}")
-    return child_nodes
+    return step_dir, step_name, child_nodes, cap.method
+
+
+def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan], args: list[Any],
+                      kwargs: dict[str, Any]) -> ChildPlan | None:
+    """The root model as one kernel, when it is one: its planned children are exactly one kernel (one
+    call), or its whole forward is a run of primitives that is one logical kernel (RMSNorm written as
+    pow/mean/add/sqrt/div: decompose/semantic.py)."""
+    from hdecomp.decompose.plan import node_op_name
+    from hdecomp.decompose.semantic import semantic_kernel
+    if len(children) == 1 and children[0].kernel:
+        child = children[0]
+        if len(child.compute_members) != 1 or (child.kind == "module" and len(child.members) != 1):
+            return None
+        return _root_kernel_plan(cap, list(child.compute_members), list(child.op_names), child.ops, args, kwargs)
+    compute = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method", "call_module")
+               and not is_parent_plumbing(n)]
+    if any(n.op == "call_module" for n in compute):
+        return None
+    name = semantic_kernel([node_op_name(n, model) for n in compute])
+    if name is None:
+        return None
+    return _root_kernel_plan(cap, compute, [name], len(compute), args, kwargs)
+
+
+def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: int, args: list[Any],
+                      kwargs: dict[str, Any]) -> ChildPlan | None:
+    """The root's one kernel as a group over the WHOLE forward (its data plumbing too, e.g. the `[0]` of
+    `output, h_n = self.gru(x, h0)`), so the kernel file has the model's own inputs and outputs. None when
+    that cannot be exact (keyword inputs, inputs the graph does not list, outputs that are not a node or a
+    flat tuple/list of nodes): the model is then decomposed with an ordinary model -> kernel step."""
+    import torch.fx as fx
+    if kwargs:
+        return None
+    nodes = list(cap.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    members = [n for n in nodes if n.op not in ("placeholder", "output")]
+    out_node = next((n for n in nodes if n.op == "output"), None)
+    if out_node is None or len(placeholders) != len(args) or any(p.name not in cap.values for p in placeholders):
+        return None
+    ret = out_node.args[0] if out_node.args else None
+    outs = [ret] if isinstance(ret, fx.Node) else list(ret) if isinstance(ret, (tuple, list)) else []
+    if not outs or not all(isinstance(o, fx.Node) and o in members for o in outs) or len(set(outs)) != len(outs):
+        return None
+    if isinstance(ret, list):   # the kernel would return a tuple: not the same Python value
+        return None
+    return ChildPlan(attr="kernel", kind="group", members=members, inputs=placeholders, outputs=outs,
+                     ops=ops, op_names=op_names, kernel=True, level=0, core=core)
+
+
+def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture, child: ChildPlan) -> list[Node]:
+    """Write the root's single kernel as level_0_kernel/<workload>.py and make it the tree's only node."""
+    ctx = SourceContext(user_file=node.path)
+    doc = " -> ".join(child.op_names) + f" (the whole of {dec.model_file.name}: one kernel)."
+    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
+    in_names = [a.name for a in child.inputs]
+    in_args = [cap.values[a.name] for a in child.inputs]
+    outs = [cap.values[o.name] for o in child.outputs]
+    out_val = outs[0] if len(outs) == 1 else tuple(outs)
+    body = assemble(class_src, list(in_args), {}, out_val, ctx)
+    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{_workload_key(body, child, child.op_names)}")
+    header = {
+        "Level": LEVEL_NAMES[0],
+        "Source": str(dec.model_file),
+        "Ops": ", ".join(child.op_names) or "-",
+        "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in zip(in_names, in_args, strict=False)) or "none",
+        "Outputs": shape_text(out_val),
+    }
+    path = dec.root / LEVEL_DIRS[0] / f"{stem}.py"
+    write_text_atomic(path, ComponentText(body, header).text(stem, 0, None))
+    # The model copy written at the start is not a component of this tree.
+    if node.path.exists() and node.path.parent == dec.root / LEVEL_DIRS[3]:
+        node.path.unlink()
+        with contextlib.suppress(OSError):
+            node.path.parent.rmdir()
+    del dec.nodes[node.id]
+    dec.nodes[stem] = Node(id=stem, level=0, path=path, parent=None, inputs=node.inputs, outputs=node.outputs,
+                           ops=list(child.op_names), op_count=node.op_count, status="leaf", depth=0,
+                           capture_method=cap.method)
+    dec.root_id = stem
+    node.status, node.reason = "leaf", f"one kernel: {LEVEL_DIRS[0]}/{stem}.py, no step"  # progress line
+    plumbing = [m for m in child.members if m not in child.core and m.op != "get_attr"]
+    dec.note(None, "decision", f"{dec.name} is one kernel: no step",
+             f"the model's forward is a single kernel ({', '.join(child.op_names)}"
+             + (", with data plumbing only" if plumbing else "") + "). A model -> one-kernel step would only "
+             f"restate the model (a parent in disguise), so the tree is one level-0 root node, "
+             f"{LEVEL_DIRS[0]}/{stem}.py, generated from the recorded forward; the composition test checks it "
+             "against the original model.")
+    return []
 
 
 def _tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple[str, str]]:
@@ -419,7 +578,8 @@ def _workload_key(body: str, child: ChildPlan, ops: list[str]) -> str:
     """Dedup key: the file body; for shape-free single ops, the body without its example shapes."""
     import re
     if child.kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
-        return body.split("def get_inputs():")[0]
+        # (and without the `batch_size` line the example inputs are written with)
+        return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
     if child.kernel:  # value ranges and finiteness of the example inputs are not part of the workload
         body = re.sub(r"torch\.rand\(", "torch.randn(", body)
         body = re.sub(r", (True|False)\),\n", "),\n", body)
@@ -508,14 +668,41 @@ def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
 # ---- the whole run -----------------------------------------------------------------------------------
 
 
-def decompose(model_file: str | Path, output_root: str | Path, options: DecomposeOptions | None = None,
-              console: Any = None, progress: bool = True) -> Decomposition:
+_PIP_NAMES = {"cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow", "yaml": "pyyaml",
+              "skimage": "scikit-image"}
+
+
+def _load_model_file(model_file: Path, timeout: float | None) -> Any:
+    """load_component, with a missing third-party package named as such (`needs the Python package
+    'einops' (pip install einops)`): the model file is fine, the environment lacks a dependency."""
+    from hdecomp.errors import ComponentLoadError
+    try:
+        return load_component(model_file, timeout=timeout)
+    except ComponentLoadError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ModuleNotFoundError) and cause.name and \
+                "the module file is missing or broken" not in exc.cause:  # not a missing local/child file
+            pkg = cause.name.split(".")[0]
+            raise HdecompError(f"needs the Python package '{pkg}' (pip install {_PIP_NAMES.get(pkg, pkg)})",
+                               model_file) from exc
+        raise
+
+
+def decompose(model_file: str | Path, output_root: str | Path | None = None,
+              options: DecomposeOptions | None = None, console: Any = None,
+              progress: bool = True) -> Decomposition:
+    """Decompose `model_file` into `output_root`/<name>/ (<name>: --name, else the file's stem unchanged).
+    Without `output_root` the folder is `hdecomp prompt`'s: `default_output_dir(model_file)`."""
+    from hdecomp.prompt import default_output_dir
     options = options or DecomposeOptions()
     model_file = Path(model_file)
     if not model_file.is_file():
         raise HdecompError("model file not found", model_file)
-    name = options.name or snake(model_file.stem)
-    root = Path(output_root) / name
+    # Load first: a file that cannot load (a missing package) is exit 2 with nothing written or removed.
+    comp = _load_model_file(model_file, options.timeout)
+    name = options.name or model_file.stem
+    base = Path(output_root) if output_root is not None else default_output_dir(model_file.resolve()).parent
+    root = base / name
     if root.exists():
         if any(root.iterdir()) and not (root / "decomposition_tree.json").exists() and \
                 not (root / "steps").exists():
@@ -526,29 +713,39 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
     root.mkdir(parents=True, exist_ok=True)
     dec = Decomposition(root=root, model_file=model_file, name=name, options=options)
     t0 = time.perf_counter()
-    # Check the model loads and runs before writing anything else: a broken model is exit 2.
-    comp = load_component(model_file, timeout=options.timeout)
+    # Check the model runs before writing anything else: a broken model is exit 2.
     top = root / LEVEL_DIRS[3] / f"{name}.py"
-    model = comp.build(device=options.device, timeout=options.timeout)
+    model = comp.build(device=options.device, timeout=options.timeout, batch_limit=options.batch_limit)
     # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
     # (`batch_size` lowered, else cut; see batch_cut_policy).
     args, kwargs = limited_inputs(comp, options.batch_limit, device=options.device,
                                   timeout=options.timeout)
+    from functools import partial
+
     from hdecomp.component import run_user_code
     batch_method = batch_cut_policy(comp.module, args, kwargs)
     with torch.no_grad():
         full_out = None
         if options.batch_limit is None:
-            full_out = run_user_code(lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward",
+            full_out = run_user_code(partial(model, *_clone(args), **_clone(kwargs)), what="Model.forward",
                                      path=model_file, timeout=options.timeout)
         out = full_out if full_out is not None else run_user_code(
-            lambda: model(*_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
+            partial(model, *_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
             timeout=options.timeout)
+    # Under --batch-limit: inputs and output at the original batch, learned from one more forward at
+    # the cut batch + 1 (hdecomp.decompose.shapes); the tree and the model copy's self-test carry those.
+    args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
+                                                device=options.device, timeout=options.timeout)
+    for d in root_devs:
+        dec.note(None, "deviation", f"{name}: shape at the cut batch", d)
     source = model_file.read_text(encoding="utf-8")
-    if "__main__" not in source and full_out is not None:
+    if "__main__" not in source:
         # Every component file carries a self-test; the model file gets one appended (the rest unchanged).
+        # Its batch dimensions are written as the file's own `batch_size` (lowered by `hdecomp test
+        # --batch-limit`) when it has one, else as numbers.
         from hdecomp.decompose.codegen import self_test_block
-        source = source.rstrip() + "\n\n" + self_test_block(full_out, kwargs_fn="get_input_kwargs" in source)
+        source = source.rstrip() + "\n\n" + self_test_block(out, kwargs_fn="get_input_kwargs" in source,
+                                                              symbolic=batch_method == "batch_size")
         dec.note(None, "decision", "self-test added to the model copy",
                  f"{model_file.name} has no `if __name__ == \"__main__\"` self-test; the copy in "
                  f"{LEVEL_DIRS[3]}/ got one (output shapes/dtypes as recorded)")
@@ -562,7 +759,9 @@ def decompose(model_file: str | Path, output_root: str | Path, options: Decompos
                "not_applicable": "not cut (all inputs are square matrices, no batch dimension); limit",
                }.get(batch_method, "inputs cut to a leading dimension of")
         dec.note(None, "deviation", "batch limit", f"{how} {options.batch_limit} "
-                 "for recording and verification (--batch-limit); component files keep the recorded shapes")
+                 "for recording and verification (--batch-limit); component files carry the original shapes "
+                 "(batch dimensions written with a module-level `batch_size`, which --batch-limit lowers)")
+    del model  # every step builds its own: the root's recorded model must not stay in memory meanwhile
     queue: deque[Node] = deque([dec.nodes[name]])
     number = 0
     with _progress(console, progress) as report:
@@ -621,8 +820,8 @@ def _progress(console: Any, enabled: bool) -> Any:
 
 def _instance_counts(dec: Decomposition) -> dict[str, int]:
     counts: dict[str, int] = {}
-    order = [dec.name]
-    counts[dec.name] = 1
+    order = [dec.root_node]
+    counts[dec.root_node] = 1
     i = 0
     while i < len(order):
         nid = order[i]
@@ -665,13 +864,14 @@ def _write_outputs(dec: Decomposition) -> None:
     status = "PASS" if not incomplete and all(s.status == "PASS" for s in dec.steps) else "INCOMPLETE"
     tree = {
         "metadata": {
-            "source_file": str(dec.model_file), "source_level": None, "model_name": dec.name,
+            "source_file": str(dec.model_file), "source_level": source_level(dec.model_file),
+            "model_name": dec.name,
             "timestamp": _now(), "total_components": len(dec.nodes), "by_level": by_level,
             "unique_kernels": len(kernels), "kernel_instances": sum(counts.get(k.id, 1) for k in kernels),
             "verification_status": status, "incomplete": incomplete, "generator": "hdecomp decompose",
             "batch_limit": dec.options.batch_limit, "device": dec.options.device,
         },
-        "root": dec.name,
+        "root": dec.root_node,
         "nodes": nodes,
         "data_flow": dec.data_flow,
     }
@@ -679,7 +879,8 @@ def _write_outputs(dec: Decomposition) -> None:
     write_json_atomic(root / "decomposition_log.json", {"entries": dec.log})
     # Per-step summary in the pipeline's format.
     from hdecomp.pipeline import PipelineResult
-    pr = PipelineResult(root=root, steps=[s.outcome for s in dec.steps if s.outcome is not None])
+    pr = PipelineResult(root=root, steps=[s.outcome for s in dec.steps if s.outcome is not None],
+                        kernel_root=dec.nodes[dec.root_node].level == 0)
     pr.seconds = dec.seconds
     summary = pr.to_dict()
     summary["batch_limit"] = dec.options.batch_limit
@@ -707,7 +908,7 @@ def _finish(dec: Decomposition, status: str) -> None:
         if not o.self_tests:
             raise _Skipped
         from hdecomp.selftest import run_self_tests
-        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=2)
+        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=2, batch_limit=o.batch_limit)
         d = st.to_dict() if hasattr(st, "to_dict") else {}
         dec.finals["self_tests"] = {k: d.get(k) for k in ("total_components", "passed", "failed", "status")
                                     if k in d}

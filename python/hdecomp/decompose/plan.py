@@ -50,6 +50,58 @@ def level_for_size(ops: int) -> int:
     return 3
 
 
+def logical_ops(root: nn.Module, target: str, op_counts: dict[str, int]) -> int:
+    """Compute ops of submodule `target` with every kernel module inside counted once (an RMSNorm written
+    as six primitives is one logical op): what the size bands of the levels mean."""
+    total = op_counts.get(target, 0)
+    sub = root.get_submodule(target)
+    if is_kernel_module(sub):
+        return 1
+
+    def walk(m: nn.Module, prefix: str) -> int:
+        saved = 0
+        for name, child in m.named_children():
+            qn = f"{prefix}.{name}"
+            if is_kernel_module(child):
+                saved += max(0, op_counts.get(qn, 0) - 1)
+            else:
+                saved += walk(child, qn)
+        return saved
+    return max(1, total - walk(sub, target))
+
+
+def natural_level(ops: int, kernel: bool) -> int:
+    """The level a component of `ops` logical compute ops belongs at, before its parent caps it."""
+    return 0 if kernel else max(1, level_for_size(ops))
+
+
+def oversized_module_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
+                              calls: dict[str, int]) -> list[str]:
+    """Submodules whose content is split at this step instead of becoming children, so that levels stay
+    meaningful (levels descend along every edge, so a layer-sized module cannot be a layer under a layer):
+      * under a model: a layer-sized module that holds layer-sized modules itself (a stage: a Sequential of
+        ResNet blocks, a block holding an 8-op attention) -- those inner modules become the model's layers;
+      * under a layer: a layer-sized module (6+ logical ops; a "fusion" of 8 kernels means nothing) -- its
+        content becomes fusion-sized groups and kernels of the layer.
+    Shared submodules (called more than once) stay whole: splitting them would repeat their content."""
+    out: list[str] = []
+    for n in graph.nodes:
+        if n.op != "call_module":
+            continue
+        target = str(n.target)
+        m = root.get_submodule(target)
+        if is_kernel_module(m) or target in out or calls.get(target, 0) > 1:
+            continue
+        if natural_level(logical_ops(root, target, op_counts), False) < 2:
+            continue
+        if level == 2:
+            out.append(target)
+        elif level == 3 and any(not is_kernel_module(sub) and natural_level(logical_ops(root, q, op_counts), False) >= 2
+                                for q, sub in root.named_modules() if q.startswith(target + ".")):
+            out.append(target)
+    return out
+
+
 @dataclass(eq=False)
 class ChildPlan:
     """One child of a step: a called submodule, or a group of nodes of the parent's graph."""
@@ -119,7 +171,9 @@ def is_kernel_module(m: nn.Module) -> bool:
 
 def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                   calls: dict[str, int], cap: int) -> list[ChildPlan]:
-    """Split the graph into children. `op_counts`: compute ops per submodule (qualified name)."""
+    """Split the graph into children. `op_counts`: compute ops per submodule (qualified name). `cap`: the
+    most ops one group may hold; never more than the level below allows (a layer's groups are fusions)."""
+    cap = min(cap, GROUP_CAP.get(level, cap))
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
     children: list[ChildPlan] = []
@@ -143,10 +197,31 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     def parent_plumbing(n: fx.Node) -> bool:
         return is_parent_plumbing(n) and not any(a.op == "get_attr" for a in n.all_input_nodes)
 
+    # A view of a parameter (`self.C.reshape(...)`) used by one op travels with the parameter into that
+    # op's child: on its own it would be a "kernel" without compute, and the op's child a parent in disguise.
+    param_view: dict[fx.Node, fx.Node] = {}   # view -> the one op that consumes it
+    for n in nodes:
+        if not is_parent_plumbing(n) or not n.all_input_nodes or \
+                not all(a.op == "get_attr" or a in param_view for a in n.all_input_nodes):
+            continue
+        if len(n.users) != 1:
+            continue
+        user = next(iter(n.users))
+        if user.op in ("output", "placeholder", "call_module") or \
+                (is_parent_plumbing(user) and user not in param_view):
+            continue
+        param_view[n] = user
+    for n in list(param_view):  # a chain of views ends at the op of the last one
+        if param_view[n] in param_view:
+            tail = param_view[n]
+            while tail in param_view:
+                tail = param_view[tail]
+            param_view[n] = tail
+
     for n in nodes:
         if n.op in ("placeholder", "output", "get_attr"):
             continue
-        if parent_plumbing(n):
+        if parent_plumbing(n) or n in param_view:
             continue
         if n.op == "call_module" and not fusable_module(n):
             target = str(n.target)
@@ -196,17 +271,22 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         joined.ops += size_of(n)
         group_of[n] = joined
 
-    # parameters / buffers of the parent move into the child that reads them
+    # parameters / buffers of the parent move into the child that reads them. One read by several
+    # children (`x * self.scale` twice, `torch.min(x, self.c)` then `x - self.c`) goes into each of them:
+    # the driver maps it to the first and ties the others' copies to that one in the refactored parent
+    # (`self.sub.c = self.min.c`), so it stays one tensor, transferred once, as in the original.
+    moved: dict[ChildPlan, list[fx.Node]] = {}
     for n in nodes:
-        if n.op != "get_attr":
+        if n.op != "get_attr" and n not in param_view:
             continue
-        users = {group_of.get(u) for u in n.users}
-        if None in users or len(users) != 1:
-            raise PlanError(f"parameter/buffer '{n.target}' is read by {'the parent' if None in users else 'several children'}"
-                            " and cannot move into one child")
-        g = next(iter(users))
-        assert g is not None
-        g.members.insert(0, n)
+        users = {group_of.get(param_view.get(u, u)) for u in n.users}
+        if None in users or not users:
+            raise PlanError(f"parameter/buffer '{n.target}' is read by "
+                            f"{'the parent' if users else 'no child'} and cannot move into a child")
+        for g in sorted((u for u in users if u is not None), key=children.index):
+            moved.setdefault(g, []).append(n)
+    for g, extra in moved.items():
+        g.members[:0] = extra          # graph order: a parameter before the view of it
 
     # inputs / outputs of each child (graph order)
     for child in children:
@@ -226,8 +306,8 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             child.kernel = is_kernel_module(m)
         else:
             child.kernel = len(child.compute_members) == 1
-        child.level = 0 if child.kernel else max(1, min(level - 1, level_for_size(child.ops))) if level > 1 \
-            else 0
+        size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
+        child.level = min(level - 1, natural_level(size, child.kernel)) if level > 1 else 0
         if not child.kernel and child.level == 0:
             child.level = 1
     _validate_order(children, pos)

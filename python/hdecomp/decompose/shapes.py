@@ -1,0 +1,340 @@
+"""Full-size shapes for files generated under `--batch-limit`.
+
+Under `--batch-limit N` the decomposer records every component at a cut batch (GPU-sized KernelBench shapes
+would take minutes per forward on a CPU), yet every generated file must carry the ORIGINAL dimensions
+(DESIGN.md: "never shrunk"). Which dimensions scale with the batch is learned from a second, cheap recording
+at batch N + 1: a dimension equal in both recordings is a constant; one equal to k * batch in both is
+`batch_size * k`, written symbolically so the generated file declares `batch_size = <original>` and the one
+batching rule (hdecomp.batching: a module-level int `batch_size` is lowered) keeps verifying it at the cut
+batch. Anything else keeps its recorded value and is reported as a deviation.
+
+A full-size tensor is a meta tensor (no memory) of the full shape that carries its source dimensions
+(`dims`) and the recorded tensor (`sample`, for value ranges); a full-size int is a `BatchInt`.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+from torch.overrides import TorchFunctionMode
+
+from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors
+from hdecomp.component import Component, move_to
+
+BATCH = "batch_size"
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """A recording at batch `b1` (and a second at `b2`) of a component whose original batch is `full`."""
+
+    full: int
+    b1: int
+    b2: int
+    policy: str          # batch_cut_policy of the component: "batch_size" | "cut"
+
+    def dim(self, a: int, b: int) -> int | None:
+        """k when (a, b) are k * (b1, b2); None otherwise."""
+        if a * self.b2 == b * self.b1 and a % self.b1 == 0 and a > 0:
+            return a // self.b1
+        return None
+
+
+class BatchInt(int):
+    """An int that is `expr` (e.g. `batch_size * 4`) in generated source; its value is the full size."""
+
+    expr: str
+
+    def __new__(cls, value: int, expr: str) -> BatchInt:
+        obj = super().__new__(cls, value)
+        obj.expr = expr
+        return obj
+
+
+def dim_expr(k: int) -> str:
+    return BATCH if k == 1 else f"{BATCH} * {k}"
+
+
+def is_full_size(t: Any) -> bool:
+    """A full-size stand-in made by `full_size` (a meta tensor with source dimensions)."""
+    return isinstance(t, torch.Tensor) and hasattr(t, "_hdecomp_dims")
+
+
+def dims_source(t: torch.Tensor) -> list[str]:
+    """Each dimension as source: `batch_size * 4` for batch-scaled ones, else the number."""
+    dims = getattr(t, "_hdecomp_dims", None)
+    return list(dims) if dims is not None else [str(int(d)) for d in t.shape]
+
+
+def sample(t: torch.Tensor) -> torch.Tensor:
+    """The recorded tensor behind a full-size stand-in (value ranges, finiteness); `t` itself otherwise."""
+    s = getattr(t, "_hdecomp_sample", None)
+    return s if isinstance(s, torch.Tensor) else t
+
+
+def full_batch(value: Any) -> int | None:
+    """The original batch of the first full-size stand-in nested in `value` (None: no batch dimension)."""
+    if isinstance(value, BatchInt):
+        return getattr(value, "full_batch", None)
+    if isinstance(value, torch.Tensor):
+        return getattr(value, "_hdecomp_batch", None)
+    if isinstance(value, (list, tuple)):
+        items: list[Any] = list(value)
+    elif isinstance(value, dict):
+        items = list(value.values())
+    else:
+        return None
+    for v in items:
+        b = full_batch(v)
+        if b is not None:
+            return b
+    return None
+
+
+def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) -> Any:
+    """`v1` (recorded at b1) at the original batch, learned from `v2` (the same value at b2)."""
+    if isinstance(v1, torch.Tensor) and isinstance(v2, torch.Tensor):
+        if v1.dim() != v2.dim():
+            deviations.append(f"{where}: rank differs between batch {sc.b1} and {sc.b2}; kept the recorded "
+                              f"shape {list(v1.shape)}")
+            return v1
+        dims: list[str] = []
+        full: list[int] = []
+        for a, b in zip(v1.shape, v2.shape, strict=True):
+            if a == b:
+                dims.append(str(int(a)))
+                full.append(int(a))
+                continue
+            k = sc.dim(int(a), int(b))
+            if k is None:
+                deviations.append(f"{where}: dimension {a} at batch {sc.b1} is {b} at batch {sc.b2} (not "
+                                  f"proportional to the batch); kept the recorded shape {list(v1.shape)}")
+                return v1
+            dims.append(dim_expr(k))
+            full.append(k * sc.full)
+        if dims == [str(int(d)) for d in v1.shape]:
+            return v1
+        t = torch.empty(full, dtype=v1.dtype, device="meta")
+        t._hdecomp_dims = tuple(dims)  # type: ignore[attr-defined]
+        t._hdecomp_sample = v1  # type: ignore[attr-defined]
+        t._hdecomp_batch = sc.full  # type: ignore[attr-defined]
+        return t
+    if type(v1) is int and type(v2) is int and v1 != v2:
+        k = sc.dim(v1, v2)
+        if k is None:
+            deviations.append(f"{where}: int {v1} at batch {sc.b1} is {v2} at batch {sc.b2}; kept {v1}")
+            return v1
+        bi = BatchInt(k * sc.full, dim_expr(k))
+        bi.full_batch = sc.full  # type: ignore[attr-defined]
+        return bi
+    if isinstance(v1, (list, tuple)) and isinstance(v2, (list, tuple)) and len(v1) == len(v2) \
+            and not isinstance(v1, torch.Size):
+        items = [full_size(a, b, sc, f"{where}[{i}]", deviations) for i, (a, b) in enumerate(zip(v1, v2, strict=True))]
+        try:
+            return type(v1)(items) if not hasattr(v1, "_fields") else type(v1)(*items)
+        except TypeError:
+            return v1
+    if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
+        return {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
+    return v1
+
+
+def uses_batch_size_in_definitions(comp: Component) -> bool:
+    """Whether a class or function other than the input factories reads the module-level `batch_size`
+    (a model sizing state by the batch in __init__ must be rebuilt for the second recording)."""
+    try:
+        tree = ast.parse(comp.path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return True
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                stmt.name not in ("get_inputs", "get_input_kwargs"):
+            if any(isinstance(n, ast.Name) and n.id == BATCH for n in ast.walk(stmt)):
+                return True
+    return False
+
+
+def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dict[str, Any], *,
+                seed: int = 42, device: Any = None, timeout: float | None = None,
+                ) -> tuple[Scaling | None, list[Any], dict[str, Any]]:
+    """How `comp`'s inputs (`args`/`kwargs`, made under `--batch-limit limit`) relate to its original batch,
+    and the same inputs at the second batch b2 = b1 + 1. (None, [], {}) when nothing was cut."""
+    if limit is None:
+        return None, [], {}
+    policy = batch_cut_policy(comp.module, args, kwargs)
+    if policy == "batch_size":
+        full = int(comp.module.batch_size)
+        if full <= limit:
+            return None, [], {}
+        sc = Scaling(full=full, b1=limit, b2=limit + 1, policy=policy)
+        a2, k2 = comp.make_inputs(seed=seed, device=device, timeout=timeout, batch_limit=sc.b2)
+        return sc, a2, k2
+    if policy != "cut":
+        return None, [], {}
+    fa, fk = comp.make_inputs(seed=seed, device=device, timeout=timeout)
+    full_b = next((int(t.shape[0]) for _, t in input_tensors(fa, fk) if t.dim() >= 1), None)
+    if full_b is None or full_b <= limit:
+        return None, [], {}
+    sc = Scaling(full=full_b, b1=limit, b2=limit + 1, policy=policy)
+    a2, k2, _ = cut_batch(fa, fk, sc.b2)
+    return sc, a2, k2
+
+
+def models_at(comp: Component, model: nn.Module, sc: Scaling, device: Any = None,
+              timeout: float | None = None) -> Iterator[tuple[nn.Module, bool]]:
+    """Models for the second recording, cheapest first, as (model, on the meta device). The recorded model
+    itself serves unless its definitions read `batch_size` (state sized by the batch in __init__); then a
+    rebuild at b2 on the meta device (only shapes are needed: no memory, no init time), else a real one."""
+    if not (sc.policy == "batch_size" and uses_batch_size_in_definitions(comp)):
+        yield model, False
+        return
+    from hdecomp.errors import HdecompError
+    try:
+        with torch.device("meta"):
+            meta = comp.build(timeout=timeout, batch_limit=sc.b2)
+    except HdecompError:
+        pass
+    else:
+        yield meta, True
+    yield comp.build(device=device, timeout=timeout, batch_limit=sc.b2), False
+
+
+def _shapes(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(value.shape), value.dtype)
+    if isinstance(value, (list, tuple)):
+        return [_shapes(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shapes(v) for k, v in value.items()}
+    return None
+
+
+class _MetaDevices(TorchFunctionMode):
+    """While replaying a recorded graph on the meta device: device arguments baked into it by the recording
+    (`x.to(torch.device("cpu"))`) name the meta device instead, and `.cpu()` is a no-op."""
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        if func is torch.Tensor.cpu:
+            return args[0]
+
+        def meta(a: Any) -> Any:
+            if isinstance(a, torch.device) or (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda", "mps")):
+                return torch.device("meta")
+            return a
+        args = tuple(meta(a) for a in args)
+        kwargs = {k: meta(v) if k == "device" else v for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: dict[str, Any],
+                    expand: set[str] | None = None) -> dict[str, Any] | None:
+    """Every node's value of the captured `graph` at the second batch: the graph replayed on `model`
+    (checked: the module's own output has the same shapes), else a fresh capture with the same node names.
+    None when neither works (a graph that baked the batch into its code)."""
+    from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, _clone, capture, node_values
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            expected = model(*_clone(args), **_clone(kwargs))
+    except Exception:  # user code (on the meta device: an op without a meta kernel, .item(), ...)
+        return None
+    owner = graph.owning_module
+    on_meta = any(t.is_meta for _, t in input_tensors(args, kwargs))
+    try:
+        gm = fx.GraphModule(model, copy.deepcopy(graph))
+        with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
+            torch.manual_seed(CAPTURE_SEED)
+            out, values = node_values(gm, _clone(args), _clone(kwargs))
+        if _shapes(out) == _shapes(expected) and set(values) >= {n.name for n in graph.nodes}:
+            return values
+    except Exception:  # a recorded graph may have baked the batch into a view/expand: capture again
+        pass
+    finally:
+        graph.owning_module = owner
+    try:
+        cap2 = capture(model, args, kwargs, expected, expand)
+    except (CaptureError, NotImplementedError, RuntimeError):
+        return None
+    if [n.name for n in cap2.graph.nodes] != [n.name for n in graph.nodes]:
+        return None
+    return cap2.values
+
+
+def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scaling,
+                     deviations: list[str]) -> dict[str, Any]:
+    """Every recorded node value at the original batch."""
+    return {name: full_size(v, values2.get(name), sc, name, deviations) if name in values2 else v
+            for name, v in values.items()}
+
+
+def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | None, args: list[Any],
+                      kwargs: dict[str, Any], expand: set[str] | None = None, *, device: Any = None,
+                      timeout: float | None = None) -> tuple[Any, list[Any], dict[str, Any], list[str]]:
+    """`cap` (a Capture recorded under `--batch-limit limit`) and the component's inputs at the original
+    batch, plus the deviations (values whose full size could not be learned keep their recorded value).
+    Without a cut batch everything is returned as is."""
+    import dataclasses
+    sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
+    if sc is None:
+        return cap, args, kwargs, []
+    deviations: list[str] = []
+    values2 = None
+    for model2, on_meta in models_at(comp, model, sc, device=device, timeout=timeout):
+        a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
+        values2 = graph_values_at(model2, cap.graph, a2, k2, expand)
+        if values2 is not None:
+            break
+    if values2 is None:
+        deviations.append(f"the forward could not be recorded again at batch {sc.b2}: every shape keeps its "
+                          f"recorded (batch {sc.b1}) value")
+        return cap, args, kwargs, deviations
+    values = full_size_values(cap.values, values2, sc, deviations)
+    args_full = full_size(list(args), list(args2), sc, "input", deviations)
+    kwargs_full = full_size(dict(kwargs), dict(kwargs2), sc, "input", deviations)
+    return dataclasses.replace(cap, values=values), args_full, kwargs_full, deviations
+
+
+def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: list[Any], kwargs: dict[str, Any],
+                 out: Any, *, device: Any = None, timeout: float | None = None,
+                 ) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
+    """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
+    more forward at the second batch; plus the deviations. As given when nothing was cut."""
+    from hdecomp.component import run_user_code
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    from hdecomp.errors import HdecompError
+    sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
+    if sc is None:
+        return args, kwargs, out, []
+    deviations: list[str] = []
+    out2: Any = None
+    for model2, on_meta in models_at(comp, model, sc, device=device, timeout=timeout):
+        a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
+        try:
+            with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
+                torch.manual_seed(CAPTURE_SEED)
+                out2 = run_user_code(functools.partial(_forward, model2, a2, k2),
+                                     what="Model.forward", path=comp.path, timeout=timeout)
+            break
+        except HdecompError:
+            if not on_meta:
+                raise
+    args_full = full_size(list(args), list(args2), sc, "input", deviations)
+    kwargs_full = full_size(dict(kwargs), dict(kwargs2), sc, "input", deviations)
+    out_full = full_size(out, out2, sc, "output", deviations)
+    return args_full, kwargs_full, out_full, deviations
+
+
+def _forward(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    from hdecomp.decompose.capture import _clone
+    return model(*_clone(args), **_clone(kwargs))

@@ -1,0 +1,314 @@
+"""capture.py on tiny models: the non-strict torch.export fallback (between torch.fx and execution
+recording), its checks (numerical, op inventory, output structure) and fallbacks, that no capture leaves
+state on the live module, recorded graphs that must print as valid Python, the plan levels, and a model
+that needs a package that is not installed."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.fx as fx
+from hdecomp.decompose.capture import (
+    CaptureError,
+    Reference,
+    _capture_export,
+    _capture_record,
+    capture,
+    reference_run,
+)
+from hdecomp.decompose.plan import logical_ops, oversized_module_children, plan_children
+from hdecomp.errors import HdecompError
+from torch import nn
+
+FIXTURES = Path(__file__).parent / "fixtures" / "capture"
+
+
+class SliceFromSize(nn.Module):
+    """fx cannot trace it: a Proxy is used as a slice bound and as a size (a causal mask built from T)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 8)
+        self.register_buffer("table", torch.tril(torch.ones(16, 16)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(1)
+        h = torch.relu(self.a(x)[:, : t - 1]) * 2
+        mask = torch.ones(t - 1, t - 1).triu(1).bool()
+        scores = (h @ h.transpose(1, 2)).masked_fill(mask, 0.0)
+        return self.b(scores @ h) + self.table[: t - 1, : t - 1].sum()
+
+
+class IntFromShape(nn.Module):
+    """A Python int computed from a shape picks the half of the channels (RNN hidden-size style)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        half = int(x.shape[-1]) // 2
+        zeros = torch.zeros(x.shape[0], half)
+        return self.proj(x[:, :half] + zeros), x[:, half:] * 3
+
+
+class DeadCode(nn.Module):
+    """Computes a value it never uses: torch.export drops it, so the exported graph runs fewer ops than the
+    module (the verifier's op inventory would reject it): the capture must fall back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.size(0)
+        unused = torch.exp(x) * 2  # noqa: F841 - dead on purpose
+        return self.lin(x[: n - 1])
+
+
+class SetsAttribute(SliceFromSize):
+    """Assigns a plain attribute in forward (a cache): a capture must not leave it on the live module."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.cache = x.size(1)
+        return super().forward(x)
+
+
+def _expected(m: nn.Module, *args: torch.Tensor) -> Reference:
+    m.eval()
+    return reference_run(m, list(args), {})
+
+
+def test_export_captures_when_fx_fails_with_children_as_leaves() -> None:
+    m = SliceFromSize().eval()
+    x = torch.randn(2, 5, 8)
+    cap = capture(m, [x], {}, _expected(m, x))
+    assert cap.method == "export", cap.notes
+    assert any(n.startswith("torch.fx:") for n in cap.notes)
+    assert cap.child_calls == {"a": 1, "b": 1}
+    targets = [str(n.target) for n in cap.graph.nodes if n.op == "call_module"]
+    assert targets == ["a", "b"]
+    # public torch spelling only (the graph becomes generated code), no aten overloads or pytree plumbing
+    for n in cap.graph.nodes:
+        assert not isinstance(n.target, torch._ops.OpOverload), n.format_node()
+        assert "pytree" not in str(getattr(n.target, "__module__", "")), n.format_node()
+    assert [n.target for n in cap.graph.nodes if n.op == "get_attr"] == ["table"]
+    out = cap.values[next(n for n in cap.graph.nodes if n.op == "output").args[0].name]
+    with torch.no_grad():
+        assert torch.allclose(out, m(x))
+
+
+def test_export_int_from_shape_and_tuple_output() -> None:
+    m = IntFromShape().eval()
+    x = torch.randn(3, 8)
+    cap = capture(m, [x], {}, _expected(m, x))
+    assert cap.method in ("fx", "export"), cap.notes
+    out_node = next(n for n in cap.graph.nodes if n.op == "output")
+    assert isinstance(out_node.args[0], tuple) and len(out_node.args[0]) == 2  # the module's own structure
+    gm = fx.GraphModule(m, cap.graph)
+    with torch.no_grad():
+        got, want = gm(x), m(x)
+    assert all(torch.allclose(g, w) for g, w in zip(got, want, strict=True))
+
+
+def test_export_directly_on_int_from_shape() -> None:
+    m = IntFromShape().eval()
+    x = torch.randn(3, 8)
+    cap = _capture_export(m, [x], {}, _expected(m, x), set())
+    assert cap.method == "export" and cap.child_calls == {"proj": 1}
+
+
+def test_export_wrong_reference_is_rejected() -> None:
+    m = SliceFromSize().eval()
+    x = torch.randn(2, 5, 8)
+    with torch.no_grad():
+        wrong = m(x) + 1.0
+    with pytest.raises(CaptureError, match="does not reproduce"):
+        _capture_export(m, [x], {}, wrong, set())
+
+
+def test_export_that_drops_ops_falls_back_to_recording() -> None:
+    m = DeadCode().eval()
+    x = torch.randn(3, 4)
+    ref = _expected(m, x)
+    with pytest.raises(CaptureError, match="does not run the module's ops"):
+        _capture_export(m, [x], {}, ref, set())
+    cap = capture(m, [x], {}, ref)
+    assert cap.method in ("fx", "record")
+    assert any(n.startswith("torch.export:") for n in cap.notes) or cap.method == "fx"
+    ops = {getattr(n.target, "__name__", str(n.target)) for n in cap.graph.nodes}
+    assert "exp" in ops  # the dead op is still in the captured graph
+
+
+def test_capture_leaves_no_state_on_the_live_module() -> None:
+    m = SetsAttribute().eval()
+    before = dict(m.__dict__)
+    hooks = [(len(s._forward_hooks), len(s._forward_pre_hooks)) for s in m.modules()]
+    x = torch.randn(2, 5, 8)
+    ref = _expected(m, x)
+    m.__dict__.pop("cache", None)  # the reference run is the module's own forward: it may set it
+    for fn in (_capture_export, _capture_record):
+        try:
+            fn(m, [x], {}, ref, set())
+        except CaptureError:
+            pass
+        assert "cache" not in m.__dict__
+        assert set(m.__dict__) == set(before)
+        assert [(len(s._forward_hooks), len(s._forward_pre_hooks)) for s in m.modules()] == hooks
+        assert not any(isinstance(v, fx.Proxy) for v in m.__dict__.values())
+
+
+class BoolDtype(nn.Module):
+    """`dtype=bool` (a Python class) reaches torch.ones: a recorded graph must still print as Python."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.size(-1)
+        keep = torch.ones(n, n, dtype=bool).tril()
+        return x.unsqueeze(-1).expand(-1, n, n).masked_fill(~keep, 0.0).sum(-1)
+
+
+def test_recorded_graph_with_python_type_dtype_compiles() -> None:
+    m = BoolDtype().eval()
+    x = torch.randn(2, 4)
+    cap = _capture_record(m, [x], {}, _expected(m, x), set())
+    assert cap.method == "record"
+    code = fx.GraphModule(m, cap.graph).code
+    assert "<class" not in code and "torch.bool" in code
+
+
+# ---- plan levels -------------------------------------------------------------------------------------
+
+
+class Attention(nn.Module):
+    def __init__(self, d: int = 16, heads: int = 2) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+        q = q.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        s = (q @ k.transpose(-2, -1)) / math.sqrt(d // self.heads)
+        w = torch.softmax(s, dim=-1)
+        return self.proj((w @ v).transpose(1, 2).reshape(b, t, d))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d: int = 16) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = RMSNorm()
+        self.attn = Attention()
+        self.mlp = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm(x))
+        return x + self.mlp(x)
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = Block()
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.block(x))
+
+
+def _plan_inputs(m: nn.Module) -> tuple[list[torch.Tensor], Reference]:
+    x = torch.randn(2, 6, 16)
+    return [x], _expected(m, x)
+
+
+def test_layer_sized_submodule_is_a_layer_under_a_model() -> None:
+    m = Net().eval()
+    args, ref = _plan_inputs(m)
+    cap = capture(m, args, {}, ref)
+    children = plan_children(m, cap.graph, 3, ref.per_module, cap.child_calls, 15)
+    levels = {c.target: c.level for c in children if c.kind == "module"}
+    assert levels["block"] == 2
+    # the block holds a layer-sized attention: under a model it is split so the attention is the layer
+    assert oversized_module_children(m, cap.graph, 3, ref.per_module, cap.child_calls) == ["block"]
+    cap2 = capture(m, args, {}, ref, {"block"})
+    children = plan_children(m, cap2.graph, 3, ref.per_module, cap2.child_calls, 15)
+    levels = {c.target: c.level for c in children if c.kind == "module"}
+    assert levels["block.attn"] == 2 and levels["block.mlp"] == 1
+    assert oversized_module_children(m, cap2.graph, 3, ref.per_module, cap2.child_calls) == []
+
+
+def test_layer_sized_submodule_inside_a_layer_is_split_there() -> None:
+    block = Block().eval()
+    args, ref = _plan_inputs(block)
+    cap = capture(block, args, {}, ref)
+    # attention: 8+ logical ops -> too big to be a fusion; the 3-op MLP and the RMSNorm kernel stay
+    assert oversized_module_children(block, cap.graph, 2, ref.per_module, cap.child_calls) == ["attn"]
+    cap2 = capture(block, args, {}, ref, {"attn"})
+    children = plan_children(block, cap2.graph, 2, ref.per_module, cap2.child_calls, 15)
+    assert all(c.level <= 1 for c in children)
+    groups = [c for c in children if c.kind == "group" and not c.kernel]
+    assert groups and all(len(c.compute_members) <= 5 for c in groups)   # fusion-sized, cap lowered to 5
+    assert not any(c.target == "attn" for c in children)
+
+
+def test_logical_ops_count_a_norm_module_once() -> None:
+    block = Block().eval()
+    _, ref = _plan_inputs(block)
+    assert ref.per_module["norm"] >= 4          # pow, mean, add, rsqrt, mul, mul at aten level
+    assert logical_ops(block, "norm", ref.per_module) == 1
+    assert logical_ops(block, "mlp", ref.per_module) == 3
+
+
+# ---- a model that needs a package that is not installed -----------------------------------------------
+
+
+def test_missing_package_is_named_and_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    monkeypatch.setitem(sys.modules, "einops", None)  # as if einops were not installed
+    with pytest.raises(HdecompError) as info:
+        decompose(FIXTURES / "needs_einops.py", tmp_path / "out", DecomposeOptions(self_tests=False),
+                  progress=False)
+    assert info.value.cause == "needs the Python package 'einops' (pip install einops)"
+    assert str(info.value.file).endswith("needs_einops.py")
+    assert not (tmp_path / "out").exists()
+
+
+class ParamView(nn.Module):
+    """A parameter reshaped right before the one op that uses it (Mamba2's `self.C.reshape(...)`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Parameter(torch.randn(16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.einsum("bi,ij->bj", x, self.c.reshape(4, 4))
+        return torch.relu(y)
+
+
+def test_view_of_a_parameter_travels_with_its_op() -> None:
+    m = ParamView().eval()
+    x = torch.randn(2, 4)
+    ref = _expected(m, x)
+    cap = capture(m, [x], {}, ref)
+    children = plan_children(m, cap.graph, 1, ref.per_module, cap.child_calls, 1)
+    assert len(children) == 2 and all(c.kernel for c in children)   # einsum and relu, no reshape "kernel"
+    einsum = children[0]
+    assert [n.op for n in einsum.members][:2] == ["get_attr", "call_method"]
+    assert einsum.op_names == ["einsum"]
