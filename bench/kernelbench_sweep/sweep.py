@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="where the decompositions go (default: a temp folder)")
     p.add_argument("--results", default=str(HERE / "results.json"))
     p.add_argument("--merge", nargs="+", metavar="RESULTS", default=None,
-                   help="merge result files of separate runs into --results and print the table")
+                   help="merge result files of separate runs into --results and print the table (a problem in several files: the last one wins)")
     p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         merged["runs"] = [{k: r.get(k) for k in ("limit", "every")} | {"levels": sorted(r["levels"])} for r in runs]
         merged["every"] = None
         merged["limit"] = None
-        merged["problems"] = [e for r in runs for e in r["problems"]]
+        # a problem run again (a rerun after a fix) replaces its earlier entry: later files win
+        latest = {(e["level"], e["problem"]): e for r in runs for e in r["problems"]}
+        merged["problems"] = sorted(latest.values(),
+                                    key=lambda e: (e["level"], int(e["problem"].split("_")[0]), e["problem"]))
         _summarise(merged)
         _write(merged, args.results)
         table = markdown(merged)
