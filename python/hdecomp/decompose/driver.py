@@ -155,23 +155,6 @@ def _now() -> str:
 # ---- one step ----------------------------------------------------------------------------------------
 
 
-def _op_counts(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> tuple[int, dict[str, int]]:
-    """Compute ops (aten level) of the whole component and of every submodule subtree."""
-    from hdecomp.ops import record_ops
-    _, trace = record_ops(model, args, kwargs)
-    per: dict[str, int] = {}
-    total = 0
-    for e in trace.events:
-        if e.level != "aten" or not e.compute:
-            continue
-        total += 1
-        parts = e.module.split(".") if e.module else []
-        for i in range(1, len(parts) + 1):
-            key = ".".join(parts[:i])
-            per[key] = per.get(key, 0) + 1
-    return total, per
-
-
 def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     """`{op}_{shape_signature}_{dtype}` for a kernel child."""
     m = child.compute_members[0]
