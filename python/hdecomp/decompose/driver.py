@@ -450,7 +450,7 @@ def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan],
     pow/mean/add/sqrt/div: decompose/semantic.py)."""
     from hdecomp.decompose.plan import node_op_name
     from hdecomp.decompose.semantic import semantic_kernel
-    if len(children) == 1 and children[0].kernel:
+    if len(children) == 1 and children[0].kernel and not children[0].semantic:
         child = children[0]
         if len(child.compute_members) != 1 or (child.kind == "module" and len(child.members) != 1):
             return None

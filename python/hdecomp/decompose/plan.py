@@ -6,7 +6,9 @@ around them. Those ops are grouped into chains (adjacent ops, each result used o
 in between), capped by the level below the component's (layer-sized groups under a model, fusion-sized
 groups under a layer, single kernels under a fusion). Data plumbing (views, indexing, cat/split, casts,
 size queries) stays in the parent; everything else moves into a child, together with the parameters and
-buffers of the parent it reads.
+buffers of the parent it reads. A run of primitives that is one logical kernel (an RMSNorm, LayerNorm,
+softmax or GELU written out as pow/mean/rsqrt/mul, exp/sum/div, tanh/mul/add: decompose/semantic.py) is
+one kernel child, whatever the level.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ class ChildPlan:
     level: int = 0
 
     core: list[fx.Node] = field(default_factory=list)   # the ops it was formed from (no absorbed plumbing)
+    semantic: str | None = None     # a run of primitives that is one logical kernel: its name (`rms_norm`)
 
     @property
     def compute_members(self) -> list[fx.Node]:
@@ -169,6 +172,62 @@ def is_kernel_module(m: nn.Module) -> bool:
     return bool(SEMANTIC_KERNEL.search(type(m).__name__))
 
 
+def semantic_runs(root: nn.Module, graph: fx.Graph) -> list[tuple[str, list[fx.Node]]]:
+    """Maximal runs of primitives that compute one logical kernel (semantic.py), each as (name, nodes in
+    graph order). A run is the set of ops feeding one output value whose every other value is used only
+    inside the run (so nothing else needs its intermediates and it can be called as one kernel where the
+    output was); its only tensor input besides parameters/buffers is one value read by several of its ops
+    (a norm reads x twice, a GELU reads x twice, a softmax reads x - max twice): a plain chain such as
+    `tanh(x) * 2 + 1` is no GELU. Runs are grown from the last candidate output backwards, so the largest
+    run wins; in-place ops and data plumbing other than `[i]` of an op inside the run end a run."""
+    from hdecomp.decompose.semantic import VOCABULARY, semantic_kernel
+    nodes = list(graph.nodes)
+    pos = {n: i for i, n in enumerate(nodes)}
+
+    def primitive(n: fx.Node) -> bool:
+        return n.op in ("call_function", "call_method") and not is_parent_plumbing(n) and \
+            not _inplace(n, root) and node_op_name(n, root) in VOCABULARY
+
+    def inner_getitem(n: fx.Node) -> bool:   # `x.max(-1, keepdim=True)[0]`: part of the op it indexes
+        return n.op == "call_function" and n.target is operator.getitem and \
+            len(n.all_input_nodes) == 1 and primitive(n.all_input_nodes[0])
+
+    claimed: set[fx.Node] = set()
+    runs: list[tuple[str, list[fx.Node]]] = []
+    for out in reversed(nodes):
+        if out in claimed or not primitive(out) or not out.users:
+            continue
+        run = {out}
+        grew = True
+        while grew:
+            grew = False
+            for m in list(run):
+                for a in m.all_input_nodes:
+                    if a in run or a in claimed or not (primitive(a) or inner_getitem(a)):
+                        continue
+                    if all(u in run for u in a.users):
+                        run.add(a)
+                        grew = True
+        # a getitem whose op stayed outside indexes an external value: not part of the run
+        if any(inner_getitem(m) and m.all_input_nodes[0] not in run for m in run):
+            continue
+        ordered = sorted(run, key=pos.__getitem__)
+        compute = [m for m in ordered if not inner_getitem(m)]
+        name = semantic_kernel([node_op_name(m, root) for m in compute])
+        if name is None:
+            continue
+        ext = {a for m in ordered for a in m.all_input_nodes if a not in run and a.op != "get_attr"}
+        if len(ext) != 1:
+            continue
+        if not any(len(m.users) > 1 for m in ordered if m is not out) and \
+                sum(1 for m in ordered for a in m.all_input_nodes if a in ext) < 2:
+            continue   # a plain chain
+        claimed |= run
+        runs.append((name, ordered))
+    runs.sort(key=lambda r: pos[r[1][0]])
+    return runs
+
+
 def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                   calls: dict[str, int], cap: int) -> list[ChildPlan]:
     """Split the graph into children. `op_counts`: compute ops per submodule (qualified name). `cap`: the
@@ -218,8 +277,25 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                 tail = param_view[tail]
             param_view[n] = tail
 
+    # runs of primitives that are one logical kernel (an inline RMSNorm, softmax, GELU): one kernel child each
+    run_of: dict[fx.Node, ChildPlan] = {}
+    for name, run_nodes in semantic_runs(root, graph):
+        new_run = ChildPlan(attr="", kind="group", members=[], semantic=name)
+        for m in run_nodes:
+            run_of[m] = new_run
+
     for n in nodes:
         if n.op in ("placeholder", "output", "get_attr"):
+            continue
+        run_child = run_of.get(n)
+        if run_child is not None:
+            if not run_child.members:   # listed where its first op is, as every group
+                children.append(run_child)
+            run_child.members.append(n)
+            if not (n.op == "call_function" and n.target is operator.getitem):
+                run_child.core.append(n)
+                run_child.ops += 1
+            group_of[n] = run_child
             continue
         if parent_plumbing(n) or n in param_view:
             continue
@@ -243,7 +319,8 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                     via.append(cur)
                     cur = cur.all_input_nodes[0]
                 g = group_of.get(cur)
-                if g is None or g.kind != "group" or g.compute_members[-1] is not cur or len(cur.users) != 1:
+                if g is None or g.kind != "group" or g.semantic or g.compute_members[-1] is not cur or \
+                        len(cur.users) != 1:
                     continue
                 # An in-place op stays with the op that produced its input (a child never mutates its input).
                 if not _inplace(n, root):
@@ -301,7 +378,10 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                 outs.append(m)
         child.inputs, child.outputs = ins, outs
         child.op_names = [node_op_name(m, root) for m in child.compute_members]
-        if child.kind == "module":
+        if child.semantic:
+            child.op_names = [child.semantic]
+            child.kernel = True
+        elif child.kind == "module":
             m = root.get_submodule(str(child.target))
             child.kernel = is_kernel_module(m)
         else:

@@ -4,8 +4,10 @@ one kernel even though it is pow/mean/rsqrt/mul inside").
 `semantic_kernel(op_names)` names the kernel a short run of ops computes, from the op names alone, or
 returns None. It is deliberately conservative: every op must belong to the pattern's vocabulary, the
 pattern's defining ops must all be there, and the run must be short; anything else stays a run of
-separate kernels. The driver uses it for a model whose whole forward is such a run (KernelBench's
-`36_RMSNorm_`): the model is then one kernel, a level-0 root without a step.
+separate kernels. The planner (plan.py) makes every maximal such run inside a forward one kernel child
+(`rms_norm_..._fp32.py`, `softmax_fp32.py`, `gelu_fp32.py`); the driver uses it for a model whose whole
+forward is such a run (KernelBench's `36_RMSNorm_`): the model is then one kernel, a level-0 root without
+a step.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ class Pattern:
     required: tuple[frozenset[str], ...]   # one op of each set must occur
     allowed: frozenset[str]        # every op must be one of these
     max_ops: int
+    min_ops: int = 2
 
 
 _NORM_CORE = frozenset({"pow", "square", "mul", "mean", "add", "sqrt", "rsqrt", "div", "reciprocal", "float",
@@ -33,18 +36,25 @@ PATTERNS: tuple[Pattern, ...] = (
     # exp(x - max) / sum(exp(x - max))
     Pattern("softmax", (frozenset({"exp"}), frozenset({"sum"}), frozenset({"div"})),
             frozenset({"exp", "sum", "div", "sub", "max", "amax"}), 6),
+    # 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) or 0.5 * x * (1 + erf(x / sqrt(2))): the
+    # constants are Python floats in the graph, so only the tensor ops count; a tanh or erf with a mul and
+    # an add is not enough on its own (`tanh(x) * 2 + 1` is no GELU), hence min_ops.
+    Pattern("gelu", (frozenset({"tanh", "erf"}), frozenset({"mul"}), frozenset({"add"})),
+            frozenset({"mul", "add", "pow", "tanh", "erf", "div", "sqrt"}), 9, min_ops=5),
 )
 
 
 def semantic_kernel(op_names: list[str]) -> str | None:
-    """The one kernel the ops compute together (`rms_norm`, `layer_norm`, `softmax`), or None."""
+    """The one kernel the ops compute together (`rms_norm`, `layer_norm`, `softmax`, `gelu`), or None."""
     if len(op_names) < 2:
         return None
     ops = set(op_names)
     for p in PATTERNS:
-        if len(op_names) <= p.max_ops and ops <= p.allowed and all(ops & need for need in p.required):
+        if p.min_ops <= len(op_names) <= p.max_ops and ops <= p.allowed and all(ops & need for need in p.required):
             return p.name
     return None
 
 
-__all__ = ["PATTERNS", "Pattern", "semantic_kernel"]
+VOCABULARY: frozenset[str] = frozenset().union(*(p.allowed for p in PATTERNS))
+
+__all__ = ["PATTERNS", "VOCABULARY", "Pattern", "semantic_kernel"]
