@@ -64,7 +64,7 @@ PLUMBING_OPS: frozenset[str] = frozenset({
     "device", "ndim", "ndimension", "nelement", "get_device", "is_cuda", "is_leaf", "data", "grad",
     "requires_grad_", "len", "iter", "format", "repr", "hash", "bool_", "index_", "reversed", "array",
     "get", "set_", "dir", "setstate", "reduce_ex", "deepcopy", "names", "layout", "is_sparse",
-    "is_quantized", "is_meta", "untyped_storage", "storage", "_is_view", "_base", "output_nr", "_version",
+    "is_quantized", "is_meta", "is_nested", "untyped_storage", "storage", "_is_view", "_base", "output_nr", "_version",
     "is_inference", "has_names", "_values", "_indices", "name", "grad_fn", "is_shared", "is_pinned",
     "itemsize", "nbytes", "real", "imag", "is_mps", "is_xpu", "dlpack", "dlpack_device", "cfloat", "cdouble",
     "meshgrid", "new_tensor", "narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",

@@ -169,3 +169,18 @@ def test_out_variants_fold_and_are_not_inplace() -> None:
     _, trace = record_ops(OutVariant(), (torch.randn(3), torch.randn(3)))
     (ev,) = [e for e in trace.events if e.level == "aten" and e.compute]
     assert ev.name == "add" and ev.raw.endswith(".out") and not ev.inplace
+
+
+def test_fast_path_queries_are_not_compute() -> None:
+    # nn.TransformerEncoderLayer asks `x.is_nested` a varying number of times depending on how its
+    # fast path is reached: a query, never an op that a refactored step must reproduce (HD308).
+    class Asks(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            if x.is_nested:
+                return x
+            return torch.relu(x)
+
+    _, trace = record_ops(Asks(), [torch.randn(2, 3)], {})
+    assert is_plumbing("is_nested")
+    assert "is_nested" not in trace.compute_inventory("function", invisible_only=True)
+    assert trace.compute_inventory("aten") == Counter({"relu": 1})
