@@ -58,12 +58,7 @@ def _shift(node: ast.AST, delta: int) -> None:
             n.lineno += delta
             if getattr(n, "end_lineno", None) is not None:
                 n.end_lineno += delta
-        for name in n._fields:
-            v = getattr(n, name, None)
-            if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, ast.AST))
-            elif isinstance(v, ast.AST):
-                stack.append(v)
+        stack.extend(ast.iter_child_nodes(n))
 
 
 def _shift_after(node: ast.AST, old_end: int, delta: int) -> None:
@@ -81,12 +76,7 @@ def _shift_after(node: ast.AST, old_end: int, delta: int) -> None:
             if end is None or end < old_end:
                 continue  # wholly above the edit (and so are its children)
             n.end_lineno = end + delta
-        for name in n._fields:
-            v = getattr(n, name, None)
-            if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, ast.AST))
-            elif isinstance(v, ast.AST):
-                stack.append(v)
+        stack.extend(ast.iter_child_nodes(n))
 
 
 def _clone_path(tree: ast.Module, ancestors: list[Any], body: list[ast.stmt]) -> tuple[
