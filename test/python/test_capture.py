@@ -312,3 +312,20 @@ def test_view_of_a_parameter_travels_with_its_op() -> None:
     einsum = children[0]
     assert [n.op for n in einsum.members][:2] == ["get_attr", "call_method"]
     assert einsum.op_names == ["einsum"]
+
+
+def test_deep_copied_modules_inherit_the_constructor_arguments() -> None:
+    # nn.TransformerEncoder deep-copies its layer: the copies never run __init__, so their constructor
+    # arguments come from the module they copy (else the child cannot be rebuilt: "arguments unknown").
+    from hdecomp.decompose.capture import init_call, record_init_args
+    with record_init_args():
+        enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(16, 2, 32), num_layers=2,
+                                          enable_nested_tensor=False)
+    layers = list(enc.layers)
+    assert len(layers) == 2 and layers[0] is not layers[1]
+    for layer in layers:
+        call = init_call(layer)
+        assert call is not None and call.cls is torch.nn.TransformerEncoderLayer
+        assert dict((n, v) for n, v, _ in call.params)["d_model"] == 16
+        lin = init_call(layer.linear1)      # a submodule copied inside the layer's copy
+        assert lin is not None and dict((n, v) for n, v, _ in lin.params)["out_features"] == 32

@@ -46,6 +46,7 @@ class InitCall:
 
 
 _INIT_ARGS: weakref.WeakKeyDictionary[nn.Module, InitCall] = weakref.WeakKeyDictionary()
+_DEEPCOPY_CODE = copy.deepcopy.__code__
 
 
 def init_call(module: nn.Module) -> InitCall | None:
@@ -60,6 +61,15 @@ def record_init_args() -> Iterator[None]:
     seen: set[int] = set()
 
     def profiler(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "return" and frame.f_code is _DEEPCOPY_CODE:
+            # A module copied with copy.deepcopy (nn.TransformerEncoder clones its layer) never runs
+            # __init__: it was built with the arguments of the module it copies.
+            src = frame.f_locals.get("x")
+            if isinstance(src, nn.Module) and type(arg) is type(src):
+                with contextlib.suppress(TypeError):
+                    if src in _INIT_ARGS and arg not in _INIT_ARGS:
+                        _INIT_ARGS[arg] = _INIT_ARGS[src]
+            return
         if event != "call" or frame.f_code.co_name != "__init__":
             return
         code = frame.f_code
