@@ -128,3 +128,13 @@ def test_a_dimension_not_proportional_to_the_batch_is_a_logged_deviation(runs: d
     devs = [e["description"] for e in log if e["type"] == "deviation" and "cut batch" in e["title"]]
     assert any("not proportional to the batch" in d and "[2, 4]" in d for d in devs), devs
     assert _tree(dec)["nodes"]["batch_offset"]["input_shapes"] == {"input_0": [6, 4]}
+
+
+def test_a_model_that_fails_at_the_second_batch_keeps_its_recorded_sizes(tmp_path: Path) -> None:
+    # The extra recording at batch 2 raises ((2, 8) * (2,) does not broadcast): not an error of the model,
+    # so the decomposition goes on with the recorded (batch 1) sizes and says so.
+    dec = decompose(FIXTURES / "batch_broadcast.py", tmp_path, DecomposeOptions(batch_limit=1, self_tests=False),
+                    progress=False)
+    assert result_dict(dec)["status"] == "PASS"
+    log = json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
+    assert any(e["type"] == "deviation" and "does not run at batch 2" in e["description"] for e in log), log
