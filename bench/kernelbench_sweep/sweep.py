@@ -99,9 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                                     key=lambda e: (e["level"], int(e["problem"].split("_")[0]), e["problem"]))
         _summarise(merged)
         _write(merged, args.results)
-        table = markdown(merged)
-        (HERE / "table.md").write_text(table, encoding="utf-8")
-        print(table)
+        _print_table(merged)
         return 0
     kb = Path(args.kernelbench)
     out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
@@ -141,10 +139,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
             _summarise(results)
             _write(results, args.results)
+    _print_table(results)
+    return 0
+
+
+def _print_table(results: dict[str, Any]) -> None:
+    """The markdown table of a run or a merge: printed and kept as table.md."""
     table = markdown(results)
     (HERE / "table.md").write_text(table, encoding="utf-8")
     print(table)
-    return 0
 
 
 def _summarise(results: dict[str, Any]) -> None:
