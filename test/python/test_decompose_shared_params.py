@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import torch
 import torch.fx as fx
+from decompose_checks import assert_fully_verified
 from hdecomp.compose import _ChildTensorPaths
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.plan import PlanError, plan_children
-from hdecomp.pipeline import run_pipeline
 from hdecomp.verify import VerifyOptions, verify_step
 from torch import nn
 
@@ -46,25 +46,7 @@ def _weight_map(step: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_step_passes_and_composes(trees: dict, name: str) -> None:
-    dec = trees[name]
-    res = result_dict(dec)
-    assert res["status"] == "PASS", res
-    assert res["steps"] >= 1 and res["steps_passed"] == res["steps"]
-    assert res["coverage"]["coverage_pct"] == 100.0
-    assert res["composition"]["status"] == "PASS", res["composition"]
-    for step in sorted((dec.root / "steps").iterdir()):
-        result = json.loads((step / "verification_result.json").read_text())
-        assert result["status"] == "PASS", (step.name, result.get("fail_reason"))
-        assert result["randomized_trial"]["pass"] and result["randomized_trial"]["randomized_weights"]
-        assert result["anticheat"]["violations"] == [], result["anticheat"]["violations"]
-        transfer = result["weight_transfer"]
-        assert transfer["unmapped_original"] == [] and transfer["unmapped_refactored"] == []
-        # one-to-one and string -> string, as the original workspace's weight_map.json
-        wm = _weight_map(step)
-        assert all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items())
-        assert len(set(wm.values())) == len(wm)
-    # an independent re-verification of every step agrees
-    assert run_pipeline(dec.root, coverage=False, progress=False).status == "PASS"
+    assert_fully_verified(trees[name])
 
 
 def test_multiplier_read_twice(trees: dict) -> None:

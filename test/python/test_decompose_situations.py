@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
-from hdecomp.pipeline import run_pipeline
+from decompose_checks import assert_fully_verified
+from hdecomp.decompose.driver import DecomposeOptions, decompose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"
 
@@ -32,25 +32,7 @@ def _tree(dec: object) -> dict:
 
 @pytest.mark.parametrize("name", ["loops_shared_tied", "inplace_buffers", "io_kinds"])
 def test_fully_decomposed_and_verified(trees: dict, name: str) -> None:
-    dec = trees[name]
-    res = result_dict(dec)
-    assert res["status"] == "PASS", res
-    assert res["steps"] >= 1 and res["steps_passed"] == res["steps"]
-    assert res["coverage"]["coverage_pct"] == 100.0
-    assert res["composition"]["status"] == "PASS", res["composition"]
-    tree = _tree(dec)
-    assert tree["metadata"]["verification_status"] == "PASS"
-    for node in tree["nodes"].values():
-        assert (dec.root / node["path"]).is_file()
-        if node["level"] != "kernel":
-            assert node["status"] == "pass" and node["children"]
-    summary = json.loads((dec.root / "verification" / "step_verification_summary.json").read_text())
-    assert summary["all_passed"] and summary["total_steps"] == res["steps"]
-    for f in ("decomposition_analysis.md", "decomposition_log.json", "verification/coverage_summary.json",
-              "verification/composition_test.py"):
-        assert (dec.root / f).is_file(), f
-    # An independent re-verification of every step agrees.
-    assert run_pipeline(dec.root, coverage=False, progress=False).status == "PASS"
+    assert_fully_verified(trees[name])
 
 
 def test_loops_and_shared_modules(trees: dict) -> None:

@@ -1,0 +1,54 @@
+"""The checks every test of a generated decomposition repeats: the decomposer's own verdict, every step's
+verification_result.json, the written outputs, and an independent re-verification by `hdecomp pipeline`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hdecomp.decompose.driver import result_dict
+from hdecomp.pipeline import run_pipeline
+
+OUTPUTS = ("decomposition_tree.json", "decomposition_analysis.md", "decomposition_log.json",
+           "verification/coverage_summary.json", "verification/composition_test.py",
+           "verification/step_verification_summary.json")
+
+
+def assert_fully_verified(dec: Any, *, pipeline: bool = True) -> dict[str, Any]:
+    """Assert `dec` (a driver Decomposition) is complete: status PASS, every step PASS (the randomised-weights
+    trial included, no anti-cheat violation, every tensor mapped one-to-one), 100 % coverage, composition PASS,
+    every output written; then, unless `pipeline` is False, re-verify every step with `run_pipeline`.
+    Returns the result dict for further checks."""
+    res = result_dict(dec)
+    assert res["status"] == "PASS", res
+    assert res["steps"] >= 1 and res["steps_passed"] == res["steps"], res
+    assert res["coverage"]["coverage_pct"] == 100.0, res["coverage"]
+    assert res["composition"]["status"] == "PASS", res["composition"]
+    for f in OUTPUTS:
+        assert (dec.root / f).is_file(), f
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    assert tree["metadata"]["verification_status"] == "PASS"
+    for node in tree["nodes"].values():
+        assert (dec.root / node["path"]).is_file(), node["path"]
+        if node["level"] != "kernel":
+            assert node["status"] == "pass" and node["children"], node
+    summary = json.loads((dec.root / "verification" / "step_verification_summary.json").read_text())
+    assert summary["all_passed"] and summary["total_steps"] == res["steps"], summary
+    for step in sorted((dec.root / "steps").iterdir()):
+        result = json.loads((step / "verification_result.json").read_text())
+        assert result["status"] == "PASS", (step.name, result.get("fail_reason"))
+        randomized = result["randomized_trial"]
+        if randomized.get("status") == "SKIPPED":   # only a step without float weights may skip it
+            assert "no float parameters" in randomized["reason"], (step.name, randomized)
+        else:
+            assert randomized["pass"] and randomized["randomized_weights"], (step.name, randomized)
+        assert result["anticheat"]["violations"] == [], result["anticheat"]["violations"]
+        transfer = result["weight_transfer"]
+        assert transfer["unmapped_original"] == [] and transfer["unmapped_refactored"] == [], transfer
+        # one-to-one and string -> string, as the original workspace's weight_map.json
+        wm = json.loads((step / "weight_map.json").read_text())
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items())
+        assert len(set(wm.values())) == len(wm), wm
+    if pipeline:
+        assert run_pipeline(dec.root, coverage=False, progress=False).status == "PASS"
+    return res
