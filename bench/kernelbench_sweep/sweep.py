@@ -7,7 +7,8 @@ passed and the composition test (whole model from kernel files only) passed.
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/kernelbench_sweep/sweep.py --levels 1 2 --limit 20
 
-Writes bench/kernelbench_sweep/results.json and prints the markdown table (also written to table.md).
+Writes bench/kernelbench_sweep/results.json (`--results`) and prints the markdown table (also written to
+table.md next to the results file).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,41 @@ def worker(model: str, out: str, batch_limit: int | None) -> int:
     res["wall_seconds"] = round(time.perf_counter() - t0, 2)
     print("SWEEP_RESULT " + json.dumps(res, default=str))
     return 0
+
+
+def run_worker(cmd: list[str], timeout: float) -> tuple[int | None, str, str]:
+    """Run one worker in a session of its own; (exit code or None on time-out, stdout, stderr).
+
+    The worker starts subprocesses of its own (the composition test): on a time-out or Ctrl-C the whole
+    process group is killed, so nothing is left running, orphaned, to hold memory and cores."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return proc.returncode, stdout, stderr
+    except subprocess.TimeoutExpired:
+        return (None, *_kill_group(proc))
+    except BaseException:   # Ctrl-C (KeyboardInterrupt) or anything else: no worker left behind
+        _kill_group(proc)
+        raise
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """SIGKILL the worker's process group (its session: the worker and every process it started); what
+    it had printed. A process that left the session (a session of its own) could keep the pipes open:
+    the output is then given up after a few seconds rather than waited for."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:   # already gone
+        pass
+    try:
+        return proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
+        return "", ""
 
 
 def classify(res: dict[str, Any]) -> tuple[str, str | None]:
@@ -99,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                                     key=lambda e: (e["level"], int(e["problem"].split("_")[0]), e["problem"]))
         _summarise(merged)
         _write(merged, args.results)
-        _print_table(merged)
+        _print_table(merged, args.results)
         return 0
     kb = Path(args.kernelbench)
     out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
@@ -118,18 +155,17 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             cmd = [sys.executable, __file__, "--worker", str(f), str(out_root / f"level{level}"),
                    "--batch-limit", str(args.batch_limit)]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=REPO)
-                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("SWEEP_RESULT ")), None)
-                if line:
-                    res = json.loads(line[len("SWEEP_RESULT "):])
-                elif proc.returncode == -9:   # SIGKILL: on this machine the kernel's OOM killer
-                    res = {"status": "ERROR", "error": "killed (SIGKILL: out of memory)"}
-                else:
-                    res = {"status": "ERROR", "error": f"worker crashed (exit {proc.returncode}): "
-                                                      f"{(proc.stderr.strip().splitlines() or [''])[-1][:200]}"}
-            except subprocess.TimeoutExpired:
+            returncode, stdout, stderr = run_worker(cmd, args.timeout)
+            line = next((ln for ln in stdout.splitlines() if ln.startswith("SWEEP_RESULT ")), None)
+            if returncode is None:
                 res = {"status": "ERROR", "error": f"timeout after {args.timeout:g} s"}
+            elif line:
+                res = json.loads(line[len("SWEEP_RESULT "):])
+            elif returncode == -9:   # SIGKILL: on this machine the kernel's OOM killer
+                res = {"status": "ERROR", "error": "killed (SIGKILL: out of memory)"}
+            else:
+                res = {"status": "ERROR", "error": f"worker crashed (exit {returncode}): "
+                                                  f"{(stderr.strip().splitlines() or [''])[-1][:200]}"}
             outcome, group = classify(res)
             entry = {"level": level, "problem": f.name, "outcome": outcome, "reason_group": group,
                      "seconds": round(time.perf_counter() - t0, 2),
@@ -139,14 +175,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
             _summarise(results)
             _write(results, args.results)
-    _print_table(results)
+    _print_table(results, args.results)
     return 0
 
 
-def _print_table(results: dict[str, Any]) -> None:
-    """The markdown table of a run or a merge: printed and kept as table.md."""
+def _print_table(results: dict[str, Any], results_path: str) -> None:
+    """The markdown table of a run or a merge: printed and kept as table.md next to the results file
+    (a run with `--results /tmp/x.json` leaves the repository's table alone)."""
     table = markdown(results)
-    (HERE / "table.md").write_text(table, encoding="utf-8")
+    (Path(results_path).parent / "table.md").write_text(table, encoding="utf-8")
     print(table)
 
 
@@ -198,4 +235,8 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:   # the running worker's process group is already killed (run_worker)
+        print("interrupted: the results so far are in the --results file", file=sys.stderr)
+        raise SystemExit(130) from None

@@ -121,6 +121,8 @@ def degenerate_kind(t: torch.Tensor) -> str | None:
     """"all_nan", "all_zero" or "constant" for a tensor whose values carry (almost) no information."""
     if t.numel() == 0:
         return None
+    if t.numel() > _CHUNK:
+        return _degenerate_kind_chunked(t)
     if t.is_floating_point() or t.is_complex():
         nan = torch.isnan(t)
         if bool(nan.all()):
@@ -138,6 +140,47 @@ def degenerate_kind(t: torch.Tensor) -> str | None:
     if bool((flat == flat[0]).all()):
         return "constant"
     return None
+
+
+def _count_inf(t: torch.Tensor) -> int:
+    """Infinite values, chunk by chunk: torch.isinf of a float tensor computes `abs(t) == inf` over the
+    whole tensor (a full-size copy: 9 GB of temporaries for a 4 GB attention score matrix)."""
+    if not t.is_contiguous() or t.numel() <= _CHUNK:
+        return int(torch.isinf(t).sum())
+    return sum(int(torch.isinf(c).sum()) for c in t.reshape(-1).split(_CHUNK))
+
+
+def _degenerate_kind_chunked(t: torch.Tensor) -> str | None:
+    """degenerate_kind of a big tensor chunk by chunk (the same answer; no full-size boolean masks)."""
+    flat = t.reshape(-1) if t.is_contiguous() else t.contiguous().view(-1)
+    floating = t.is_floating_point() or t.is_complex()
+    all_nan, n_vals, first, nonzero, constant = True, 0, None, False, True
+    for chunk in flat.split(_CHUNK):
+        if floating:
+            nan = torch.isnan(chunk)
+            if not bool(nan.all()):
+                all_nan = False
+            vals = chunk[~nan] if bool(nan.any()) else chunk
+        else:
+            all_nan = False
+            vals = chunk
+        if vals.numel() == 0:
+            continue
+        if vals.dtype == torch.bool:
+            vals = vals.to(torch.uint8)
+        n_vals += vals.numel()
+        nonzero = nonzero or bool((vals != 0).any())
+        if first is None:
+            first = vals.reshape(-1)[0]
+        if constant and not bool((vals == first).all()):
+            constant = False
+    if floating and all_nan:
+        return "all_nan"
+    if n_vals <= 1:
+        return None
+    if not nonzero:
+        return "all_zero"
+    return "constant" if constant else None
 
 
 def _compare_tensors(path: str, a: torch.Tensor, b: torch.Tensor, rtol: float | None,
@@ -176,7 +219,7 @@ def _compare_tensors(path: str, a: torch.Tensor, b: torch.Tensor, rtol: float | 
         # Bit-identical (common: a step runs the same kernels in the same order). NaN never compares equal,
         # so there is none; every difference is 0. Same result as the loop below at a fraction of the cost
         # (the float64 loop makes ~12 passes over the data: seconds per trial on a large output).
-        leaf.inf_count = int(torch.isinf(a).sum())
+        leaf.inf_count = _count_inf(a)
         leaf.match = True
         return leaf
     # Compare in float64 (complex128) so the difference itself does not round, chunk by chunk so a

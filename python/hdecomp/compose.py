@@ -194,14 +194,20 @@ def _kernel_levels(root: Path) -> dict[Path, int | None]:
     return out
 
 
-def _match_step(child: Path, steps: list[Step], current: Step) -> Step | None:
+def _match_step(child: Path, steps: list[Step], current: Step,
+                kernel_keys: frozenset[str] | set[str] = frozenset()) -> Step | None:
     """The step that decomposes `child`: same content as its original.py, else the same file, else the
-    step named after the child (`step_3_conv_relu_3x64_to_kernels` for `conv_relu_3x64_fp32.py`)."""
+    step named after the child (`step_3_conv_relu_3x64_to_kernels` for `conv_relu_3x64_fp32.py`).
+    A kernel file (its content one of `kernel_keys`, level_0_kernel/'s files) is never matched by name: a
+    kernel is not decomposed further, and its name may start like a step's (the empty-nn.Sequential kernel
+    `sequential_10x240x56x56_fp32.py` is no copy of the conv+bn `step_13_sequential`)."""
     key = source_key(child)
     cand = [s for s in steps if s is not current and s.original is not None and
             (s.original.resolve() == child.resolve() or (key is not None and source_key(s.original) == key))]
     if cand:
         return cand[0]
+    if key is not None and key in kernel_keys:
+        return None
     best: tuple[int, Step] | None = None
     for s in steps:
         if s is current or s.original is None:
@@ -230,6 +236,8 @@ def build_composition(root: str | Path) -> Composition:
         raise ComposeError(broken[0].problem or "no usable step", broken[0].dir)
     # which step is whose child
     child_of: dict[Path, Step] = {}
+    by_key, by_stem = _kernel_index(root)
+    kernel_keys = set(by_key)
     plans: dict[Path, StepPlan] = {}
     plan_errors: dict[Path, ComposeError] = {}
     for s in usable:
@@ -242,7 +250,7 @@ def build_composition(root: str | Path) -> Composition:
         if p is None:
             continue
         for ref in p.refs:
-            sub = _match_step(ref.file, usable, s)
+            sub = _match_step(ref.file, usable, s, kernel_keys)
             if sub is not None:
                 child_of.setdefault(sub.dir, s)
     tops = [s for s in usable if s.dir not in child_of]
@@ -257,7 +265,6 @@ def build_composition(root: str | Path) -> Composition:
         comp.notes.append(f"{extra.dir}: not reachable from {top.dir.name} (not used by the composition)")
     for b in broken:
         comp.notes.append(f"{b.dir}: {b.problem}")
-    by_key, by_stem = _kernel_index(root)
     levels = _kernel_levels(root)
     used_names: set[str] = set()
 
@@ -280,7 +287,7 @@ def build_composition(root: str | Path) -> Composition:
         for ref in plan.refs:
             if not ref.file.exists():
                 raise ComposeError(f"child file {ref.file.name} is missing", ref.file)
-            sub = _match_step(ref.file, usable, s)
+            sub = _match_step(ref.file, usable, s, kernel_keys)
             if sub is not None and sub.dir not in trail:
                 target = visit(sub, (*trail, s.dir))
                 comp.sub_steps[(s.dir, ref.file.resolve())] = sub.dir
@@ -614,7 +621,8 @@ def _rel(root: Path, p: Path) -> str:
 
 
 # --batch-limit in the generated script, which runs without hdecomp installed: the rule of
-# hdecomp.batching (batch_cut_policy + cut_batch), written out; test_compose checks the two agree.
+# hdecomp.batching (batch_cut_policy, batch_candidates, cut_batch, choose_cut), written out;
+# test_compose checks the two agree.
 _BATCH_RULE = '''def tensors_in(obj):
     if isinstance(obj, torch.Tensor):
         return [obj]
@@ -647,10 +655,21 @@ def batch_cut_policy(module, args, kwargs):
     return "cut"
 
 
-def cut_batch(args, kwargs, n):
-    """hdecomp.batching.cut_batch: cut the leading dimension of every input tensor that shares the first
-    input's leading size (the batch) to n; every other input is left as it is."""
-    batch = next((t.shape[0] for t in tensors_in([list(args), kwargs]) if t.dim() >= 1), None)
+def batch_candidates(args, kwargs, n):
+    """hdecomp.batching.batch_candidates: the leading sizes above n a cut may take as the batch, in the
+    order they are tried: the first input's, then every other distinct one in input order."""
+    out = []
+    for t in tensors_in([list(args), kwargs]):
+        if t.dim() >= 1 and int(t.shape[0]) > n and int(t.shape[0]) not in out:
+            out.append(int(t.shape[0]))
+    return out
+
+
+def cut_batch(args, kwargs, n, batch=None):
+    """hdecomp.batching.cut_batch: cut the leading dimension of every input tensor whose leading size is
+    `batch` (default: the first input's) to n; every other input is left as it is."""
+    if batch is None:
+        batch = next((t.shape[0] for t in tensors_in([list(args), kwargs]) if t.dim() >= 1), None)
     if batch is None or batch <= n:
         return args, kwargs
 
@@ -664,6 +683,17 @@ def cut_batch(args, kwargs, n):
         return obj
 
     return [cut(a) for a in args], {k: cut(v) for k, v in kwargs.items()}
+
+
+def choose_cut(args, kwargs, n, runs=None):
+    """hdecomp.batching.choose_cut: the first candidate batch whose cut the model runs (`runs(args,
+    kwargs)`); none runs: the inputs whole (a cut never breaks a model that runs uncut).
+    Returns (args, kwargs, the batch cut or None)."""
+    for batch in batch_candidates(args, kwargs, n):
+        cut_args, cut_kwargs = cut_batch(args, kwargs, n, batch)
+        if runs is None or runs(cut_args, cut_kwargs):
+            return cut_args, cut_kwargs, batch
+    return args, kwargs, None
 '''
 
 _STANDARD_IMPORTS = ("import argparse", "import importlib.util", "import json", "import sys",
@@ -843,6 +873,27 @@ def compare(a, b, where="output"):
     return bool(same), 0.0 if same else float("inf"), "" if same else f"{{where}}: {{a!r}} vs {{b!r}}"
 
 
+def forward_runs(model, args, kwargs, device):
+    """The check of a candidate cut (hdecomp.batching.forward_runs): the model runs on copies of the inputs."""
+    if model is None:
+        return False
+    try:
+        with torch.no_grad():
+            model(*clone(to_device(args, device)), **clone(to_device(kwargs, device)))
+    except Exception:
+        return False
+    return True
+
+
+def meta_model(module, init):
+    """The original built on the meta device, for shape-only checks of a cut (None when it cannot be)."""
+    try:
+        with torch.device("meta"):
+            return module.Model(*init).eval()
+    except Exception:
+        return None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch-limit", type=int, default=DEFAULT_BATCH_LIMIT)
@@ -864,12 +915,21 @@ def main(argv=None):
                                                 "reason": f"unmapped composed tensors {{unfilled[:5]}}"}}))
             return 1
         worst, failures = 0.0, []
+        chosen = []  # the batch the cut takes, checked once (meta forward first, then a real one): every seed
         for seed in SEEDS:
             torch.manual_seed(seed)
             inputs = list(original_module.get_inputs())
             kwargs = dict(original_module.get_input_kwargs()) if hasattr(original_module, "get_input_kwargs") else {{}}
             if args.batch_limit is not None and batch_cut_policy(original_module, inputs, kwargs) == "cut":
-                inputs, kwargs = cut_batch(inputs, kwargs, args.batch_limit)
+                if not chosen:
+                    meta = meta_model(original_module, init)
+                    inputs, kwargs, batch = choose_cut(
+                        inputs, kwargs, args.batch_limit,
+                        lambda a, k: forward_runs(meta, a, k, "meta") or forward_runs(original, a, k, args.device))
+                    chosen.append(batch)
+                    del meta
+                elif chosen[0] is not None:
+                    inputs, kwargs = cut_batch(inputs, kwargs, args.batch_limit, chosen[0])
             inputs, kwargs = to_device(inputs, args.device), to_device(kwargs, args.device)
             with torch.no_grad():
                 expected = original(*clone(inputs), **clone(kwargs))

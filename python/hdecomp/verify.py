@@ -30,7 +30,7 @@ from torch import nn
 
 from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
-from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors
+from hdecomp.batching import batch_cut_policy, cut_for, input_tensors
 from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
 from hdecomp.component import Component, is_oom, load_component, run_user_code, seed_everything
 from hdecomp.errors import HdecompError
@@ -203,6 +203,47 @@ def _free(device: torch.device, nbytes: int = 0) -> None:
 # ----------------------------------------------------------------------------- running
 
 
+# Outputs at least this big are kept on disk (memory-mapped back) between the two forwards of a trial.
+SPILL_BYTES = 1 << 30
+
+
+def _tensor_bytes(obj: Any) -> int:
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_tensor_bytes(o) for o in obj)
+    return 0
+
+
+def _spill(out: Any, device: torch.device) -> Path | None:
+    """Write a big CPU output to a temporary file (exact: torch.save), so it does not sit in memory
+    during the other model's forward; None when it is small, not on the CPU, or cannot be written."""
+    if device.type != "cpu" or _tensor_bytes(out) < SPILL_BYTES:
+        return None
+    import os
+    import tempfile
+    fd, name = tempfile.mkstemp(prefix="hdecomp-out-", suffix=".pt")
+    os.close(fd)
+    path = Path(name)
+    try:
+        torch.save(out, path)
+    except Exception:  # a full disk or an unpicklable leaf: keep the output in memory, as before
+        path.unlink(missing_ok=True)
+        return None
+    return path
+
+
+def _unspill(path: Path) -> Any:
+    """The spilled output, memory-mapped (pages come from the file as the chunked comparison reads them)."""
+    return torch.load(path, mmap=True, weights_only=False)
+
+
+def _drop_spill(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
 def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], *, label: str,
              timeout: float | None, record: bool, root_locations: bool, clock: _Clock, seed: int,
              ) -> tuple[Any, OpTrace | None]:
@@ -257,9 +298,12 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     override = orig.last_batch_override
     cuts: list[dict[str, Any]] = []
     policy = batch_cut_policy(orig.module, args, kwargs)
+    full_size = False
     if options.batch_limit is not None and policy == "cut":
-        # only a file without `batch_size` builds its full batch; a square-matrix input has no batch
-        args, kwargs, cuts = cut_batch(args, kwargs, options.batch_limit)
+        # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the
+        # original model decides which leading size is the batch (hdecomp.batching.choose_cut)
+        chosen = cut_for(orig, args, kwargs, options.batch_limit, model=m_orig, timeout=options.timeout)
+        args, kwargs, cuts, full_size = chosen.args, chosen.kwargs, chosen.cuts, chosen.full_size
     if not batch_info:  # the first trial's inputs describe the step
         batch_info["batch_cuts"] = cuts
         batch_info["batch_size_override"] = (None if override is None
@@ -267,7 +311,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
         batch_info["batch_limit_method"] = (
             None if options.batch_limit is None
             else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
-            or ("not_applicable" if policy == "not_applicable" else "not_needed"))
+            or ("not_applicable" if policy == "not_applicable" else "full_size" if full_size else "not_needed"))
         batch_info["input_shapes"] = {p: list(t.shape) for p, t in input_tensors(args, kwargs)}
     if input_scale is not None:
         # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
@@ -290,6 +334,11 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     t0 = time.perf_counter()
     mutated_o = _mutated(pristine, input_tensors(o_args, o_kwargs))
     del o_args, o_kwargs
+    # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
+    # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
+    spilled = _spill(out_o, device)
+    if spilled is not None:
+        out_o = None
     _free(device, nbytes)
     # Watching the refactored model's inputs: an exact snapshot while inputs are small (one memcpy now and
     # one equality pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints
@@ -297,8 +346,13 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     snapshot = [t.clone() for _, t in pristine] if nbytes < _BIG_BYTES else None
     prints = [_fingerprint(t) for _, t in pristine] if snapshot is None else [t._version for _, t in pristine]
     clock.add("inputs", time.perf_counter() - t0)
-    out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
-                              seed=seed, record=record, root_locations=True, clock=clock)
+    try:
+        out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
+                                  seed=seed, record=record, root_locations=True, clock=clock)
+    except BaseException:
+        if spilled is not None:
+            _drop_spill(spilled)
+        raise
     t0 = time.perf_counter()
     if snapshot is not None:
         changed = set(_mutated(list(zip([p for p, _ in pristine], snapshot, strict=True)), pristine))
@@ -311,6 +365,9 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     del args, kwargs, pristine
     clock.add("inputs", time.perf_counter() - t0)
     t0 = time.perf_counter()
+    if spilled is not None:
+        out_o = _unspill(spilled)
+        _drop_spill(spilled)  # the mapping keeps the data until the comparison is done
     comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
     clock.add("compare", time.perf_counter() - t0)
     del out_o, out_r
@@ -537,7 +594,8 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
                 break
     data["batch_limit"] = options.batch_limit
     # how --batch-limit was applied: "batch_size" (the module's batch_size lowered before get_inputs()),
-    # "cut" (leading dimension cut afterwards), both, or "not_needed"; None without --batch-limit
+    # "cut" (leading dimension cut afterwards), both, "full_size" (every cut broke the original: run
+    # uncut), or "not_needed"; None without --batch-limit
     data["batch_limit_method"] = batch_info.get("batch_limit_method")
     data["batch_size_override"] = batch_info.get("batch_size_override")
     data["batch_cuts"] = batch_info.get("batch_cuts", [])

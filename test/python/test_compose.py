@@ -199,3 +199,63 @@ def test_script_batch_rule_matches_hdecomp_batching(case: str) -> None:
     assert shapes(got_args) == shapes(want_args) and shapes(got_kwargs) == shapes(want_kwargs)
     if case == "large_k":  # only A's M is cut: B's K is not the batch, the matmul still fits
         assert shapes(got_args) == [(2, 32), (32, 4)]
+
+
+def _tensor_shapes(obj: object) -> object:
+    import torch
+    if isinstance(obj, torch.Tensor):
+        return tuple(obj.shape)
+    if isinstance(obj, (list, tuple)):
+        return [_tensor_shapes(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _tensor_shapes(v) for k, v in obj.items()}
+    return obj
+
+
+@pytest.mark.parametrize("case", ["transposed_both", "standard", "stacked", "kwargs", "nested", "small",
+                                  "scalar_first"])
+def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
+    """The script's choose_cut takes the same candidate as hdecomp.batching.choose_cut under the same model
+    check: the first input's leading size when its cut runs, the next one when not, whole inputs when no
+    cut runs (18_Matmul_with_transposed_both: B's N, not A's K)."""
+    import torch
+    from hdecomp.batching import batch_candidates, choose_cut
+    rule = _script_batch_rule()
+    args: list = []
+    kwargs: dict = {}
+    if case == "transposed_both":            # A (K, M), B (N, K): A.T @ B.T
+        args, fn = [torch.zeros(12, 4), torch.zeros(6, 12)], lambda a, b: a.T @ b.T
+    elif case == "standard":                 # (M, K) @ (K, N): the first input's M
+        args, fn = [torch.zeros(6, 12), torch.zeros(12, 4)], lambda a, b: a @ b
+    elif case == "stacked":                  # no cut runs: whole inputs
+        args, fn = [torch.zeros(3, 5), torch.zeros(5, 3)], lambda a, b: torch.stack([a, b.T])
+    elif case == "kwargs":                   # mask (T, T) with x (T, D): cutting T breaks mask @ x
+        args, kwargs = [torch.zeros(7, 2)], {"mask": torch.zeros(7, 7)}
+        fn = lambda x, mask: mask @ x        # noqa: E731
+    elif case == "nested":
+        args = [[torch.zeros(5, 2), torch.zeros(2, 5)]]
+        fn = lambda pair: pair[0] @ pair[1]  # noqa: E731
+    elif case == "small":                    # nothing above the limit: nothing to try
+        args, fn = [torch.zeros(1, 3), torch.zeros(3, 1)], lambda a, b: a @ b
+    else:                                    # a 0-dim first input: the first leading size is the matrix's
+        args, fn = [torch.tensor(2.0), torch.zeros(5, 2)], lambda s, a: s * a
+
+    def runs(a: list, k: dict) -> bool:
+        try:
+            fn(*a, **k)
+        except RuntimeError:
+            return False
+        return True
+
+    assert rule["batch_candidates"](args, kwargs, 1) == batch_candidates(args, kwargs, 1)
+    want = choose_cut(args, kwargs, 1, runs)
+    got_args, got_kwargs, got_batch = rule["choose_cut"](args, kwargs, 1, runs)
+    assert got_batch == want.batch
+    assert _tensor_shapes(got_args) == _tensor_shapes(want.args)
+    assert _tensor_shapes(got_kwargs) == _tensor_shapes(want.kwargs)
+    expected = {"transposed_both": [(12, 4), (1, 12)], "standard": [(1, 12), (12, 4)],
+                "stacked": [(3, 5), (5, 3)], "kwargs": [(7, 2)]}
+    if case in expected:
+        assert _tensor_shapes(got_args) == expected[case]
+    if case == "kwargs":
+        assert _tensor_shapes(got_kwargs) == {"mask": (7, 7)}

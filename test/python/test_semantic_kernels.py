@@ -154,3 +154,66 @@ def test_inline_kernels_decompose_and_verify(trees: dict, name: str, kernels: di
     forward = ref.split("def forward")[1].split("def get_inputs")[0]
     for op in ("torch.exp", "rsqrt", "torch.tanh", ".pow(", ".mean("):
         assert op not in forward
+
+
+@pytest.mark.parametrize(("ops", "name"), [
+    (["aten.pow.Tensor_Scalar", "aten.mean.dim", "aten.add.Tensor", "aten.rsqrt.default", "aten.mul.Tensor",
+      "aten.mul.Tensor"], "rms_norm"),
+    (["aten.amax.default", "aten.sub.Tensor", "aten.exp.default", "aten.sum.dim_IntList", "aten.div.Tensor"],
+     "softmax"),
+    (["amax", "subtract", "exp", "sum", "true_divide"], "softmax"),
+    (["__rmul__", "pow", "__mul__", "__add__", "mul", "tanh", "__radd__", "mul", "mul"], "gelu"),
+    (["_to_copy", "pow", "mean", "add_", "rsqrt", "mul"], "rms_norm"),
+])
+def test_aten_and_operator_spellings_match(ops: list[str], name: str) -> None:
+    assert semantic_kernel(ops) == name
+
+
+def test_aten_spellings_do_not_widen_the_patterns() -> None:
+    assert semantic_kernel(["aten.pow.Tensor_Scalar", "aten.mean.dim", "aten.add.Tensor", "aten.rsqrt.default",
+                            "aten.mul.Tensor", "aten.relu.default"]) is None
+    assert semantic_kernel(["aten.tanh.default", "aten.mul.Tensor", "aten.add.Tensor"]) is None
+
+
+class _InlineSoftmax(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e = torch.exp(x - x.max(-1, keepdim=True)[0])
+        return torch.relu(e / e.sum(-1, keepdim=True))
+
+
+class _InlineLayerNorm(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(8))
+        self.b = nn.Parameter(torch.zeros(8))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mu = x.mean(-1, keepdim=True)
+        var = (x - mu).pow(2).mean(-1, keepdim=True)
+        return torch.relu((x - mu) / torch.sqrt(var + 1e-5) * self.w + self.b)
+
+
+class _InlineGelu(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(x)
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+@pytest.mark.parametrize(("model", "name"), [(_ReluNorm, "rms_norm"), (_InlineSoftmax, "softmax"),
+                                             (_InlineLayerNorm, "layer_norm"), (_InlineGelu, "gelu")])
+@pytest.mark.parametrize("method", ["fx", "export", "record"])
+def test_runs_match_on_every_capture_method(model: type[nn.Module], name: str, method: str) -> None:
+    # torch.export and execution recording spell ops from aten (torch.div for `/`, a getitem per element of
+    # `x.max(-1)`'s result): the same inline kernel must be found as on an fx trace.
+    from hdecomp.decompose import capture as cap_mod
+    m = model().eval()
+    x = torch.randn(2, 8)
+    ref = cap_mod.reference_run(m, [x], {})
+    fn = {"fx": cap_mod._capture_fx, "export": cap_mod._capture_export, "record": cap_mod._capture_record}[method]
+    cap = fn(m, [x], {}, ref, set())
+    assert cap.method == method
+    gm = fx.GraphModule(m, cap.graph)
+    runs = semantic_runs(gm, cap.graph)
+    assert [r[0] for r in runs] == [name]
+    children = plan_children(gm, cap.graph, 2, {}, cap.child_calls, cap=5)
+    assert [c.semantic for c in children if c.semantic] == [name]

@@ -9,7 +9,10 @@ masks built from sizes, hidden sizes from shapes), unflattened and rewritten wit
 where that fails too, it records the real execution (module hooks for child calls + a TorchFunctionMode for
 the ops in between) and builds the same kind of graph from it. Every captured graph is checked numerically
 against the module before use (`reference_run`: one seeded, recorded forward that also gives the op counts);
-an exported graph must also run the module's op inventory (torch.export drops dead code).
+an exported graph must also run the module's op inventory (torch.export drops dead code). Captures run on a
+deep copy whose function attributes are rebound to the copy's submodules (a lambda closing over an
+nn.ModuleDict, as minGPT's `mlpf`). Batch-sized ints that export and recording bake into the graph are
+written batch-relative afterwards (batch_ints.py).
 
 `record_init_args()` records the constructor arguments of every module built inside it, so that generated
 files can rebuild modules the way a person would write them (`nn.Conv2d(3, 64, kernel_size=3, padding=1)`).
@@ -22,6 +25,7 @@ import copy
 import inspect
 import operator
 import sys
+import types
 import weakref
 from collections import Counter
 from collections.abc import Iterator
@@ -147,7 +151,57 @@ _COPY_LIMIT_BYTES = 256 * 2**20
 def _work_copy(module: nn.Module) -> nn.Module:
     """A copy to trace/record on; big models are used in place (their attributes are restored after)."""
     size = sum(t.numel() * t.element_size() for t in module.state_dict().values())
-    return copy.deepcopy(module) if size <= _COPY_LIMIT_BYTES else module
+    if size > _COPY_LIMIT_BYTES:
+        return module
+    memo: dict[int, Any] = {}
+    work = copy.deepcopy(module, memo)
+    _rebind_closures(work, memo)
+    return work
+
+
+def _rebind_closures(work: nn.Module, memo: dict[int, Any]) -> None:
+    """copy.deepcopy shares plain functions with the original, so a function attribute closing over a
+    submodule (minGPT's `m = self.mlp; self.mlpf = lambda x: m.c_proj(m.c_fc(x))`) would still call the
+    ORIGINAL module's children from the copy: not installed in the copy (fx), tensors of another module
+    (export, recording). Rebuild such functions with their closure cells and defaults mapped to the copies."""
+
+    def remap(obj: Any) -> Any:
+        return memo.get(id(obj), obj)
+
+    def rebind(fn: Any) -> Any:
+        if type(fn) in (list, tuple):  # a container is rebuilt only where one of its functions changed
+            items = [rebind(f) for f in fn]
+            return fn if all(a is b for a, b in zip(items, fn, strict=True)) else type(fn)(items)
+        if type(fn) is dict:
+            table = {k: rebind(f) for k, f in fn.items()}
+            return fn if all(table[k] is fn[k] for k in fn) else table
+        if not isinstance(fn, types.FunctionType):
+            return fn
+        cells = fn.__closure__ or ()
+        contents = []
+        for c in cells:
+            try:
+                contents.append(c.cell_contents)
+            except ValueError:  # an empty cell (a name assigned after the function was made)
+                return fn
+        defaults = fn.__defaults__ or ()
+        if not any(id(v) in memo for v in (*contents, *defaults)):
+            return fn
+        new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                 tuple(remap(d) for d in defaults) if fn.__defaults__ is not None else None,
+                                 tuple(types.CellType(remap(v)) for v in contents) if cells else None)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__dict__.update(fn.__dict__)
+        new.__qualname__ = fn.__qualname__
+        return new
+
+    for m in work.modules():
+        for attr, value in list(vars(m).items()):
+            if attr in ("_modules", "_parameters", "_buffers") or attr.endswith("_hooks"):
+                continue  # torch's own tables (hooks are copied as they are, like any function)
+            new = rebind(value)
+            if new is not value:
+                m.__dict__[attr] = new
 
 
 @contextlib.contextmanager
@@ -185,13 +239,27 @@ def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool
             if isinstance(y, fx.Proxy) or x.shape != y.shape or x.dtype != y.dtype:
                 return False
             if x.is_floating_point() or x.is_complex():
-                if not torch.allclose(x.detach().cpu(), y.detach().cpu(), rtol=rtol, atol=atol, equal_nan=True):
+                if not _allclose_chunked(x.detach().cpu(), y.detach().cpu(), rtol, atol):
                     return False
             elif not torch.equal(x.cpu(), y.cpu()):
                 return False
         elif x != y and not (isinstance(x, float) and x != x and y != y):
             return False
     return True
+
+
+_SAME_CHUNK = 1 << 24  # elements per allclose chunk
+
+
+def _allclose_chunked(x: torch.Tensor, y: torch.Tensor, rtol: float, atol: float) -> bool:
+    """torch.allclose(equal_nan=True) without full-size temporaries: bit-identical tensors (the usual
+    case: a capture runs the same kernels) need no pass at all; otherwise chunk by chunk, so a 4 GiB
+    attention score matrix is not copied several times over (hdecomp memory order, bench/memory)."""
+    if torch.equal(x, y):
+        return True
+    fx_, fy = x.reshape(-1), y.reshape(-1)
+    return all(torch.allclose(fx_[i:i + _SAME_CHUNK], fy[i:i + _SAME_CHUNK], rtol=rtol, atol=atol, equal_nan=True)
+               for i in range(0, fx_.numel(), _SAME_CHUNK))
 
 
 @dataclass
@@ -283,6 +351,24 @@ def normalise_constants(graph: fx.Graph) -> None:
             n.kwargs = fx.node.map_aggregate(n.kwargs, _printable_constant)
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def _graph_module(work: nn.Module, graph: fx.Graph, what: str) -> fx.GraphModule:
+    """The captured `graph` (`what`: "the traced graph", ...) checked, with printable constants, as a
+    GraphModule over `work`; any failure (a call fx cannot express as Python code) is a CaptureError."""
+    try:
+        graph.lint()
+        normalise_constants(graph)
+        return fx.GraphModule(work, graph)
+    except CaptureError:
+        raise
+    except Exception as exc:
+        raise CaptureError(f"{what} cannot be turned into code ({_first_line(exc)})") from exc
+
+
 class _ValueRecorder(fx.Interpreter):
     def __init__(self, gm: fx.GraphModule) -> None:
         super().__init__(gm)
@@ -346,15 +432,8 @@ def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expe
         with torch.no_grad(), _restored_attributes(work):
             graph = tracer.trace(work)
     except Exception as exc:  # fx raises many kinds (TraceError, TypeError on Proxy use, ...)
-        raise CaptureError(f"trace failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-                           ) from exc
-    try:
-        normalise_constants(graph)
-        gm = fx.GraphModule(work, graph)
-    except CaptureError:
-        raise
-    except Exception as exc:
-        raise CaptureError(f"traced graph cannot be compiled ({type(exc).__name__})") from exc
+        raise CaptureError(f"trace failed ({_first_line(exc)})") from exc
+    gm = _graph_module(work, graph, "the traced graph")
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
@@ -391,13 +470,15 @@ _INT64_MAX = 2**63 - 1
 
 
 def _leaf_children(module: nn.Module, expand: set[str]) -> list[str]:
-    """The submodules that are leaves of the capture: the first module on every path not in `expand`."""
+    """The submodules that are leaves of the capture: the first module on every path not in `expand`.
+    Containers without a forward of their own (nn.ModuleList, nn.ModuleDict) are never called: their
+    children are (`self.layers[0](x)`, minGPT's `m.c_fc(x)` on a ModuleDict), so they are leaves instead."""
     out: list[str] = []
 
     def walk(m: nn.Module, prefix: str) -> None:
         for name, child in m.named_children():
             qn = f"{prefix}{name}"
-            if qn in expand:
+            if qn in expand or type(child).forward is nn.Module.forward:
                 walk(child, qn + ".")
             else:
                 out.append(qn)
@@ -593,13 +674,11 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         for n in reversed(list(graph.nodes)):  # leftovers of torch.export's pytree plumbing
             if not n.users and (n.op == "get_attr" or (n.op == "call_function" and n.target is operator.getitem)):
                 graph.erase_node(n)
-        graph.lint()
-        normalise_constants(graph)
-        gm = fx.GraphModule(work, graph)
     except CaptureError:
         raise
     except Exception as exc:
-        raise CaptureError(f"the exported graph cannot be turned into code ({type(exc).__name__}: {exc})") from exc
+        raise CaptureError(f"the exported graph cannot be turned into code ({_first_line(exc)})") from exc
+    gm = _graph_module(work, graph, "the exported graph")
     inventory: Counter[str] | None = None
     try:
         torch.manual_seed(CAPTURE_SEED)
@@ -840,19 +919,15 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
                 del m._hdecomp_node
     if mode.error is not None:
         raise mode.error
-    try:
-        b.graph.output(b.arg(out))
-    except CaptureError:
-        raise
-    try:
-        b.graph.lint()
-        normalise_constants(b.graph)
-        gm = fx.GraphModule(work, b.graph)
-    except CaptureError:
-        raise
-    except Exception as exc:  # a recorded call fx cannot express as Python code
-        raise CaptureError(f"the recorded graph cannot be turned into code ({type(exc).__name__}: "
-                           f"{str(exc).splitlines()[0] if str(exc) else ''})") from exc
+    b.graph.output(b.arg(out))
+    # Every element of a tuple result got a getitem node when it was recorded (`x.max(-1)` gives values and
+    # indices); the unused ones are dead plumbing an fx trace would not have: an op with a dead extra user
+    # would look shared (plan.py's semantic runs require every intermediate to be used inside the run).
+    for n in reversed(list(b.graph.nodes)):
+        if n.op == "call_function" and n.target is operator.getitem and not n.users:
+            b.values.pop(n.name, None)
+            b.graph.erase_node(n)
+    gm = _graph_module(work, b.graph, "the recorded graph")
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)

@@ -62,6 +62,13 @@ def flat_tensors(value: Any) -> list[torch.Tensor]:
 # ---- expressions ------------------------------------------------------------------------------------
 
 
+def _uses_batch(ctx: SourceContext, batch: int | None) -> None:
+    """The file `ctx` generates reads `batch_size` (a parameter or buffer shape scales with the batch):
+    its inputs block must define it even when no input or output does (_inputs_block)."""
+    if batch is not None:
+        setattr(ctx, "_hdecomp_batch", batch)  # noqa: B010 (SourceContext declares no such field)
+
+
 def fmt(a: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
     if isinstance(a, fx.Node):
         return names[a]
@@ -286,6 +293,8 @@ def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, o
     kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx)},\n" for k, v in kwargs.items())
     kw_body = f"{{\n{kw_lines}    }}" if kw_lines else "{}"
     batch = full_batch([args, kwargs, outputs])
+    if batch is None:   # only a parameter's or buffer's shape scales with the batch
+        batch = getattr(ctx, "_hdecomp_batch", None)
     head = ""
     if batch is not None and batch_line:
         head = (f"{BATCH} = {batch}  # the original batch; `--batch-limit N` lowers it "
@@ -376,7 +385,8 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
                     weight_map[f"{alias}.{key}"] = f"{attr}.{key}"
         elif m.op == "get_attr" and str(m.target) not in attr_of_param:  # a buffer read twice: one tensor
             target = str(m.target)
-            attr = unique(target.replace(".", "_"))
+            # a constant kernel (plan.py) names its tensor like the original's last name: one file per workload
+            attr = unique(target.split(".")[-1] if child.constant else target.replace(".", "_"))
             attr_of_param[target] = attr
             t = values[m.name]
             init_lines.append(_state_init(root, target, attr, t, ctx))
@@ -427,6 +437,8 @@ def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
 
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
     dims = dims_source(t)  # a buffer sized by the batch in __init__ keeps `batch_size` symbolic
+    if BATCH in dims or any(d.startswith(f"{BATCH} ") for d in dims):
+        _uses_batch(ctx, full_batch(t))
     shape = ", ".join(dims)
     shape_t = f"({shape},)" if len(dims) == 1 else f"({shape})"
     dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"
@@ -493,7 +505,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             params.append(names[p])
     body: list[str] = []
     for n in nodes:
-        if n.op in ("placeholder", "get_attr"):
+        if n.op == "placeholder" or (n.op == "get_attr" and n not in group_at):   # not a constant kernel's
             continue
         if n.op == "output":
             body.append(f"return {fmt(n.args[0], names, ctx)}")

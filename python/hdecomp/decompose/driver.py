@@ -26,6 +26,7 @@ from torch import nn
 
 from hdecomp.batching import batch_cut_policy, limited_inputs
 from hdecomp.component import load_component
+from hdecomp.decompose.batch_ints import relative_batch_ints
 from hdecomp.decompose.capture import (
     Capture,
     CaptureError,
@@ -120,6 +121,7 @@ class Decomposition:
     data_flow: list[dict[str, Any]] = field(default_factory=list)
     registry: NameRegistry = field(default_factory=NameRegistry)
     texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
+    forward_bytes: int = 0    # peak RSS growth of the model's forward at the cut batch (memory decisions)
     seconds: float = 0.0
     finals: dict[str, Any] = field(default_factory=dict)
     root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
@@ -161,6 +163,9 @@ def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     op = child.op_names[0] if child.op_names else "op"
     dtype = None
     sig = ""
+    held = cap.values.get(m.name) if m.op == "get_attr" else None
+    if isinstance(held, torch.Tensor):   # a constant kernel (plan.py): named after the tensor it holds
+        return f"{snake(op)}_{shape_sig(held.shape)}_{dtype_short(held.dtype)}"
     if m.op == "call_module":
         sub = root.get_submodule(str(m.target))
         params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
@@ -251,6 +256,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
     expected = reference_run(model, args, kwargs)
+    _spill_reference(expected, opts.device)
     total, per_module = expected.total, expected.per_module
     node.op_count = total
     try:
@@ -270,6 +276,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
             if len(called) != 1 or computes or is_kernel_module(model.get_submodule(str(called[0].target))):
                 break
             expand.add(str(called[0].target))
+            del cap  # the last capture's values (every intermediate) must not sit next to the next one's
+            gc.collect()
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
@@ -280,12 +288,22 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
             if not big:
                 break
             expand |= set(big)
+            del cap
+            gc.collect()
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
                      else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
+        # Exported/recorded graphs hold the sizes the cut batch had: written batch-relative (batch_ints.py).
+        cap, baked = relative_batch_ints(comp, model, cap, opts.batch_limit, args, kwargs, expected, expand,
+                                         device=opts.device, timeout=opts.timeout)
+        for d in baked:
+            dec.note(step_name, "deviation", f"{node.id}: batch-dependent int", d)
     except CaptureError as exc:
         return _leaf(dec, node, step_name, f"cannot capture forward: {exc}")
+    # The reference output (and a plain rerun's) only checked the captures: gone before the recording at
+    # the second batch and code generation (a 4 GB attention score matrix in an attention fusion).
+    del expected
     node.capture_method = cap.method
     for note in cap.notes:
         dec.note(step_name, "difficulty" if cap.method == "record" else "decision",
@@ -361,6 +379,10 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
                 in_names = [f"arg{i}" for i in range(len(in_args))]
             else:
                 doc = " -> ".join(child.op_names) + "."
+                if child.constant:   # plan.py: a parent tensor that a submodule child is called with
+                    held = str(child.members[0].target).split(".")[-1]
+                    doc = (f"Holds the {child.op_names[0]} `{held}` and returns it: the parent passes it on to "
+                           "the child that reads it.")
                 class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
                 for k, v in wm.items():
                     if k in weight_map:   # read by an earlier child too: this copy is tied to that one
@@ -374,7 +396,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
                 ops = child.op_names
                 base = _kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child)
                 single = child.compute_members
-                attr = (str(single[0].target).replace(".", "_") if len(single) == 1 and single[0].op == "call_module"
+                attr = (str(single[0].target).replace(".", "_")
+                        if len(single) == 1 and single[0].op in ("call_module", "get_attr")
                         else base if child.kernel else _group_base_name(child))
                 in_names = [a.name for a in child.inputs]
             attr = _unique_attr(attr, used_attrs)
@@ -441,6 +464,17 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
     _record_flow(dec, node, cap, children, child_files)
 
     return step_dir, step_name, child_nodes, cap.method
+
+
+def _spill_reference(expected: Any, device: str) -> None:
+    """A big reference output (an attention fusion's 4 GB score matrix) waits memory-mapped from a file,
+    read back only by the capture checks, instead of sitting in memory next to each capture's own
+    intermediates. Same values; small outputs and accelerator outputs stay as they are."""
+    from hdecomp.verify import _drop_spill, _spill, _unspill
+    path = _spill(expected.output, torch.device(device))
+    if path is not None:
+        expected.output = _unspill(path)
+        _drop_spill(path)
 
 
 def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan], args: list[Any],
@@ -707,7 +741,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
 
     from hdecomp.component import run_user_code
     batch_method = batch_cut_policy(comp.module, args, kwargs)
-    with torch.no_grad():
+    with torch.no_grad(), _PeakRss() as peak:
         full_out = None
         if options.batch_limit is None:
             full_out = run_user_code(partial(model, *_clone(args), **_clone(kwargs)), what="Model.forward",
@@ -717,8 +751,10 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
             timeout=options.timeout)
     # Under --batch-limit: inputs and output at the original batch, learned from one more forward at
     # the cut batch + 1 (hdecomp.decompose.shapes); the tree and the model copy's self-test carry those.
+    dec.forward_bytes = peak.growth
     args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
-                                                device=options.device, timeout=options.timeout)
+                                                device=options.device, timeout=options.timeout,
+                                                cost_bytes=peak.growth)
     for d in root_devs:
         dec.note(None, "deviation", f"{name}: shape at the cut batch", d)
     source = model_file.read_text(encoding="utf-8")
@@ -773,6 +809,64 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
 
 class _Skipped(Exception):
     pass
+
+
+class _PeakRss:
+    """Peak resident-set growth of this process inside the block (sampled every few ms by a thread;
+    Linux /proc, else 0): what one forward costs, to decide how much may run at once."""
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.growth = 0
+        self._stop = False
+        self._thread: Any = None
+        self._base = 0
+
+    @staticmethod
+    def rss() -> int:
+        try:
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def _run(self) -> None:
+        while not self._stop:
+            self.growth = max(self.growth, self.rss() - self._base)
+            time.sleep(self.interval)
+
+    def __enter__(self) -> _PeakRss:
+        import threading
+        self._base = self.rss()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop = True
+        self._thread.join()
+        self.growth = max(self.growth, self.rss() - self._base, 0)
+
+
+def _page_size() -> int:
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 4096
+
+
+_PAGE = _page_size()
+
+
+def self_test_jobs(forward_bytes: int, available: int | None = None) -> int:
+    """Self-tests run two at a time, unless two of the model's forwards (each component's self-test runs a
+    part of it; the model copy's, all of it) would take more than half the memory available now."""
+    from hdecomp.decompose.shapes import available_bytes
+    avail = available_bytes() if available is None else available
+    if avail is None:
+        return 2
+    return 1 if 2 * forward_bytes > avail // 2 else 2
 
 
 class _NullProgress:
@@ -891,7 +985,8 @@ def _finish(dec: Decomposition, status: str) -> None:
         if not o.self_tests:
             raise _Skipped
         from hdecomp.selftest import run_self_tests
-        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=2, batch_limit=o.batch_limit)
+        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=self_test_jobs(dec.forward_bytes),
+                            batch_limit=o.batch_limit)
         d = st.to_dict() if hasattr(st, "to_dict") else {}
         dec.finals["self_tests"] = {k: d.get(k) for k in ("total_components", "passed", "failed", "status")
                                     if k in d}

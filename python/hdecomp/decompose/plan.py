@@ -5,8 +5,10 @@ Module hierarchy first: every submodule the forward calls is a child of its own,
 around them. Those ops are grouped into chains (adjacent ops, each result used only by the next, no branch
 in between), capped by the level below the component's (layer-sized groups under a model, fusion-sized
 groups under a layer, single kernels under a fusion). Data plumbing (views, indexing, cat/split, casts,
-size queries) stays in the parent; everything else moves into a child, together with the parameters and
-buffers of the parent it reads. A run of primitives that is one logical kernel (an RMSNorm, LayerNorm,
+size queries and int arithmetic on them) stays in the parent; everything else moves into a child, together
+with the parameters and buffers of the parent it reads and the plumbing computed from them alone (a view of a
+parameter, `self.C.size(0)`); one that a submodule child is called with is held by a constant kernel child
+that hands it over as an input. A run of primitives that is one logical kernel (an RMSNorm, LayerNorm,
 softmax or GELU written out as pow/mean/rsqrt/mul, exp/sum/div, tanh/mul/add: decompose/semantic.py) is
 one kernel child, whatever the level.
 """
@@ -121,17 +123,41 @@ class ChildPlan:
 
     core: list[fx.Node] = field(default_factory=list)   # the ops it was formed from (no absorbed plumbing)
     semantic: str | None = None     # a run of primitives that is one logical kernel: its name (`rms_norm`)
+    constant: bool = False          # a kernel that holds one parent tensor and returns it (see plan_children)
 
     @property
     def compute_members(self) -> list[fx.Node]:
         return self.core
 
 
+# Shape queries: their result is a Python int (or a torch.Size), never a tensor.
+SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
+# Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
+INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
+                           operator.mod, operator.neg, operator.pow, operator.getitem, builtins.int,
+                           builtins.len, builtins.max, builtins.min}
+
+
+def is_shape_int(n: fx.Node) -> bool:
+    """A shape query (`x.size(0)`, `x.shape`, `x.dim()`), or int arithmetic on shape queries only: a
+    Python int of the forward, which is data plumbing (never a kernel of its own)."""
+    if n.op == "call_method":
+        return str(n.target) in SHAPE_METHODS
+    if n.op != "call_function":
+        return False
+    if n.target is builtins.getattr:
+        return len(n.args) > 1 and n.args[1] in ("shape", "ndim")
+    if n.target in INT_FUNCTIONS:
+        ins = n.all_input_nodes
+        return bool(ins) and all(is_shape_int(a) for a in ins)
+    return False
+
+
 def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
-        return str(n.target) in PARENT_METHODS
+        return str(n.target) in PARENT_METHODS or is_shape_int(n)
     if n.op == "call_function":
-        return n.target in PARENT_FUNCTIONS
+        return n.target in PARENT_FUNCTIONS or is_shape_int(n)
     return False
 
 
@@ -253,29 +279,39 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         shared = calls.get(target, 0) > 1 or sum(calls.get(q, 0) for q in modules_by_obj[id(m)]) > 1
         return is_kernel_module(m) and not shared
 
-    def parent_plumbing(n: fx.Node) -> bool:
-        return is_parent_plumbing(n) and not any(a.op == "get_attr" for a in n.all_input_nodes)
-
-    # A view of a parameter (`self.C.reshape(...)`) used by one op travels with the parameter into that
-    # op's child: on its own it would be a "kernel" without compute, and the op's child a parent in disguise.
-    param_view: dict[fx.Node, fx.Node] = {}   # view -> the one op that consumes it
+    # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
+    # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_ints writes a batch-dependent int) with
+    # their int arithmetic. The parent owns no state, so none of it can stay there.
+    param_derived: set[fx.Node] = set()
     for n in nodes:
-        if not is_parent_plumbing(n) or not n.all_input_nodes or \
-                not all(a.op == "get_attr" or a in param_view for a in n.all_input_nodes):
+        if is_parent_plumbing(n) and n.all_input_nodes and \
+                all(a.op == "get_attr" or a in param_derived for a in n.all_input_nodes):
+            param_derived.add(n)
+
+    def parent_plumbing(n: fx.Node) -> bool:
+        return is_parent_plumbing(n) and n not in param_derived and \
+            not any(a.op == "get_attr" for a in n.all_input_nodes)
+
+    # Such plumbing used by one op travels with the parameter into that op's child (on its own it would be
+    # a "kernel" without compute, and the op's child a parent in disguise): a view of a parameter read by
+    # one einsum goes into the einsum's kernel, with the `self.C.size(0)` its shape reads. The last view of
+    # a chain that several children read is a kernel of its own (it holds the parameter and hands the view
+    # over); the plumbing before it (`self.A.reshape(self.A.size(0), ...)` of `.permute(...)`) goes with it.
+    param_view: dict[fx.Node, fx.Node] = {}   # plumbing -> the one op that consumes it
+    for n in reversed(nodes):  # users first: a chain of views ends at the op of the last one
+        if n not in param_derived:
             continue
-        if len(n.users) != 1:
-            continue
-        user = next(iter(n.users))
-        if user.op in ("output", "placeholder", "call_module") or \
-                (is_parent_plumbing(user) and user not in param_view):
-            continue
-        param_view[n] = user
-    for n in list(param_view):  # a chain of views ends at the op of the last one
-        if param_view[n] in param_view:
-            tail = param_view[n]
-            while tail in param_view:
-                tail = param_view[tail]
-            param_view[n] = tail
+        targets: set[fx.Node | None] = set()
+        for user in n.users:
+            if user in param_view:
+                targets.add(param_view[user])
+            elif user.op in ("output", "placeholder", "call_module") or parent_plumbing(user):
+                targets.add(None)
+            else:
+                targets.add(user)
+        consumer = next(iter(targets)) if len(targets) == 1 else None
+        if consumer is not None:
+            param_view[n] = consumer
 
     # runs of primitives that are one logical kernel (an inline RMSNorm, softmax, GELU): one kernel child each
     run_of: dict[fx.Node, ChildPlan] = {}
@@ -352,18 +388,39 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     # children (`x * self.scale` twice, `torch.min(x, self.c)` then `x - self.c`) goes into each of them:
     # the driver maps it to the first and ties the others' copies to that one in the refactored parent
     # (`self.sub.c = self.min.c`), so it stays one tensor, transferred once, as in the original.
+    # One that a submodule child is called with (Swin's `self.attn(x, mask=self.attn_mask)`) cannot move
+    # into that child (its class is the submodule's own, taking the tensor as an input): a constant kernel
+    # child holds it and returns it, and every reader takes it as an input from there. The parent owns no
+    # state and only calls children (anti-cheat HD204/HD301). One the parent itself reads (returns it)
+    # still stops the plan.
     moved: dict[ChildPlan, list[fx.Node]] = {}
+    constants: list[ChildPlan] = []
     for n in nodes:
         if n.op != "get_attr" and n not in param_view:
             continue
         users = {group_of.get(param_view.get(u, u)) for u in n.users}
-        if None in users or not users:
-            raise PlanError(f"parameter/buffer '{n.target}' is read by "
-                            f"{'the parent' if users else 'no child'} and cannot move into a child")
+        if not users:
+            raise PlanError(f"parameter/buffer '{n.target}' is read by no child and cannot move into a child")
+        if None in users:
+            by_parent = [u for u in n.users if group_of.get(param_view.get(u, u)) is None and
+                         not (u.op == "call_module" and str(u.target) in module_child)]
+            if n.op != "get_attr" or by_parent:
+                raise PlanError(f"parameter/buffer '{n.target}' is read by the parent and cannot move into "
+                                "a child")
+            const = ChildPlan(attr="", kind="group", members=[n], core=[n], kernel=True, constant=True)
+            group_of[n] = const
+            constants.append(const)
+            continue
         for g in sorted((u for u in users if u is not None), key=children.index):
             moved.setdefault(g, []).append(n)
     for g, extra in moved.items():
         g.members[:0] = extra          # graph order: a parameter before the view of it
+    if constants:
+        owner = {m: c for c in children for m in c.members}
+        for const in constants:        # listed before its first reader (children are called in this order)
+            readers = [children.index(owner[u]) for u in const.members[0].users if u in owner]
+            children.insert(min(readers, default=len(children)), const)
+            owner[const.members[0]] = const
 
     # inputs / outputs of each child (graph order)
     for child in children:
@@ -374,11 +431,14 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             for a in m.all_input_nodes:
                 if a not in member_set and a not in ins:
                     ins.append(a)
-            if any(u not in member_set for u in m.users) and m.op != "get_attr":
+            if any(u not in member_set for u in m.users) and (m.op != "get_attr" or child.constant):
                 outs.append(m)
         child.inputs, child.outputs = ins, outs
         child.op_names = [node_op_name(m, root) for m in child.compute_members]
-        if child.semantic:
+        if child.constant:
+            target = str(child.members[0].target)
+            child.op_names = ["parameter" if target in dict(root.named_parameters()) else "buffer"]
+        elif child.semantic:
             child.op_names = [child.semantic]
             child.kernel = True
         elif child.kind == "module":

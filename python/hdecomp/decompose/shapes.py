@@ -181,11 +181,15 @@ def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dic
     if policy != "cut":
         return None, [], {}
     fa, fk = comp.make_inputs(seed=seed, device=device, timeout=timeout)
-    full_b = next((int(t.shape[0]) for _, t in input_tensors(fa, fk) if t.dim() >= 1), None)
+    # the leading size the rule cut (hdecomp.batching.choose_cut: not always the first input's): the full
+    # size of the first input the cut shortened; none shortened (every cut broke the model) -> full size
+    full_b = next((int(f.shape[0]) for (_, f), (_, c) in zip(input_tensors(fa, fk), input_tensors(args, kwargs),
+                                                              strict=False)
+                   if f.dim() >= 1 and c.dim() >= 1 and c.shape[0] != f.shape[0]), None)
     if full_b is None or full_b <= limit:
         return None, [], {}
     sc = Scaling(full=full_b, b1=limit, b2=limit + 1, policy=policy)
-    a2, k2, _ = cut_batch(fa, fk, sc.b2)
+    a2, k2, _ = cut_batch(fa, fk, sc.b2, full_b)
     return sc, a2, k2
 
 
@@ -206,6 +210,64 @@ def models_at(comp: Component, model: nn.Module, sc: Scaling, device: Any = None
     else:
         yield meta, True
     yield comp.build(device=device, timeout=timeout, batch_limit=sc.b2), False
+
+
+# A second recording estimated above this many bytes runs on the meta device first (shapes need no data).
+META_FIRST_BYTES = 256 << 20
+
+
+def tensor_bytes(value: Any) -> int:
+    """Bytes of the (real) tensors nested in `value` (a dict of node values, outputs, inputs)."""
+    if isinstance(value, torch.Tensor):
+        return 0 if value.is_meta else value.numel() * value.element_size()
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(tensor_bytes(v) for v in value)
+    return 0
+
+
+def available_bytes() -> int | None:
+    """MemAvailable of this machine (Linux), None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def second_recording_models(comp: Component, model: nn.Module, sc: Scaling, cost_bytes: int, *,
+                            device: Any = None, timeout: float | None = None,
+                            deviations: list[str] | None = None) -> Iterator[tuple[nn.Module, bool]]:
+    """models_at, memory-aware (hdecomp memory order, bench/memory). `cost_bytes`: what the recording at
+    b1 held. When the recording at b2 would be big, a meta-device build comes first (shapes only: no
+    memory; a GPU-sized attention at batch 2 does not fit a CPU machine), and a real model at b2 is only
+    tried when it fits in the memory available now; otherwise a deviation says so and the caller keeps
+    the recorded shapes."""
+    need = cost_bytes * sc.b2 // max(sc.b1, 1)
+    if need < META_FIRST_BYTES:
+        yield from models_at(comp, model, sc, device=device, timeout=timeout)
+        return
+    from hdecomp.errors import HdecompError
+    try:
+        with torch.device("meta"):
+            meta = comp.build(timeout=timeout, batch_limit=sc.b2)
+    except HdecompError:
+        pass
+    else:
+        yield meta, True
+    avail = available_bytes()
+    if avail is not None and need > avail:
+        if deviations is not None:
+            deviations.append(f"the recording at batch {sc.b2} needs about {need / 2**30:.1f} GiB (available "
+                              f"{avail / 2**30:.1f} GiB) and failed on the meta device: not run for real")
+        return
+    for m, on_meta in models_at(comp, model, sc, device=device, timeout=timeout):
+        if not on_meta:
+            yield m, on_meta
 
 
 def _shapes(value: Any) -> Any:
@@ -237,12 +299,26 @@ class _MetaDevices(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def _capture_like(method: str | None, model: nn.Module, args: list[Any], kwargs: dict[str, Any],
+                  expected: Any, expand: set[str] | None) -> Any:
+    """A fresh capture by `method` (the first capture's: "fx" | "export" | "record"), so its graph has
+    the same nodes — the general `capture` may succeed with an earlier method at another batch (export
+    rejected at the cut batch for dropping dead code is not checked against a plain output)."""
+    from hdecomp.decompose import capture as cm
+    by_method = {"fx": cm._capture_fx, "export": cm._capture_export, "record": cm._capture_record}
+    fn = by_method.get(method or "")
+    if fn is None:
+        return cm.capture(model, args, kwargs, expected, expand)
+    return fn(model, args, kwargs, expected, expand or set())
+
+
 def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: dict[str, Any],
-                    expand: set[str] | None = None) -> dict[str, Any] | None:
+                    expand: set[str] | None = None, method: str | None = None) -> dict[str, Any] | None:
     """Every node's value of the captured `graph` at the second batch: the graph replayed on `model`
-    (checked: the module's own output has the same shapes), else a fresh capture with the same node names.
-    None when neither works (a graph that baked the batch into its code)."""
-    from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, _clone, capture, node_values
+    (checked: the module's own output has the same shapes), else a fresh capture by the same `method` with
+    the same node names. None when neither works (a graph that baked the batch into its code and a
+    capture that differs)."""
+    from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, _clone, node_values
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
@@ -262,8 +338,10 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
         pass
     finally:
         graph.owning_module = owner
+    if on_meta:  # a capture checks values, which meta tensors have not: capture a real model instead
+        return None
     try:
-        cap2 = capture(model, args, kwargs, expected, expand)
+        cap2 = _capture_like(method, model, args, kwargs, expected, expand)
     except (CaptureError, NotImplementedError, RuntimeError):
         return None
     if [n.name for n in cap2.graph.nodes] != [n.name for n in graph.nodes]:
@@ -280,7 +358,8 @@ def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scalin
 
 def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | None, args: list[Any],
                       kwargs: dict[str, Any], expand: set[str] | None = None, *, device: Any = None,
-                      timeout: float | None = None) -> tuple[Any, list[Any], dict[str, Any], list[str]]:
+                      timeout: float | None = None, cost_bytes: int | None = None,
+                      ) -> tuple[Any, list[Any], dict[str, Any], list[str]]:
     """`cap` (a Capture recorded under `--batch-limit limit`) and the component's inputs at the original
     batch, plus the deviations (values whose full size could not be learned keep their recorded value).
     Without a cut batch everything is returned as is."""
@@ -290,9 +369,11 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
         return cap, args, kwargs, []
     deviations: list[str] = []
     values2 = None
-    for model2, on_meta in models_at(comp, model, sc, device=device, timeout=timeout):
+    cost = tensor_bytes(cap.values) if cost_bytes is None else cost_bytes
+    for model2, on_meta in second_recording_models(comp, model, sc, cost, device=device, timeout=timeout,
+                                                   deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
-        values2 = graph_values_at(model2, cap.graph, a2, k2, expand)
+        values2 = graph_values_at(model2, cap.graph, a2, k2, expand, getattr(cap, "method", None))
         if values2 is not None:
             break
     if values2 is None:
@@ -306,7 +387,7 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
 
 
 def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: list[Any], kwargs: dict[str, Any],
-                 out: Any, *, device: Any = None, timeout: float | None = None,
+                 out: Any, *, device: Any = None, timeout: float | None = None, cost_bytes: int = 0,
                  ) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
     """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
     more forward at the second batch; plus the deviations. As given when nothing was cut."""
@@ -318,13 +399,16 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
         return args, kwargs, out, []
     deviations: list[str] = []
     out2: Any = None
-    for model2, on_meta in models_at(comp, model, sc, device=device, timeout=timeout):
+    ran = False
+    for model2, on_meta in second_recording_models(comp, model, sc, cost_bytes, device=device, timeout=timeout,
+                                                   deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
         try:
             with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
                 torch.manual_seed(CAPTURE_SEED)
                 out2 = run_user_code(functools.partial(_forward, model2, a2, k2),
                                      what="Model.forward", path=comp.path, timeout=timeout)
+            ran = True
             break
         except HdecompError as exc:
             if on_meta:
@@ -334,6 +418,8 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
             deviations.append(f"the forward does not run at batch {sc.b2} ({exc.cause}): every shape keeps its "
                               f"recorded (batch {sc.b1}) value")
             return args, kwargs, out, deviations
+    if not ran:  # too big to run for real and not runnable on the meta device (second_recording_models)
+        return args, kwargs, out, deviations
     args_full = full_size(list(args), list(args2), sc, "input", deviations)
     kwargs_full = full_size(dict(kwargs), dict(kwargs2), sc, "input", deviations)
     out_full = full_size(out, out2, sc, "output", deviations)

@@ -1,0 +1,110 @@
+"""plan.py: shape queries (`x.size(0)`, `x.shape`, `x.dim()`) and int arithmetic on them are data plumbing,
+never a child of their own. One on a parameter (`self.C.size(0)`, as hdecomp.decompose.batch_ints writes a
+batch-dependent int of a recorded graph) travels with the parameter's view into the child that reads it,
+and a group with one compute op is a kernel (KernelBench's 49_Mamba2ReturnFinalState under
+`--batch-limit 1`: a size -> reshape -> einsum "fusion" was the parent in disguise, HD305)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch.fx as fx
+from hdecomp.compose import compose
+from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, plan_children
+from torch import nn
+
+FIXTURES = Path(__file__).parent / "fixtures" / "size_plumbing"
+
+
+class SizeArithmetic(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(x)
+        z = y.reshape(y.size(0) * y.size(1), -1)
+        return torch.sigmoid(self.fc(z))
+
+
+class ParamViews(nn.Module):
+    """The graph batch_ints leaves: views of parameters sized by `self.X.size(0)`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.B = nn.Parameter(torch.randn(2, 12))
+        self.C = nn.Parameter(torch.randn(2, 12))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        c = self.C.reshape(self.C.size(0), 3, 4)
+        b = self.B.reshape(self.B.size(0), 3, 4)
+        y = torch.einsum("bnd,bnd->bn", c, x)
+        s = torch.einsum("bnd,bn->bd", b, y)
+        return s, torch.einsum("bnd,bnd->bd", b, x)
+
+
+def _plan(model: nn.Module, level: int = 2) -> tuple[fx.GraphModule, list[ChildPlan]]:
+    gm = fx.symbolic_trace(model)
+    calls = {str(n.target): 1 for n in gm.graph.nodes if n.op == "call_module"}
+    return gm, plan_children(model, gm.graph, level, {}, calls, 5)
+
+
+def _names(nodes: list[fx.Node]) -> list[str]:
+    return [n.name for n in nodes]
+
+
+def test_int_arithmetic_on_sizes_stays_in_the_parent() -> None:
+    gm, children = _plan(SizeArithmetic())
+    mul = next(n for n in gm.graph.nodes if n.name == "mul")
+    assert is_parent_plumbing(mul)
+    assert [c.op_names for c in children] == [["relu"], ["linear", "sigmoid"]]
+    assert not any(m.name.startswith(("size", "mul")) for c in children for m in c.members)
+
+
+def test_a_size_of_a_parameter_goes_with_its_view_into_the_reader() -> None:
+    _, children = _plan(ParamViews())
+    assert sorted(c.op_names for c in children) == [["einsum"], ["einsum", "einsum"], ["reshape"]]
+    for c in children:   # no child is a shape query, every child with one compute op is a kernel
+        assert "size" not in c.op_names
+        assert c.kernel == (len(c.op_names) == 1)
+    # C's view is read by one einsum: C, its size and its view go into that einsum's child
+    c_reader = next(c for c in children if any(m.name == "c" for m in c.members))
+    assert _names(c_reader.members)[:3] == ["c", "size", "reshape"]
+    assert _names(c_reader.core) == ["einsum", "einsum_1"]
+    # B's view is read by two children: a view kernel of its own, its size inside
+    b_view = next(c for c in children if c.op_names == ["reshape"])
+    assert _names(b_view.members) == ["b", "size_1", "reshape_1"] and b_view.kernel
+    assert _names(b_view.core) == ["reshape_1"]
+
+
+@pytest.fixture(scope="module")
+def param_views(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    tmp = tmp_path_factory.mktemp("size_plumbing")
+    return decompose(FIXTURES / "param_views.py", tmp, DecomposeOptions(batch_limit=1, self_tests=False),
+                     progress=False)
+
+
+def test_recorded_parameter_views_decompose_fully(param_views: Any) -> None:
+    res = result_dict(param_views)
+    assert res["status"] == "PASS", res
+    assert res["steps_passed"] == res["steps"] >= 1
+    assert param_views.nodes[param_views.root_node].capture_method == "record"
+    log = json.loads((param_views.root / "decomposition_log.json").read_text())
+    texts = [e["description"] for e in log["entries"]]
+    assert any("batch-dependent ints written batch-relative" in t and "c.size(0)" in t for t in texts)
+    kernels = sorted(p.name for p in param_views.root.glob("level_0_kernel/*.py"))
+    assert not [k for k in kernels if k.startswith("size")], kernels
+    # no size -> reshape -> einsum "fusion": C's view and its size are plumbing of the einsum kernel
+    steps = sorted(p.name for p in (param_views.root / "steps").iterdir())
+    assert not [s for s in steps if "size" in s or "reshape" in s], steps
+    # the batch of each parameter view is read from the parameter, inside the children that hold it
+    sized = sorted(p.parent.name for p in param_views.root.glob("level_[01]_*/*.py") if ".size(0)" in p.read_text())
+    assert sized == ["level_0_kernel", "level_0_kernel"], sized   # B's view; C's view in the einsum kernel
+    # the whole model from kernel files only, at the ORIGINAL batch (4)
+    full = compose(param_views.root, run=True)
+    assert full.status == "PASS", full
