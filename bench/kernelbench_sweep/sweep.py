@@ -80,11 +80,15 @@ def _kill_group(proc: subprocess.Popen[str]) -> tuple[str, str]:
 
 
 def classify(res: dict[str, Any]) -> tuple[str, str | None]:
-    """(outcome, reason group): full | partial | failed."""
+    """(outcome, reason group): full | partial | failed. Full = every step PASS, the composition test PASS
+    and 100 % of the original's ops covered by the kernel files."""
     status = res.get("status")
     comp = (res.get("composition") or {}).get("status")
+    pct = (res.get("coverage") or {}).get("coverage_pct")
     if status == "PASS" and comp == "PASS":
-        return "full", None
+        if pct is None or pct >= 100.0:
+            return "full", None
+        return "partial", f"coverage {pct}%"
     reason = res.get("error") or ""
     if not reason:
         reasons = res.get("reasons") or {}
@@ -132,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         merged["limit"] = None
         # a problem run again (a rerun after a fix) replaces its earlier entry: later files win
         latest = {(e["level"], e["problem"]): e for r in runs for e in r["problems"]}
+        for e in latest.values():   # the rule of today (an older run may have counted less as "full")
+            if e["outcome"] == "full":
+                e["outcome"], e["reason_group"] = classify(e)
         merged["problems"] = sorted(latest.values(),
                                     key=lambda e: (e["level"], int(e["problem"].split("_")[0]), e["problem"]))
         _summarise(merged)

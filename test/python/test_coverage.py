@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,24 @@ def test_cli_bad_model_keeps_the_existing_summary(tiny: Path, content: bytes | N
     assert first.startswith(f"ERROR: {bad}") and cause in first, captured.err
     assert captured.out == ""  # no empty table
     assert read_json(summary) == {"status": "FULL_COVERAGE"}
+
+
+def test_linear_spelled_mm_or_addmm_is_covered_either_way() -> None:
+    """F.linear on a non-contiguous 3-D input dispatches to mm + a bias add (plumbing), on a contiguous one to
+    addmm: nn.MultiheadAttention's projections in the original vs the same linear in a kernel file."""
+    from hdecomp.coverage import compare_inventories, trace_inventory
+    from hdecomp.ops import record_ops
+
+    linear = torch.nn.Linear(4, 8)
+    _, t_strided = record_ops(linear, [torch.randn(3, 5, 4).transpose(0, 1)], {})
+    _, t_flat = record_ops(linear, [torch.randn(15, 4)], {})
+    strided, flat = trace_inventory(t_strided)[0], trace_inventory(t_flat)[0]
+    assert set(strided) == {"mm"} and set(flat) == {"addmm"}      # the two spellings really occur
+    for original, decomposed in ((strided, flat), (flat, strided)):
+        cov = compare_inventories(original, decomposed)
+        assert cov["coverage_pct"] == 100.0 and cov["missing_op_types"] == [], cov
+        (detail,) = [d for d in cov["op_details"] if d["original_count"]]
+        assert detail["decomposed_count"] == 0 and detail["covered_by"] == dict(decomposed), detail
+    # folding never covers what is not there: an addmm is not a bmm, and two linears need two
+    assert compare_inventories(flat, Counter({"bmm": 1}))["coverage_pct"] == 0.0
+    assert compare_inventories(flat + strided, flat)["coverage_pct"] == 50.0
