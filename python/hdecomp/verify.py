@@ -217,7 +217,7 @@ def _tensor_bytes(obj: Any) -> int:
     return 0
 
 
-def _spill(out: Any, device: torch.device) -> Path | None:
+def spill_output(out: Any, device: torch.device) -> Path | None:
     """Write a big CPU output to a temporary file (exact: torch.save), so it does not sit in memory
     during the other model's forward; None when it is small, not on the CPU, or cannot be written."""
     if device.type != "cpu" or _tensor_bytes(out) < SPILL_BYTES:
@@ -235,12 +235,12 @@ def _spill(out: Any, device: torch.device) -> Path | None:
     return path
 
 
-def _unspill(path: Path) -> Any:
+def load_spilled(path: Path) -> Any:
     """The spilled output, memory-mapped (pages come from the file as the chunked comparison reads them)."""
     return torch.load(path, mmap=True, weights_only=False)
 
 
-def _drop_spill(path: Path) -> None:
+def drop_spilled(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
@@ -336,7 +336,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     del o_args, o_kwargs
     # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
     # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
-    spilled = _spill(out_o, device)
+    spilled = spill_output(out_o, device)
     if spilled is not None:
         out_o = None
     _free(device, nbytes)
@@ -351,7 +351,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
                                   seed=seed, record=record, root_locations=True, clock=clock)
     except BaseException:
         if spilled is not None:
-            _drop_spill(spilled)
+            drop_spilled(spilled)
         raise
     t0 = time.perf_counter()
     if snapshot is not None:
@@ -366,8 +366,8 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     clock.add("inputs", time.perf_counter() - t0)
     t0 = time.perf_counter()
     if spilled is not None:
-        out_o = _unspill(spilled)
-        _drop_spill(spilled)  # the mapping keeps the data until the comparison is done
+        out_o = load_spilled(spilled)
+        drop_spilled(spilled)  # the mapping keeps the data until the comparison is done
     comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
     clock.add("compare", time.perf_counter() - t0)
     del out_o, out_r

@@ -102,7 +102,7 @@ def test_gru_kernel_keeps_the_models_inputs_and_output(trees: dict) -> None:
     # the data plumbing of the forward (`output, h_n = self.gru(x, h0)`, return output) is in the kernel
     assert "nn.GRU(4, 6, num_layers=2" in text.replace("input_size=", "").replace("hidden_size=", "") or \
         "nn.GRU(" in text
-    assert "def forward(self, x0, x1):" in text
+    assert "def forward(self, x, h0):" in text      # the model's own parameter names
     assert len(node["input_shapes"]) == 2 and len(node["output_shapes"]) == 1
     script = (dec.root / "verification" / "composition_test.py").read_text()
     assert "gru.weight_ih_l0" in script       # the original's weights reach the kernel file

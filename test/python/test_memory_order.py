@@ -135,7 +135,7 @@ def test_a_failed_refactored_run_leaves_no_spill_file(tmp_path: Path, monkeypatc
     orig, ref, _ = _probe_step(tmp_path, monkeypatch)
     ref.write_text(_REFACTORED.replace("return torch.relu(self.lin(x))", "raise ValueError('boom')"))
     spills: list[Path] = []
-    real_spill = verify._spill
+    real_spill = verify.spill_output
 
     def spy(out: Any, device: torch.device) -> Path | None:
         p = real_spill(out, device)
@@ -143,7 +143,7 @@ def test_a_failed_refactored_run_leaves_no_spill_file(tmp_path: Path, monkeypatc
             spills.append(p)
         return p
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
-    monkeypatch.setattr(verify, "_spill", spy)
+    monkeypatch.setattr(verify, "spill_output", spy)
     result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True))
     assert result.status == "ERROR"
     assert spills and not any(p.exists() for p in spills)
@@ -273,13 +273,13 @@ def test_decompose_keeps_a_big_reference_output_memory_mapped(tmp_path: Path,
     model = tmp_path / "tiny.py"
     model.write_text(textwrap.dedent(_MODEL.format(extra=" + 1.0")))
     mapped: list[bool] = []
-    real_unspill = verify._unspill
+    real_unspill = verify.load_spilled
 
     def spy(path: Path) -> Any:
         out = real_unspill(path)
         mapped.append(isinstance(out, torch.Tensor))
         return out
-    monkeypatch.setattr(verify, "_unspill", spy)
+    monkeypatch.setattr(verify, "load_spilled", spy)
     opts = driver.DecomposeOptions(batch_limit=2, finish=False, num_trials=1)
     monkeypatch.setattr(verify, "SPILL_BYTES", 1 << 62)
     kept = driver.decompose(model, tmp_path / "kept", opts, progress=False)

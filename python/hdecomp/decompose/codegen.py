@@ -7,6 +7,7 @@ writes the files and verifies them.
 from __future__ import annotations
 
 import builtins
+import keyword
 import operator
 import re
 from dataclasses import dataclass, field
@@ -345,8 +346,11 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
 
 
 def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
-                      doc: str, rebuild_check: Any = None) -> tuple[str, dict[str, str]]:
-    """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key})."""
+                      doc: str, rebuild_check: Any = None, input_names: list[str] | None = None,
+                      ) -> tuple[str, dict[str, str]]:
+    """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key}).
+    `input_names`: the forward's parameter names (the model's own, for a model that is one kernel); by
+    default canonical ones (x, x0, x1, ...) so identical workloads give identical files."""
     module_attr: dict[str, str] = {}
     attr_of_param: dict[str, str] = {}
     used: set[str] = set()
@@ -406,7 +410,13 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
         return name
 
     for i, a in enumerate(child.inputs):
-        names[a] = fresh("x" if len(child.inputs) == 1 else f"x{i}")
+        own = input_names[i] if input_names is not None and i < len(input_names) else None
+        if own is not None and own.isidentifier() and not keyword.iskeyword(own) and own != "self" \
+                and own not in taken:
+            taken.add(own)
+            names[a] = own
+        else:
+            names[a] = fresh("x" if len(child.inputs) == 1 else f"x{i}")
     from hdecomp.decompose.plan import node_op_name
     for m in child.members:
         names[m] = fresh(str(m.target).split(".")[-1] if m.op == "get_attr" else node_op_name(m, root))

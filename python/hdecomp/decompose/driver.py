@@ -470,11 +470,11 @@ def _spill_reference(expected: Any, device: str) -> None:
     """A big reference output (an attention fusion's 4 GB score matrix) waits memory-mapped from a file,
     read back only by the capture checks, instead of sitting in memory next to each capture's own
     intermediates. Same values; small outputs and accelerator outputs stay as they are."""
-    from hdecomp.verify import _drop_spill, _spill, _unspill
-    path = _spill(expected.output, torch.device(device))
+    from hdecomp.verify import drop_spilled, load_spilled, spill_output
+    path = spill_output(expected.output, torch.device(device))
     if path is not None:
-        expected.output = _unspill(path)
-        _drop_spill(path)
+        expected.output = load_spilled(path)
+        drop_spilled(path)
 
 
 def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan], args: list[Any],
@@ -524,12 +524,27 @@ def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: i
                      ops=ops, op_names=op_names, kernel=True, level=0, core=core)
 
 
+def _forward_parameter_names(model: nn.Module, count: int) -> list[str] | None:
+    """The names of `model.forward`'s positional parameters, when there are exactly `count` of them."""
+    import inspect
+    try:
+        params = inspect.signature(model.forward).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names if len(names) == count else None
+
+
 def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture, child: ChildPlan) -> list[Node]:
     """Write the root's single kernel as level_0_kernel/<workload>.py and make it the tree's only node."""
     ctx = SourceContext(user_file=node.path)
     doc = " -> ".join(child.op_names) + f" (the whole of {dec.model_file.name}: one kernel)."
-    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
-    in_names = [a.name for a in child.inputs]
+    # the kernel file's forward takes the model's own parameter names (`forward(self, A, s)`), not x0, x1
+    in_names = _forward_parameter_names(model, len(child.inputs)) or [a.name for a in child.inputs]
+    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr,
+                                     input_names=in_names)
     in_args = [cap.values[a.name] for a in child.inputs]
     outs = [cap.values[o.name] for o in child.outputs]
     out_val = outs[0] if len(outs) == 1 else tuple(outs)
