@@ -411,8 +411,8 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
 
     for i, a in enumerate(child.inputs):
         own = input_names[i] if input_names is not None and i < len(input_names) else None
-        if own is not None and own.isidentifier() and not keyword.iskeyword(own) and own != "self" \
-                and own not in taken:
+        if own is not None and own.isidentifier() and not keyword.iskeyword(own) and own not in taken \
+                and own not in ("self", "torch", "nn", "F"):   # never shadow the generated file's imports
             taken.add(own)
             names[a] = own
         else:
