@@ -34,6 +34,7 @@ from hdecomp.tree import (
     DecompositionTree,
     Step,
     TreeFormatError,
+    batch_limit_note,
     discover_steps,
     source_key,
 )
@@ -1051,6 +1052,9 @@ def _record_in_test_results(root: Path, result: ComposeResult) -> None:
 
 
 def cli_compose(args: argparse.Namespace) -> int:
+    note = batch_limit_note(args.dir, args.batch_limit)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     result = compose(args.dir, run=not args.no_run, batch_limit=args.batch_limit, device=args.device,
                      timeout=args.timeout)
     as_json = getattr(args, "json", False)

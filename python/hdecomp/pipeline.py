@@ -21,7 +21,7 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.results import write_json_atomic
-from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError, discover_steps
+from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError, batch_limit_note, discover_steps
 
 SUMMARY_FILE = "step_verification_summary.json"
 EXIT = {"PASS": 0, "NO_STEPS": 0, "FAIL": 1, "ERROR": 2}
@@ -344,6 +344,9 @@ def options_from_args(args: argparse.Namespace) -> Any:
 def cli_pipeline(args: argparse.Namespace) -> int:
     from rich.console import Console
     console = Console(stderr=True)
+    note = batch_limit_note(args.dir, getattr(args, "batch_limit", None))
+    if note:
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     result = run_pipeline(args.dir, options_from_args(args), coverage=not getattr(args, "no_coverage", False),
                           console=console, progress=True, verbose=args.verbose)
     if getattr(args, "json", False):

@@ -27,7 +27,7 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.results import read_json, write_json_atomic
-from hdecomp.tree import component_files
+from hdecomp.tree import batch_limit_note, component_files
 
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000
@@ -245,6 +245,9 @@ def cli_test(args: argparse.Namespace) -> int:
     if not files:
         raise HdecompError("no component files in level_3_model/ .. level_0_kernel/", root)
     console = Console(stderr=True)
+    note = batch_limit_note(root, getattr(args, "batch_limit", None))
+    if note:
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     with Progress(TextColumn("[bold]self-tests"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.description}"), console=console, transient=True) as bar:
         task = bar.add_task("", total=len(files))

@@ -760,6 +760,23 @@ def composition_status(root: str | Path) -> str:
             "ERROR": "error"}.get(verdict, "unverified")
 
 
+def batch_limit_note(root: str | Path, given: int | None) -> str | None:
+    """A note for a command run on a tree without `--batch-limit` when the tree was made with one
+    (metadata.batch_limit of decomposition_tree.json): it now runs at full size, maybe GPU-sized on a CPU."""
+    if given is not None:
+        return None
+    try:
+        data = read_json(Path(root) / TREE_FILE)
+    except (OSError, ValueError):
+        return None
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    made = meta.get("batch_limit") if isinstance(meta, dict) else None
+    if not isinstance(made, int) or isinstance(made, bool):
+        return None
+    return (f"this tree was made with --batch-limit {made} ({TREE_FILE}); running at full size now "
+            f"(pass --batch-limit {made} to check it as it was made)")
+
+
 __all__ = [
     "LEVEL_DIRS",
     "LEVEL_NAMES",
@@ -773,6 +790,7 @@ __all__ = [
     "TreeFormatError",
     "TreeMetadata",
     "TreeNode",
+    "batch_limit_note",
     "component_files",
     "composition_status",
     "discover_steps",

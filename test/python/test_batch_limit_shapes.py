@@ -138,3 +138,19 @@ def test_a_model_that_fails_at_the_second_batch_keeps_its_recorded_sizes(tmp_pat
     assert result_dict(dec)["status"] == "PASS"
     log = json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
     assert any(e["type"] == "deviation" and "does not run at batch 2" in e["description"] for e in log), log
+
+
+def test_commands_without_the_batch_limit_say_the_tree_was_made_with_one(
+        runs: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from hdecomp.cli import main
+    from hdecomp.tree import batch_limit_note
+    cut, full = runs["mlp"].root, runs["mlp_full"].root
+    assert batch_limit_note(full, None) is None            # made at full size: nothing to say
+    assert batch_limit_note(cut, 1) is None                # the limit is given: nothing to say
+    note = batch_limit_note(cut, None)
+    assert note is not None and "--batch-limit 1" in note
+    for argv in (["pipeline", str(cut), "--no-coverage"], ["compose", str(cut)]):
+        assert main(argv) == 0                             # the small fixture runs at full size too
+        assert "made with --batch-limit 1" in capsys.readouterr().err
+        assert main([*argv, "--batch-limit", "1"]) == 0
+        assert "made with --batch-limit" not in capsys.readouterr().err
