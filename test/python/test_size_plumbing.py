@@ -108,3 +108,17 @@ def test_recorded_parameter_views_decompose_fully(param_views: Any) -> None:
     # the whole model from kernel files only, at the ORIGINAL batch (4)
     full = compose(param_views.root, run=True)
     assert full.status == "PASS", full
+
+
+def test_a_module_without_compute_ops_is_one_kernel(tmp_path: Path) -> None:
+    """A channel shuffle (int arithmetic on sizes, view, transpose, contiguous, view) has nothing to split:
+    one kernel file, not a fusion whose step finds no compute op (25_ShuffleNetUnit stayed partial)."""
+    from decompose_checks import assert_fully_verified
+    dec = decompose(FIXTURES / "shuffle_unit.py", tmp_path, DecomposeOptions(self_tests=False), progress=False)
+    assert_fully_verified(dec)
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    (shuffle,) = [n for n in tree["nodes"].values() if "channel_shuffle" in n["name"]]
+    assert shuffle["level"] == "kernel" and shuffle["path"].startswith("level_0_kernel/"), shuffle
+    text = (dec.root / shuffle["path"]).read_text()
+    assert ".transpose(1, 2).contiguous()" in text       # the user's module carried over as it is
+    assert [p.name for p in (dec.root / "steps").iterdir()] == ["step_1_shuffle_unit"]

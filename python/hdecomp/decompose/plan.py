@@ -443,7 +443,9 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             child.kernel = True
         elif child.kind == "module":
             m = root.get_submodule(str(child.target))
-            child.kernel = is_kernel_module(m)
+            # a module without compute ops only moves data (a channel shuffle: view, transpose, contiguous,
+            # view, with int arithmetic on sizes): one kernel, there is nothing to split it into
+            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) == 0
         else:
             child.kernel = len(child.compute_members) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
