@@ -37,7 +37,7 @@ from typing import Any
 
 import torch
 
-from hdecomp.component import Component, is_oom, move_to, run_user_code
+from hdecomp.component import Component, clone_nested, is_oom, move_to, run_user_code
 from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
 
 # A check of a candidate cut: does the forward run on these inputs?
@@ -150,7 +150,7 @@ def forward_runs(model: Any, path: Any = "<model>", timeout: float | None = None
     def runs(args: list[Any], kwargs: dict[str, Any]) -> bool:
         def call() -> Any:
             with torch.no_grad():
-                return model(*_clone(args), **_clone(kwargs))
+                return model(*clone_nested(args), **clone_nested(kwargs))
         try:
             run_user_code(call, what="Model.forward at the cut batch", path=path, timeout=timeout)
         except ComponentTimeout:
@@ -185,8 +185,9 @@ def meta_first(meta_model: Any, real: Probe, path: Any = "<model>", timeout: flo
     return lambda a, k: meta(a, k) or real(a, k)
 
 
-def _meta_build(comp: Component, limit: int, timeout: float | None) -> Any:
-    """`comp`'s model built on the meta device (None when its constructor cannot be)."""
+def meta_build(comp: Component, limit: int, timeout: float | None) -> Any:
+    """`comp`'s model built on the meta device at batch `limit` (None when its constructor cannot be):
+    shapes only, no memory, no init time."""
     try:
         with torch.device("meta"):
             return comp.build(timeout=timeout, batch_limit=limit)
@@ -231,7 +232,7 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int
             real[0] = comp.build(device=device, timeout=timeout, batch_limit=limit)
         return forward_runs(real[0], comp.path, timeout)(a, k)
     chosen = choose_cut(args, kwargs, limit,
-                        meta_first(_meta_build(comp, limit, timeout), real_runs, comp.path, timeout))
+                        meta_first(meta_build(comp, limit, timeout), real_runs, comp.path, timeout))
     _CHOSEN[key] = (chosen.batch, tuple(chosen.refused))
     return chosen
 
@@ -245,11 +246,3 @@ def limited_inputs(comp: Component, limit: int | None, *, seed: int = 42, device
     return chosen.args, chosen.kwargs
 
 
-def _clone(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return obj.clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_clone(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _clone(v) for k, v in obj.items()}
-    return obj

@@ -234,6 +234,17 @@ def seed_everything(seed: int) -> None:
         torch.default_generator.manual_seed(seed)
 
 
+def clone_nested(obj: Any) -> Any:
+    """Clone tensors nested in lists/tuples/dicts (each forward gets its own copy of the inputs)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.clone()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(clone_nested(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: clone_nested(v) for k, v in obj.items()}
+    return obj
+
+
 def move_to(obj: Any, device: str | torch.device) -> Any:
     """Move tensors nested in lists/tuples/dicts to `device`."""
     if isinstance(obj, torch.Tensor):

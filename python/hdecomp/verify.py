@@ -32,7 +32,14 @@ from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
 from hdecomp.batching import batch_cut_policy, cut_for, input_tensors
 from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
-from hdecomp.component import Component, is_oom, load_component, run_user_code, seed_everything
+from hdecomp.component import (
+    Component,
+    clone_nested,
+    is_oom,
+    load_component,
+    run_user_code,
+    seed_everything,
+)
 from hdecomp.errors import HdecompError
 from hdecomp.ops import OpTrace, format_counter_diff, record_ops
 from hdecomp.results import write_json_atomic
@@ -129,16 +136,6 @@ def _new_result(original: Path, refactored: Path, options: VerifyOptions) -> dic
 
 
 # ----------------------------------------------------------------------------- inputs
-
-
-def _clone(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return obj.clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_clone(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _clone(v) for k, v in obj.items()}
-    return obj
 
 
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
@@ -325,7 +322,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     # The original runs on a clone; the refactored model gets the pristine tensors, watched by
     # fingerprints. At most two copies of the inputs exist at once.
     t0 = time.perf_counter()
-    o_args, o_kwargs = _clone(args), _clone(kwargs)
+    o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     clock.add("inputs", time.perf_counter() - t0)

@@ -27,7 +27,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.component import Component
+from hdecomp.component import Component, clone_nested
 
 # Ops whose int arguments are a shape: one batch-scaled entry may become the inferred dimension -1.
 _INFERRED_SHAPE_OPS = {"view", "reshape"}
@@ -198,7 +198,6 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
         CaptureError,
         _capture_export,
         _capture_record,
-        _clone,
         _matches,
         node_values,
     )
@@ -226,7 +225,7 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
         try:
             with torch.no_grad():
                 torch.manual_seed(CAPTURE_SEED)
-                out2 = model2(*_clone(args2), **_clone(kwargs2))
+                out2 = model2(*clone_nested(args2), **clone_nested(kwargs2))
             cap2 = step(model2, args2, kwargs2, out2, expand or set())
         except CaptureError as exc:
             why = f"capture at batch {sc.b2} failed ({exc})"
@@ -247,10 +246,10 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
         with torch.no_grad(), _owner_kept(graph):
             gm = fx.GraphModule(model, graph)
             torch.manual_seed(CAPTURE_SEED)
-            out1, values1 = node_values(gm, _clone(args), _clone(kwargs))
+            out1, values1 = node_values(gm, clone_nested(args), clone_nested(kwargs))
             gm2 = fx.GraphModule(model2, copy.deepcopy(graph))
             torch.manual_seed(CAPTURE_SEED)
-            out_b2, _ = node_values(gm2, _clone(args2), _clone(kwargs2))
+            out_b2, _ = node_values(gm2, clone_nested(args2), clone_nested(kwargs2))
     except Exception as exc:
         return cap, [*left, f"batch-relative rewrite rejected ({type(exc).__name__}: {exc}); ints kept as "
                             "recorded: " + "; ".join(done)]

@@ -38,6 +38,8 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from hdecomp.component import clone_nested
+
 # ---- constructor arguments ---------------------------------------------------------------------------
 
 
@@ -294,9 +296,9 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
     def plain() -> Any:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
-            return module(*_clone(args), **_clone(kwargs))
+            return module(*clone_nested(args), **clone_nested(kwargs))
     torch.manual_seed(CAPTURE_SEED)
-    out, trace = record_ops(module, _clone(args), _clone(kwargs))
+    out, trace = record_ops(module, clone_nested(args), clone_nested(kwargs))
     per: dict[str, int] = {}
     total = 0
     for e in trace.events:
@@ -317,16 +319,6 @@ def _matches(expected: Any, out: Any) -> bool:
 
 def _expected_output(expected: Any) -> Any:
     return expected.output if isinstance(expected, Reference) else expected
-
-
-def _clone(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return obj.clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_clone(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _clone(v) for k, v in obj.items()}
-    return obj
 
 
 # Python scalar types passed where torch wants a dtype (`torch.ones(n, dtype=bool)`): torch accepts them, but
@@ -437,7 +429,7 @@ def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expe
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
-            out, values = node_values(gm, [_clone(a) for a in args], _clone(kwargs))
+            out, values = node_values(gm, [clone_nested(a) for a in args], clone_nested(kwargs))
     except Exception as exc:
         raise CaptureError(f"traced graph does not run ({type(exc).__name__}: {exc})") from exc
     if any(isinstance(v, fx.Proxy) for v in _flatten(out)) or not _matches(expected, out):
@@ -643,7 +635,7 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     import torch.utils._pytree as pytree
     work = _work_copy(module)
     leaves = _leaf_children(work, expand)
-    cargs, ckw = _clone(args), _clone(kwargs)
+    cargs, ckw = clone_nested(args), clone_nested(kwargs)
     try:
         with warnings.catch_warnings(), _restored_attributes(work), _quiet_export_logs():
             warnings.simplefilter("ignore")
@@ -684,11 +676,11 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         torch.manual_seed(CAPTURE_SEED)
         if isinstance(expected, Reference):  # the same recorded run gives the values and the op inventory
             from hdecomp.ops import record_ops
-            (replay, values), trace = record_ops(gm, call=lambda: node_values(gm, _clone(args), _clone(kwargs)))
+            (replay, values), trace = record_ops(gm, call=lambda: node_values(gm, clone_nested(args), clone_nested(kwargs)))
             inventory = trace.compute_inventory("aten")
         else:
             with torch.no_grad():
-                replay, values = node_values(gm, _clone(args), _clone(kwargs))
+                replay, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
     except Exception as exc:
         raise CaptureError(f"the exported graph does not run ({type(exc).__name__}: {exc})") from exc
     if not _matches(expected, replay) or \
@@ -864,7 +856,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     work = _work_copy(module)
     b = _GraphBuilder(work)
     sig_names = _forward_param_names(work, len(args), kwargs)
-    cargs, ckw = _clone(args), _clone(kwargs)
+    cargs, ckw = clone_nested(args), clone_nested(kwargs)
     for i, a in enumerate(cargs):
         node = b.graph.placeholder(sig_names[i] if i < len(sig_names) else f"arg{i}")
         b.bind(node, a)
@@ -931,7 +923,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
-            replay, values = node_values(gm, _clone(args), _clone(kwargs))
+            replay, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
     except Exception as exc:
         raise CaptureError(f"the recorded graph does not run ({type(exc).__name__}: {exc})") from exc
     if not _matches(expected, replay):

@@ -25,12 +25,11 @@ import torch
 from torch import nn
 
 from hdecomp.batching import batch_cut_policy, limited_inputs
-from hdecomp.component import load_component
+from hdecomp.component import clone_nested, load_component
 from hdecomp.decompose.batch_ints import relative_batch_ints
 from hdecomp.decompose.capture import (
     Capture,
     CaptureError,
-    _clone,
     capture,
     record_init_args,
     reference_run,
@@ -759,10 +758,10 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
     with torch.no_grad(), _PeakRss() as peak:
         full_out = None
         if options.batch_limit is None:
-            full_out = run_user_code(partial(model, *_clone(args), **_clone(kwargs)), what="Model.forward",
+            full_out = run_user_code(partial(model, *clone_nested(args), **clone_nested(kwargs)), what="Model.forward",
                                      path=model_file, timeout=options.timeout)
         out = full_out if full_out is not None else run_user_code(
-            partial(model, *_clone(args), **_clone(kwargs)), what="Model.forward", path=model_file,
+            partial(model, *clone_nested(args), **clone_nested(kwargs)), what="Model.forward", path=model_file,
             timeout=options.timeout)
     # Under --batch-limit: inputs and output at the original batch, learned from one more forward at
     # the cut batch + 1 (hdecomp.decompose.shapes); the tree and the model copy's self-test carry those.

@@ -27,8 +27,8 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors
-from hdecomp.component import Component, move_to
+from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors, meta_build
+from hdecomp.component import Component, clone_nested, move_to
 
 BATCH = "batch_size"
 
@@ -201,13 +201,8 @@ def models_at(comp: Component, model: nn.Module, sc: Scaling, device: Any = None
     if not (sc.policy == "batch_size" and uses_batch_size_in_definitions(comp)):
         yield model, False
         return
-    from hdecomp.errors import HdecompError
-    try:
-        with torch.device("meta"):
-            meta = comp.build(timeout=timeout, batch_limit=sc.b2)
-    except HdecompError:
-        pass
-    else:
+    meta = meta_build(comp, sc.b2, timeout)
+    if meta is not None:
         yield meta, True
     yield comp.build(device=device, timeout=timeout, batch_limit=sc.b2), False
 
@@ -251,13 +246,8 @@ def second_recording_models(comp: Component, model: nn.Module, sc: Scaling, cost
     if need < META_FIRST_BYTES:
         yield from models_at(comp, model, sc, device=device, timeout=timeout)
         return
-    from hdecomp.errors import HdecompError
-    try:
-        with torch.device("meta"):
-            meta = comp.build(timeout=timeout, batch_limit=sc.b2)
-    except HdecompError:
-        pass
-    else:
+    meta = meta_build(comp, sc.b2, timeout)
+    if meta is not None:
         yield meta, True
     avail = available_bytes()
     if avail is not None and need > avail:
@@ -318,11 +308,11 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
     (checked: the module's own output has the same shapes), else a fresh capture by the same `method` with
     the same node names. None when neither works (a graph that baked the batch into its code and a
     capture that differs)."""
-    from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, _clone, node_values
+    from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, node_values
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
-            expected = model(*_clone(args), **_clone(kwargs))
+            expected = model(*clone_nested(args), **clone_nested(kwargs))
     except Exception:  # user code (on the meta device: an op without a meta kernel, .item(), ...)
         return None
     owner = graph.owning_module
@@ -331,7 +321,7 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
         gm = fx.GraphModule(model, copy.deepcopy(graph))
         with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
             torch.manual_seed(CAPTURE_SEED)
-            out, values = node_values(gm, _clone(args), _clone(kwargs))
+            out, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
         if _shapes(out) == _shapes(expected) and set(values) >= {n.name for n in graph.nodes}:
             return values
     except Exception:  # a recorded graph may have baked the batch into a view/expand: capture again
@@ -427,5 +417,4 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
 
 
 def _forward(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    from hdecomp.decompose.capture import _clone
-    return model(*_clone(args), **_clone(kwargs))
+    return model(*clone_nested(args), **clone_nested(kwargs))
