@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import torch
 import torch.fx as fx
+from hdecomp.component import load_component
 from hdecomp.compose import compose
 from hdecomp.decompose.batch_ints import baked_ints, rewrite_baked_ints
 from hdecomp.decompose.capture import Capture, _capture_record, node_values
@@ -18,22 +19,6 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "batch_ints"
-
-
-class BranchyViews(nn.Module):
-    """The fixture's model (a branch on a value forces recording)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = nn.Linear(4, 16)
-        self.fc2 = nn.Linear(48, 5)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = torch.relu(x)
-        if float(h.sum()) > 0:
-            h = h * 2
-        flat = h.reshape(h.size(0) * h.size(1), h.size(2))
-        return self.fc2(torch.tanh(self.fc1(flat)).view(x.size(0), -1))
 
 
 class OffsetArange(nn.Module):
@@ -67,7 +52,7 @@ def _run(model: nn.Module, graph: fx.Graph, x: torch.Tensor) -> Any:
 
 
 def test_recorded_ints_are_found_and_written_batch_relative() -> None:
-    model = BranchyViews().eval()
+    model = load_component(FIXTURES / "branchy_views.py").build().eval()   # the fixture's model
     c1, c2 = _record(model, 1), _record(model, 2)
     baked, problem = baked_ints(c1.graph, c2.graph, 1, 2)
     assert problem is None
