@@ -1,10 +1,13 @@
 """Language-server benchmark: diagnostics latency (didChange -> publishDiagnostics) on 50-, 500- and
 2000-line refactored files, and cold start (process spawn -> initialize response).
 
-    .venv/bin/python bench/lsp/bench_lsp.py [--edits 40] [--starts 5] [--output bench/lsp/results.json]
+    .venv/bin/python bench/lsp/bench_lsp.py [--edits 30] [--starts 5] [--output bench/lsp/results.json]
 
-Latency is measured with the debounce set to 0 (the server's own work plus the stdio round trip); the
-debounce the editor adds on top (200 ms by default) is reported separately.
+Latency is measured as the user sees it, with the server's DEFAULT settings (the adaptive delay of
+server/hdecomp_lsp/diagnostics.py), for both kinds of document sync a client can use: incremental (the
+edited range only, what VS Code sends) and full (the whole text in each didChange, no range). Beside it,
+the debounce-free figure (`debounceMs: 0`: the server's own work plus the stdio round trip) and, for
+reference, the old fixed 200 ms debounce. The client announces VS Code's capabilities.
 """
 
 from __future__ import annotations
@@ -90,7 +93,18 @@ def percentile(values: list[float], q: float) -> float:
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
-async def start(root: Path, debounce_ms: float) -> tuple[LanguageClient, dict[tuple[str, int], float], float]:
+def vscode_capabilities() -> types.ClientCapabilities:
+    """The capabilities VS Code announces (from pytest-lsp, a dev dependency), or none without it."""
+    try:
+        from pytest_lsp import client_capabilities
+    except ImportError:
+        return types.ClientCapabilities()
+    return client_capabilities("visual-studio-code")
+
+
+async def start(root: Path, debounce_ms: float | None) -> tuple[
+        LanguageClient, dict[tuple[str, int], float], float]:
+    """A server and its client; `debounce_ms` None: the server's default settings (no debounceMs option)."""
     client = LanguageClient("hdecomp-bench", "1")
     published: dict[tuple[str, int], float] = {}
 
@@ -102,12 +116,25 @@ async def start(root: Path, debounce_ms: float) -> tuple[LanguageClient, dict[tu
     def on_configuration(params: types.ConfigurationParams) -> list[Any]:
         return [None for _ in params.items]
 
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: types.RegistrationParams) -> None:
+        return None
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_lens_refresh(params: Any) -> None:
+        return None
+
+    @client.feature("hdecomp/treesChanged")
+    def on_trees_changed(params: Any) -> None:
+        return None
+
+    options: dict[str, Any] = {} if debounce_ms is None else {"debounceMs": debounce_ms}
     t0 = time.perf_counter()
     await client.start_io(*SERVER)
     await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        capabilities=vscode_capabilities(), root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
-        initialization_options={"debounceMs": debounce_ms}))
+        initialization_options=options))
     startup = time.perf_counter() - t0
     client.initialized(types.InitializedParams())
     return client, published, startup
@@ -119,9 +146,22 @@ async def stop(client: LanguageClient) -> None:
     await client.stop()
 
 
-async def latency(root: Path, text: str, edits: int, debounce_ms: float, enter: bool = False) -> list[float]:
-    """didChange -> publishDiagnostics, ms, for `edits` successive edits of the `return h` line (or, with
-    `enter`, edits that each insert a new line into forward(), which moves every line below it)."""
+def replace_range(text: str, line: int, start: int, end: int, new: str) -> str:
+    """`text` with characters start..end of line `line` replaced by `new` (what the client's buffer does)."""
+    lines = text.split("\n")
+    lines[line] = lines[line][:start] + new + lines[line][end:]
+    return "\n".join(lines)
+
+
+async def latency(root: Path, text: str, edits: int, debounce_ms: float | None, *, enter: bool = False,
+                  full_sync: bool = False, burst: bool = False,
+                  edited_line: str = "        return h") -> tuple[list[float], list[int]]:
+    """didChange -> publishDiagnostics, ms, for `edits` successive edits of the `return h` line (or of
+    `edited_line`; with `enter`, edits that each insert a new line above it, which moves every line below),
+    each sent when the previous one's diagnostics arrived. `full_sync`: each didChange carries the whole new
+    text (no range), as a client with TextDocumentSyncKind.Full does. `burst`: all edits are sent at once
+    and only the last one is timed (how fast a burst settles, and which versions got published).
+    Returns the latencies and the versions published after the opening one."""
     path = root / "steps" / "step_1_bench" / "refactored.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -132,27 +172,37 @@ async def latency(root: Path, text: str, edits: int, debounce_ms: float, enter: 
             types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
         await wait(published, (uri, 1))
         lines = text.splitlines()
-        line = lines.index("        return h")
+        line = lines.index(edited_line)
         width = len(lines[line])
         out = []
+        sent = 0.0
         for v in range(2, edits + 2):
-            new_line = f"        return h  # edit {v}"  # a distinct text each time: no analysis cache hit
+            new_line = f"{edited_line}  # edit {v}"  # a distinct text each time: no analysis cache hit
             if enter:  # a new line above `return h`
-                change = types.TextDocumentContentChangePartial(
-                    range=types.Range(types.Position(line, 0), types.Position(line, 0)),
-                    text=f"        h = h  # line {v}\n")
+                rng = types.Range(types.Position(line, 0), types.Position(line, 0))
+                new_text = f"        h = h  # line {v}\n"
+                text = replace_range(text, line, 0, 0, new_text)
                 line += 1
             else:
-                change = types.TextDocumentContentChangePartial(
-                    range=types.Range(types.Position(line, 0), types.Position(line, width)), text=new_line)
+                rng = types.Range(types.Position(line, 0), types.Position(line, width))
+                new_text = new_line
+                text = replace_range(text, line, 0, width, new_text)
+                width = len(new_line)
+            change: types.TextDocumentContentChangeEvent = (
+                types.TextDocumentContentChangeWholeDocument(text=text) if full_sync
+                else types.TextDocumentContentChangePartial(range=rng, text=new_text))
             sent = time.perf_counter()
             client.text_document_did_change(types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
                 content_changes=[change]))
-            await wait(published, (uri, v))
-            out.append((published[(uri, v)] - sent) * 1000.0)
-            width = len(new_line)
-        return out
+            if not burst:
+                await wait(published, (uri, v))
+                out.append((published[(uri, v)] - sent) * 1000.0)
+        if burst:
+            await wait(published, (uri, edits + 1))
+            out.append((published[(uri, edits + 1)] - sent) * 1000.0)
+            await asyncio.sleep(0.3)  # anything published late for an older version would show up here
+        return out, sorted(v for (u, v) in published if u == uri and v > 1)
     finally:
         await stop(client)
 
@@ -165,48 +215,88 @@ async def wait(published: dict[tuple[str, int], float], key: tuple[str, int], ti
         await asyncio.sleep(0.0005)
 
 
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"edits": len(samples), "p50_ms": round(percentile(samples, 0.5), 2),
+            "p95_ms": round(percentile(samples, 0.95), 2), "max_ms": round(max(samples), 2),
+            "mean_ms": round(statistics.mean(samples), 2)}
+
+
+def loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--edits", type=int, default=40)
+    ap.add_argument("--edits", type=int, default=30)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--output", default=str(Path(__file__).with_name("results.json")))
     args = ap.parse_args()
     results: dict[str, Any] = {
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load_average_at_start": os.getloadavg()},
-        "debounce_ms_default": 200, "diagnostics": {}, "cold_start": {}}
+                    "load_average_at_start": loadavg()},
+        "settings": "default (adaptive delay) unless a series says debounce_0 (debounceMs: 0) or "
+                    "fixed_debounce_200ms (debounceMs: 200, the old default)",
+        "client_capabilities": "visual-studio-code (pytest-lsp)",
+        "diagnostics": {}, "cold_start": {}}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for size in (50, 500, 2000):
             text = synthetic_refactored(size)
-            samples = await latency(root, text, args.edits, 0)
-            results["diagnostics"][str(size)] = {
-                "lines": len(text.splitlines()), "edits": len(samples),
-                "p50_ms": round(percentile(samples, 0.5), 2), "p95_ms": round(percentile(samples, 0.95), 2),
-                "max_ms": round(max(samples), 2), "mean_ms": round(statistics.mean(samples), 2)}
-            results["diagnostics"][str(size)]["server_work_in_process"] = server_work(text, min(args.edits, 15))
-            print(f"{size:>5} lines: p50 {results['diagnostics'][str(size)]['p50_ms']} ms, "
-                  f"p95 {results['diagnostics'][str(size)]['p95_ms']} ms", flush=True)
+            entry: dict[str, Any] = {"lines": len(text.splitlines())}
+            for sync in ("incremental", "full"):
+                for mode, debounce in (("default", None), ("debounce_0", 0.0)):
+                    samples, _ = await latency(root, text, args.edits, debounce, full_sync=sync == "full")
+                    entry[f"{sync}_{mode}"] = {**summary(samples), "load_average": loadavg()}
+                    print(f"{size:>5} lines, {sync:>11} sync, {mode:>10}: p50 {entry[f'{sync}_{mode}']['p50_ms']}"
+                          f" ms, p95 {entry[f'{sync}_{mode}']['p95_ms']} ms", flush=True)
+            entry["server_work_in_process"] = server_work(text, min(args.edits, 15))
+            results["diagnostics"][str(size)] = entry
+        big = synthetic_refactored(2000)
         # edits that change the line count (Enter, paste) at 2000 lines: the slower path
-        enter = await latency(root, synthetic_refactored(2000), max(args.edits // 3, 5), 0, enter=True)
-        results["diagnostics"]["2000_line_inserts"] = {
-            "edits": len(enter), "p50_ms": round(percentile(enter, 0.5), 2),
-            "p95_ms": round(percentile(enter, 0.95), 2), "max_ms": round(max(enter), 2)}
-        print(f" 2000 lines, line inserts: p50 {results['diagnostics']['2000_line_inserts']['p50_ms']} ms, "
-              f"p95 {results['diagnostics']['2000_line_inserts']['p95_ms']} ms", flush=True)
-        # with the editor's debounce, for reference: the same edits wait 200 ms more
-        debounced = await latency(root, synthetic_refactored(500), 10, 200)
-        results["diagnostics"]["500_with_debounce_200ms"] = {
-            "p50_ms": round(percentile(debounced, 0.5), 2), "p95_ms": round(percentile(debounced, 0.95), 2)}
+        inserts: dict[str, Any] = {}
+        for mode, debounce in (("default", None), ("debounce_0", 0.0)):
+            samples, _ = await latency(root, big, max(args.edits // 2, 5), debounce, enter=True)
+            inserts[mode] = {**summary(samples), "load_average": loadavg()}
+            print(f" 2000 lines, line inserts, {mode}: p50 {inserts[mode]['p50_ms']} ms, "
+                  f"p95 {inserts[mode]['p95_ms']} ms", flush=True)
+        results["diagnostics"]["2000_line_inserts"] = inserts
+        # an expensive change: at 8000 lines an edit in __init__ re-analyses forward() in full (60-150 ms
+        # of CPU): the adaptive delay debounces it
+        huge = synthetic_refactored(8000)
+        expensive: dict[str, Any] = {"lines": len(huge.splitlines())}
+        for mode, debounce in (("default", None), ("debounce_0", 0.0)):
+            samples, _ = await latency(root, huge, 10, debounce, edited_line="        super().__init__()")
+            expensive[mode] = {**summary(samples), "load_average": loadavg()}
+            print(f" 8000 lines, edits in __init__, {mode}: p50 {expensive[mode]['p50_ms']} ms, "
+                  f"p95 {expensive[mode]['p95_ms']} ms", flush=True)
+        results["diagnostics"]["8000_init_edits"] = expensive
+        # the old default, a fixed 200 ms debounce, for reference
+        samples, _ = await latency(root, big, 10, 200.0)
+        results["diagnostics"]["2000_fixed_debounce_200ms"] = {**summary(samples), "load_average": loadavg()}
+        print(f" 2000 lines, fixed 200 ms debounce: p95 {percentile(samples, 0.95):.1f} ms", flush=True)
+        # a burst: 20 keystrokes sent at once (queued didChange notifications), default settings
+        bursts: dict[str, Any] = {}
+        for sync in ("incremental", "full"):
+            lasts, versions = [], []
+            for _ in range(3):
+                samples, published = await latency(root, big, 20, None, full_sync=sync == "full", burst=True)
+                lasts += samples
+                versions.append(published)
+            bursts[sync] = {"bursts": len(lasts), "edits_per_burst": 20,
+                            "last_edit_to_publish_ms": [round(x, 2) for x in lasts],
+                            "versions_published": versions, "load_average": loadavg()}
+            print(f" 2000 lines, burst of 20 ({sync}): last edit -> publish {bursts[sync]['last_edit_to_publish_ms']}"
+                  f" ms, versions published {versions}", flush=True)
+        results["diagnostics"]["2000_burst_of_20"] = bursts
         starts = []
         for _ in range(args.starts):
-            client, _published, startup = await start(root, 0)
+            client, _published, startup = await start(root, None)
             starts.append(startup * 1000.0)
             await stop(client)
         results["cold_start"] = {"runs": len(starts), "p50_ms": round(percentile(starts, 0.5), 1),
                                  "max_ms": round(max(starts), 1), "min_ms": round(min(starts), 1)}
         print(f"cold start to initialize response: p50 {results['cold_start']['p50_ms']} ms", flush=True)
-    results["machine"]["load_average_at_end"] = os.getloadavg()
+    results["machine"]["load_average_at_end"] = loadavg()
     Path(args.output).write_text(json.dumps(results, indent=2) + "\n")
     print(f"written {args.output}")
     return 0

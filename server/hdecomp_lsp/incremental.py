@@ -246,6 +246,8 @@ class DocumentAnalysis:
         self.memo = AnalysisMemo()
         self.source: str | None = None
         self.result: list[AntiCheatViolation] = []
+        # moving estimate of the CPU seconds of one re-analysis (diagnostics.py keeps it, to time the next one)
+        self.cost_s: float | None = None
 
     def analyze(self, source: str, path: str | None) -> list[AntiCheatViolation]:
         """Static anti-cheat findings of `source`, the same as hdecomp.anticheat.static.analyze_source."""

@@ -37,7 +37,9 @@ class HdecompLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(SERVER_NAME, __version__, protocol_cls=HdecompProtocol, max_workers=4)
         self.settings = SettingsStore()
-        self.debounce_s = DEFAULT_DEBOUNCE_S
+        # None: the adaptive delay (diagnostics.change_delay), at most DEFAULT_DEBOUNCE_S; a number (the
+        # debounceMs initialization option) fixes the debounce
+        self.debounce_s: float | None = None
         self.poll_interval_s = 2.0
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}
         self.runtime_findings: dict[str, RuntimeFindings] = {}  # refactored.py path -> findings
@@ -128,7 +130,8 @@ def build_server() -> HdecompLanguageServer:
         import sys
 
         return {"server": SERVER_NAME, "version": __version__, "python": sys.executable, "pid": os.getpid(),
-                "torchLoaded": "torch" in sys.modules, "debounceMs": ls.debounce_s * 1000, "trusted": ls.trusted,
+                "torchLoaded": "torch" in sys.modules, "debounceMs": None if ls.debounce_s is None else ls.debounce_s * 1000,
+                "debounceMaxMs": DEFAULT_DEBOUNCE_S * 1000, "trusted": ls.trusted,
                 "settings": ls.settings.global_settings.to_json(),
                 "folders": {f: s.to_json() for f, s in ls.settings.folders.items()}}
 
