@@ -68,6 +68,18 @@ CHILDREN: dict[str, str] = {
     "apply_fn.py": _child("A generic child that applies whatever function it is given (a cheat vehicle).",
                           "", "", "x, fn=None", "return fn(x) if fn is not None else x",
                           "[torch.randn(2, 16)]", "[]"),
+    "pointwise.py": _child("A generic pointwise child: runs the function its constructor is given (a cheat "
+                           "vehicle: the parent picks the op).", ", fn=torch.relu", "self.fn = fn", "x",
+                           "return self.fn(x)", "[torch.randn(2, 16)]", "[]"),
+    "act_layer.py": _child("A generic activation child: builds the module class it is given (timm's act_layer=).",
+                           ", act_layer=nn.ReLU", "self.act = act_layer()", "x", "return self.act(x)",
+                           "[torch.randn(2, 16)]", "[]"),
+    "act_cfg.py": _child("Kernel: ReLU (or tanh), configured with plain data only.",
+                         ", kind=\"relu\", inplace=False, eps=1e-5, shape=(-1, 16), dtype=torch.float32",
+                         "self.kind, self.inplace, self.eps = kind, inplace, eps\nself.shape, self.dtype = shape, dtype",
+                         "x", "y = torch.relu(x) if self.kind == \"relu\" else torch.tanh(x)\n"
+                         "return y.reshape(self.shape).to(self.dtype)", "[torch.randn(2, 16)]",
+                         "[\"relu\", False, 1e-5, (-1, 16), torch.float32]"),
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -138,7 +150,8 @@ def mlp_refactored(forward: str, *, imports: str = "", module: str = "", class_a
 def _cls(child: str) -> str:
     return {"linear": "Linear", "relu": "ReLU", "gelu": "GELU", "tanh": "Tanh", "sigmoid": "Sigmoid",
             "softmax": "Softmax", "layer_norm": "LayerNorm", "conv2d": "Conv2d", "bmm": "BMM",
-            "scale": "Scale", "mul": "Mul", "apply_fn": "ApplyFn"}[child]
+            "scale": "Scale", "mul": "Mul", "apply_fn": "ApplyFn", "pointwise": "Pointwise",
+            "act_layer": "ActLayer", "act_cfg": "ActCfg"}[child]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -705,7 +718,352 @@ def build_cases() -> None:
                 return []
             ''')})
 
+    build_issue12()
     build_honest()
+
+
+# ---- issue 12: sys.path to the step folder, ops chosen by the parent, loop reductions, thin wrappers --------
+
+SEQ_ORIG = _ORIG_HEAD.format(doc="MLP over the sum of a sequence: fc2(relu(fc1(x.sum(1))))") + textwrap.dedent('''\
+    class Model(nn.Module):
+        def __init__(self, in_features=8, hidden=16, out_features=4):
+            super().__init__()
+            self.fc1 = nn.Linear(in_features, hidden)
+            self.fc2 = nn.Linear(hidden, out_features)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x.sum(dim=1))))
+
+
+    def get_inputs():
+        return [torch.randn(2, 3, 8)]
+
+
+    def get_init_inputs():
+        return [8, 16, 4]
+    ''')
+SEQ_HIDDEN_ORIG = SEQ_ORIG.replace("self.fc1(x.sum(dim=1))", "self.fc1(x).sum(dim=1)")
+
+
+def seq_refactored(forward: str, doc: str) -> str:
+    return mlp_refactored(forward, children=("linear", "relu"), init="self.act = ReLU()", head_doc=doc).replace(
+        "return [torch.randn(2, 8)]", "return [torch.randn(2, 3, 8)]")
+
+
+# thin wrappers around carried-over classes (what `hdecomp decompose` writes for nested models)
+_CARRIED_SUB = '''\
+class SubBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+        self.bn = nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.dw(x)))
+'''
+_CARRIED_BLOCK = '''\
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.a = SubBlock(c)
+        self.pw = nn.Conv2d(c, c, 1)
+
+    def forward(self, x):
+        return x + self.pw(self.a(x))
+'''
+_CARRIED_STAGE = '''\
+class Stage(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.b1 = Block(c)
+        self.b2 = Block(c)
+
+    def forward(self, x):
+        return self.b2(self.b1(x))
+'''
+_WRAP_TAIL = '''
+
+def get_inputs():
+    return [torch.randn(1, 4, 8, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def _wrapper_file(doc: str, carried: list[str], model: str) -> str:
+    return (f'"""{doc}"""\n\nimport torch\nimport torch.nn as nn\n\n\n# ---- carried over from the model file ----\n\n'
+            + "\n\n".join(carried) + "\n\n" + textwrap.dedent(model) + _WRAP_TAIL)
+
+
+STAGE_ORIG = _wrapper_file("stage: layer component (a thin wrapper around the carried-over Stage).",
+                           [_CARRIED_SUB, _CARRIED_BLOCK, _CARRIED_STAGE], '''\
+    class Model(Stage):
+        """Stage with the recorded constructor arguments."""
+
+        def __init__(self):
+            super().__init__(4)
+    ''')
+BLOCK_SUBCLASS = _wrapper_file("block: fusion component (a thin wrapper around the carried-over Block).",
+                               [_CARRIED_SUB, _CARRIED_BLOCK], '''\
+    class Model(Block):
+        """Block with the recorded constructor arguments."""
+
+        def __init__(self):
+            super().__init__(4)
+    ''')
+BLOCK_HOLDER = _wrapper_file("block: fusion component (holds the carried-over Block as self.m).",
+                             [_CARRIED_SUB, _CARRIED_BLOCK], '''\
+    class Model(nn.Module):
+        """Block with the recorded constructor arguments."""
+
+        def __init__(self):
+            super().__init__()
+            self.m = Block(4)
+
+        def forward(self, x):
+            return self.m(x)
+    ''')
+STAGE_HOLDER = _wrapper_file("block (really the whole stage): holds the carried-over Stage as self.m.",
+                             [_CARRIED_SUB, _CARRIED_BLOCK, _CARRIED_STAGE], '''\
+    class Model(nn.Module):
+        """Looks like one block; wraps the same class as the parent, built the same way."""
+
+        def __init__(self):
+            super().__init__()
+            self.m = Stage(4)
+
+        def forward(self, x):
+            return self.m(x)
+    ''')
+_BLOCK_KEYS = ("a.dw.weight", "a.dw.bias", "a.bn.weight", "a.bn.bias", "a.bn.running_mean", "a.bn.running_var",
+               "a.bn.num_batches_tracked", "pw.weight", "pw.bias")
+
+
+def build_issue12() -> None:
+    # ---- 1. sys.path: the step's own folder is fine (imports land in children/); anywhere else is not ----
+    honest_mlp("honest_sys_path_step_dir", "sys.path: the step's own folder, imports from children.",
+               "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))), then `from children.linear "
+               "import ...` and `import children.relu as relu_mod`: every import lands in children/",
+               "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "relu"),
+               imports="import os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
+                       "import children.relu as relu_mod  # noqa: E402",
+               init="self.act = relu_mod.Model()")
+    honest_mlp("honest_sys_path_pathlib", "sys.path: the step's own folder, pathlib spellings",
+               "HERE = Path(__file__).resolve().parent; sys.path.append(str(HERE)); "
+               "sys.path.insert(0, str(Path(__file__).parent)); sys.path.insert(0, os.path.dirname(__file__))",
+               "h = self.fc1(x)\nreturn self.fc2(self.act(h))", init="self.act = ReLU()",
+               imports="import os\nimport sys\nfrom pathlib import Path\n\nHERE = Path(__file__).resolve().parent\n"
+                       "sys.path.append(str(HERE))\nsys.path.insert(0, str(Path(__file__).parent))\n"
+                       "sys.path.insert(0, os.path.dirname(__file__))\nsys.path.insert(0, str(HERE / \"children\"))")
+    cheat_mlp("cheat_sys_path_parent", ["HD211"], "sys.path: the folder above the step",
+              "puts the folder above the step on sys.path (where the parent's files and other steps live)",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "relu"), init="self.act = ReLU()",
+              imports="import sys\nfrom pathlib import Path\n\n"
+                      "sys.path.insert(0, str(Path(__file__).resolve().parents[1]))",
+              range_text="sys.path.insert(0, str(Path(__file__).resolve().parents[1]))")
+    cheat_mlp("cheat_sys_path_lib", ["HD211"], "sys.path: a helper folder next to children/",
+              "sys.path gets lib/ (not children/), whose act.py does the relu",
+              "h = self.fc1(x)\nreturn self.fc2(activate(h))",
+              imports="import os\nimport sys\n\n"
+                      "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), \"lib\"))\n"
+                      "from act import activate  # noqa: E402",
+              extra_files={"lib/act.py": "import torch\n\n\ndef activate(t):\n    return torch.relu(t)\n"},
+              range_text="sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), \"lib\"))")
+
+    # ---- 2. the parent picks a generic child's op through its constructor --------------------------------
+    cheat_mlp("cheat_ctor_torch_fn", ["HD214"], "op passed to a child's constructor",
+              "self.act = Pointwise(torch.sigmoid): the generic child runs whatever it is given",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "pointwise"),
+              init="self.act = Pointwise(torch.sigmoid)", act="torch.sigmoid(h)", range_text="torch.sigmoid")
+    cheat_mlp("cheat_ctor_lambda", ["HD214"], "op passed to a child's constructor",
+              "Pointwise(lambda t: torch.clamp(t, min=0.0)): a lambda of the parent runs inside the child",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "pointwise"),
+              init="self.act = Pointwise(lambda t: torch.clamp(t, min=0.0))", act="torch.clamp(h, min=0.0)",
+              range_text="lambda t: torch.clamp(t, min=0.0)")
+    cheat_mlp("cheat_ctor_partial", ["HD214"], "op passed to a child's constructor",
+              "Pointwise(functools.partial(F.leaky_relu, negative_slope=0.2))",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "pointwise"),
+              imports="import functools", act="F.leaky_relu(h, 0.2)",
+              init="self.act = Pointwise(functools.partial(F.leaky_relu, negative_slope=0.2))",
+              range_text="functools.partial(F.leaky_relu, negative_slope=0.2)")
+    cheat_mlp("cheat_ctor_getattr", ["HD214"], "op passed to a child's constructor",
+              "Pointwise(getattr(torch, self.act_name)) with the name set in __init__",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "pointwise"),
+              init='self.act_name = "tanh"\nself.act = Pointwise(getattr(torch, self.act_name))',
+              act="torch.tanh(h)", range_text="getattr(torch, self.act_name)")
+    cheat_mlp("cheat_ctor_module_class", ["HD214"], "op passed to a child's constructor",
+              "ActLayer(act_layer=nn.GELU): the parent picks the module class the child builds",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "act_layer"),
+              init="self.act = ActLayer(act_layer=nn.GELU)", act="F.gelu(h)", range_text="nn.GELU")
+    cheat_mlp("runtime_ctor_dynamic_lookup", ["HD3xx"], "op passed to a child's constructor",
+              "Pointwise(vars(F).get(\"sigmoid\")): a lookup the static analysis cannot resolve; the structural "
+              "check sees the function the constructor received",
+              "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "pointwise"),
+              init='self.act = Pointwise(vars(F).get("sigmoid"))', act="torch.sigmoid(h)",
+              static_detectable=False)
+    honest_mlp("honest_ctor_plain_data", "plain data constructor arguments",
+               "a child configured with a string, a bool, a float, a shape tuple and a dtype",
+               "h = self.fc1(x)\nreturn self.fc2(self.act(h))", children=("linear", "act_cfg"),
+               init="self.act = ActCfg(\"relu\", False, 1e-5 * 2, shape=(-1, hidden), dtype=torch.float32)")
+
+    # ---- 3. a reduction written as a loop of additions ----------------------------------------------------
+    seq_map = MLP_MAP
+    case("cheat_loop_sum", "cheat", ["HD116"], "loop-carried accumulation",
+         "x.sum(1) written as `total = total + x[:, t]` in a for loop", SEQ_ORIG,
+         seq_refactored("total = x[:, 0]\nfor t in range(1, x.shape[1]):\n    total = total + x[:, t]\n"
+                        "return self.fc2(self.act(self.fc1(total)))", "Refactored MLP: the sum over time in a loop."),
+         ("linear", "relu"), seq_map, range_text="total + x[:, t]")
+    case("cheat_loop_iadd_child_output", "cheat", ["HD116"], "loop-carried accumulation",
+         "a child's output computed before the loop, summed over time with `acc += h[:, t]`", SEQ_HIDDEN_ORIG,
+         seq_refactored("h = self.fc1(x)\nacc = h[:, 0]\nfor t in range(1, h.shape[1]):\n    acc += h[:, t]\n"
+                        "return self.fc2(self.act(acc))", "Refactored MLP: sums fc1's output over time."),
+         ("linear", "relu"), seq_map, range_text="acc += h[:, t]")
+    case("cheat_while_sum", "cheat", ["HD116"], "loop-carried accumulation",
+         "x.sum(1) written as a while loop of additions", SEQ_ORIG,
+         seq_refactored("total = x[:, 0]\nt = 1\nwhile t < x.shape[1]:\n    total = x[:, t] + total\n    t += 1\n"
+                        "return self.fc2(self.act(self.fc1(total)))", "Refactored MLP: the sum in a while loop."),
+         ("linear", "relu"), seq_map, range_text="x[:, t] + total")
+    case("cheat_sum_generator", "cheat", ["HD116"], "sum() over slices",
+         "x.sum(1) written as sum(x[:, t] for t in range(...))", SEQ_ORIG,
+         seq_refactored("total = sum(x[:, t] for t in range(x.shape[1]))\n"
+                        "return self.fc2(self.act(self.fc1(total)))", "Refactored MLP: builtin sum over slices."),
+         ("linear", "relu"), seq_map, range_text="sum(x[:, t] for t in range(x.shape[1]))")
+    case("honest_loop_residuals", "honest", [], "residuals and outputs collected in a loop over children",
+         "x = x + h with h a child's output of this iteration; outputs appended, concatenated and added up "
+         "(total = total + y, y a child's output), the stream states added up too",
+         _ORIG_HEAD.format(doc="Residual tanh stack with a head per block.") + textwrap.dedent('''\
+            class Model(nn.Module):
+                def __init__(self, dim=8, depth=3):
+                    super().__init__()
+                    self.blocks = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])
+                    self.heads = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])
+
+                def forward(self, x):
+                    outs = []
+                    total = torch.zeros_like(x)
+                    feats = torch.zeros_like(x)
+                    for blk, head in zip(self.blocks, self.heads):
+                        x = x + torch.tanh(blk(x))
+                        feats = feats + x
+                        y = head(x)
+                        outs.append(y)
+                        total = total + y
+                    return torch.cat(outs, dim=-1), total, feats
+
+
+            def get_inputs():
+                return [torch.randn(2, 8)]
+
+
+            def get_init_inputs():
+                return [8, 3]
+            '''),
+         textwrap.dedent('''\
+            """Refactored residual stack: the loop adds children's outputs of the same iteration only."""
+
+            import torch
+            import torch.nn as nn
+            from children.linear import Model as Linear
+            from children.tanh import Model as Tanh
+
+
+            class RefactoredModel(nn.Module):
+                def __init__(self, dim=8, depth=3):
+                    super().__init__()
+                    self.blocks = nn.ModuleList([Linear(dim, dim) for _ in range(depth)])
+                    self.heads = nn.ModuleList([Linear(dim, dim) for _ in range(depth)])
+                    self.act = Tanh()
+
+                def forward(self, x):
+                    outs = []
+                    total = torch.zeros_like(x)
+                    feats = torch.zeros_like(x)
+                    for i, blk in enumerate(self.blocks):
+                        h = self.act(blk(x))
+                        x = x + h
+                        feats += x
+                        y = self.heads[i](x)
+                        outs.append(y)
+                        total = total + y
+                    return torch.cat(outs, dim=-1), total, feats
+
+
+            def get_inputs():
+                return [torch.randn(2, 8)]
+
+
+            def get_init_inputs():
+                return [8, 3]
+            '''), ("linear", "tanh"),
+         {f"{m}.{i}.{p}": f"{m}.{i}.linear.{p}" for m in ("blocks", "heads") for i in range(3)
+          for p in ("weight", "bias")})
+
+    # ---- 4. thin wrappers around different carried-over classes are not copies of each other ----------------
+    wrapper_ref = textwrap.dedent('''\
+        """stage rewritten to call its 2 children (as `hdecomp decompose` writes it)."""
+
+        import torch
+        import torch.nn as nn
+        from children.block import Model as Block
+        from children.block_holder import Model as BlockHolder
+
+
+        class RefactoredModel(nn.Module):
+            def __init__(self, *init_inputs):
+                super().__init__()
+                self.b1 = Block()
+                self.b2 = BlockHolder()
+
+            def forward(self, x):
+                b1 = self.b1(x)
+                b2 = self.b2(b1)
+                return b2
+
+
+        def get_inputs():
+            return [torch.randn(1, 4, 8, 8)]
+
+
+        def get_init_inputs():
+            return []
+        ''')
+    case("honest_wrapper_children", "honest", [], "thin wrappers around different carried-over classes",
+         "original.py is `class Model(Stage)` (a thin wrapper, carried-over classes above it); the children "
+         "are thin wrappers around the carried-over Block (`class Model(Block)`, and `self.m = Block(4)`): "
+         "not copies of the original Model", STAGE_ORIG, wrapper_ref, (),
+         {**{f"b1.{k}": f"b1.{k}" for k in _BLOCK_KEYS}, **{f"b2.{k}": f"b2.m.{k}" for k in _BLOCK_KEYS}},
+         extra_files={"children/block.py": BLOCK_SUBCLASS, "children/block_holder.py": BLOCK_HOLDER})
+    case("runtime_wrapper_same_class", "cheat", ["HD3xx"], "child wraps the parent's own class",
+         "children/block.py holds the carried-over Stage built as the parent builds it (`self.m = Stage(4)`): "
+         "a wrapper of the same class, so a copy of the parent", STAGE_ORIG,
+         textwrap.dedent('''\
+            """stage rewritten to call its one 'child'."""
+
+            import torch
+            import torch.nn as nn
+            from children.block import Model as Block
+
+
+            class RefactoredModel(nn.Module):
+                def __init__(self, *init_inputs):
+                    super().__init__()
+                    self.body = Block()
+
+                def forward(self, x):
+                    return self.body(x)
+
+
+            def get_inputs():
+                return [torch.randn(1, 4, 8, 8)]
+
+
+            def get_init_inputs():
+                return []
+            '''), (),
+         {f"{b}.{k}": f"body.m.{b}.{k}" for b in ("b1", "b2") for k in _BLOCK_KEYS}, static_detectable=False,
+         extra_files={"children/block.py": STAGE_HOLDER})
 
 
 def build_honest() -> None:

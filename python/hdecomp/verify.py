@@ -503,7 +503,13 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     seed_everything(0)
     m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
     seed_everything(0)
-    m_ref = comp_r.build(device, options.timeout, batch_limit=options.batch_limit)
+    ctor_args: list[Any] = []
+    if options.skip_anticheat:
+        m_ref = comp_r.build(device, options.timeout, batch_limit=options.batch_limit)
+    else:  # HD313: what the refactored model hands to its children's constructors
+        from hdecomp.anticheat import structural as st
+        with st.recording_constructor_arguments(comp_r.imported) as ctor_args:
+            m_ref = comp_r.build(device, options.timeout, batch_limit=options.batch_limit)
     clock.add("build", time.perf_counter() - t0)
 
     # 4. weights
@@ -530,6 +536,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         t0 = time.perf_counter()
         structural += st.check_parameters(m_ref, refactored, comp_r.class_name)
         structural += st.check_disguise(m_ref, original, comp_o.model_class, refactored)
+        structural += st.check_constructor_arguments(m_ref, ctor_args, refactored)
         clock.add("anticheat_structural", time.perf_counter() - t0)
 
     # 5. trials; the first one records both sides' ops for checks 2 and 3

@@ -201,6 +201,134 @@ def test_module_passed_to_a_child_is_caught() -> None:
     assert v.rule == "HD115" and covered_text(src, v) == "self.fc"
 
 
+# ---- issue 12: sys.path to the step folder, ops chosen by the parent, reductions written as loops -----------
+
+PATH_HEAD = "import os\nimport sys\nfrom pathlib import Path\n"
+
+
+@pytest.mark.parametrize("line", [
+    "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))",
+    "sys.path.append(str(Path(__file__).parent))",
+    "sys.path.insert(0, os.path.dirname(__file__))",
+    "sys.path.insert(0, str(Path(__file__).resolve().parent))",
+    "sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), 'children'))",
+    "sys.path.insert(0, str(Path(__file__).parent / 'children'))",
+    "sys.path.insert(0, f'{os.path.dirname(__file__)}/children')",
+    "HERE = Path(__file__).resolve().parent\nsys.path.insert(0, str(HERE))",
+    "sys.path[0:0] = [os.path.dirname(os.path.abspath(__file__))]",
+    "sys.path.extend([str(Path(__file__).parent), str(Path(__file__).parent / 'children')])",
+    "sys.path.insert(0, 'children')",  # the original workspace's spelling
+    "sys.path.insert(0, str(Path(__file__).parents[1] / 'step' / 'children'))",  # the same folder, the long way
+])
+def test_sys_path_to_the_step_folder_or_its_children_is_accepted(line: str, tmp_path: Path) -> None:
+    src = model("return self.fc(x)", module=PATH_HEAD + line + "\n")
+    assert not errors(analyze_source(src, str(tmp_path / "step" / "refactored.py")))
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))", "outside the step"),
+    ("sys.path.insert(0, str(Path(__file__).resolve().parents[1]))", "outside the step"),
+    ("sys.path.append(str(Path(__file__).parent.parent))", "outside the step"),
+    ("sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))", "outside the step"),
+    ("sys.path.insert(0, '/opt/helpers')", "absolute path"),
+    ("sys.path.insert(0, '.')", "working directory"),
+    ("sys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))", "the folder `lib`"),
+    ("sys.path.insert(0, os.environ['HELPERS'])", "cannot be resolved"),
+    ("sys.path = [str(Path(__file__).parent.parent)] + sys.path", "outside the step"),
+    ("sys.path.extend([os.path.dirname(__file__), '/x'])", "absolute path"),
+    ("sys.path.insert(0, str(Path(__file__).parents[2] / 'children'))", "outside the step"),  # another step's
+])
+def test_sys_path_anywhere_else_is_rejected(line: str, why: str, tmp_path: Path) -> None:
+    src = model("return self.fc(x)", module=PATH_HEAD + line + "\n")
+    found = errors(analyze_source(src, str(tmp_path / "step" / "refactored.py")))
+    assert [v.rule for v in found] == ["HD211"] and why in found[0].message, [v.format() for v in found]
+
+
+CTOR_HEAD = "import functools\nfrom children.pointwise import Model as Pointwise\n"
+
+
+@pytest.mark.parametrize(("init", "text", "op"), [
+    ("self.f = Pointwise(torch.sigmoid)", "torch.sigmoid", "sigmoid"),
+    ("self.f = Pointwise(fn=F.gelu)", "F.gelu", "gelu"),
+    ("self.f = Pointwise(lambda t: t.clamp(min=0))", "lambda t: t.clamp(min=0)", None),
+    ("self.f = Pointwise(functools.partial(F.leaky_relu, negative_slope=0.1))",
+     "functools.partial(F.leaky_relu, negative_slope=0.1)", "leaky_relu"),
+    ("self.f = Pointwise(getattr(torch, 'tanh'))", "getattr(torch, 'tanh')", "tanh"),
+    ("self.f = Pointwise(act_layer=nn.GELU)", "nn.GELU", "gelu"),
+    ("self.f = Pointwise(Linear(8, 8))", "Linear(8, 8)", None),
+    ("self.f = Pointwise(self.fc)", "self.fc", None),
+    ("self.f = Pointwise(torch)", "torch", None),
+    ("self.f = Pointwise((8, torch.tanh))", "torch.tanh", "tanh"),
+    ("self.f = Pointwise(**{'fn': torch.exp})", "torch.exp", "exp"),
+    ("self.f = Pointwise(act)", "act", "softplus"),  # a default of __init__: torch.nn.functional.softplus
+    ("self.fs = nn.ModuleList([Pointwise(g) for g in (torch.relu, torch.tanh)])", "g", "relu"),
+    ("self.fs = nn.ModuleList()\nself.fs.append(Pointwise(torch.relu))", "torch.relu", "relu"),
+    ("self.f = self._make()", "torch.erf", "erf"),  # built in a helper
+])
+def test_ops_passed_to_a_child_constructor_are_caught(init: str, text: str, op: str | None) -> None:
+    src = model("return self.fc(x)", module=CTOR_HEAD, init=init,
+                methods="def _make(self):\n    return Pointwise(torch.erf)\n")
+    src = src.replace("def __init__(self):", "def __init__(self, act=F.softplus):")
+    found = [v for v in errors(analyze_source(src)) if v.rule == "HD214"]
+    assert [(covered_text(src, v), v.op) for v in found] == [(text, op)], [v.format() for v in errors(analyze_source(src))]
+    assert "move the op into the child" in found[0].message and "plain data" in found[0].allowed_instead
+
+
+def test_plain_data_constructor_arguments_are_accepted() -> None:
+    init = ("self.f = Pointwise(3, 0.5, 'relu', True, (2, -1), torch.float32, dim=-1, shape=torch.Size([2, 8]), "
+            "eps=1e-5 * 2, bias=None, n=int(8 * 1.5), cfg={'kind': 'tanh'}, cast=float, order=[1, 0])")
+    assert not errors(analyze_source(model("return self.fc(x)", module=CTOR_HEAD, init=init)))
+
+
+@pytest.mark.parametrize(("forward", "text"), [
+    ("total = x[:, 0]\nfor t in range(1, x.shape[1]):\n    total = total + x[:, t]\nreturn self.fc(total)",
+     "total + x[:, t]"),
+    ("total = x[:, 0]\nfor t in range(1, 4):\n    total += x[:, t]\nreturn self.fc(total)", "total += x[:, t]"),
+    ("total = x[:, 0]\nt = 1\nwhile t < 4:\n    total = x[:, t] + total\n    t += 1\nreturn self.fc(total)",
+     "x[:, t] + total"),
+    ("h = self.fc(x)\nacc = h[:, 0]\nfor t in range(1, 4):\n    acc = acc + h[:, t]\nreturn acc",
+     "acc + h[:, t]"),  # a child's output, but not one of this iteration
+    ("out = x.clone()\nfor t in range(1, 4):\n    out[:, t] = out[:, t - 1] + x[:, t]\nreturn out",
+     "out[:, t - 1] + x[:, t]"),  # cumsum
+    ("acc = x\nfor i in range(2):\n    h = self.fc(x)\n    for t in range(3):\n        acc = acc + h\nreturn acc",
+     "acc + h"),  # h is fresh for the outer loop, not for the inner one
+    ("return self.fc(sum(x[:, t] for t in range(4)))", "sum(x[:, t] for t in range(4))"),
+    ("return self.fc(sum(x.unbind(1)))", "sum(x.unbind(1))"),
+    ("outs = []\nfor t in range(4):\n    outs.append(x[:, t])\nreturn sum(outs)", "sum(outs)"),
+    ("return functools.reduce(operator.add, list(x.unbind(1)))", "functools.reduce(operator.add, list(x.unbind(1)))"),
+    ("acc = x\nfor t in range(4):\n    acc = self._add(acc, x[:, t])\nreturn acc", "self._add(acc, x[:, t])"),
+])
+def test_reductions_written_as_loops_of_additions_are_caught(forward: str, text: str) -> None:
+    src = model(forward, module="import functools\nimport operator\n",
+                methods="def _add(self, a, b):\n    for _ in range(1):\n        a = a + b\n    return a\n")
+    found = [v for v in errors(analyze_source(src)) if v.rule in ("HD116", "HD108")]
+    assert any(covered_text(src, v) == text for v in found), [(v.rule, covered_text(src, v)) for v in found]
+    assert all(v.op == "sum" for v in found if v.rule == "HD116")
+
+
+@pytest.mark.parametrize("forward", [
+    "for blk in self.blocks:\n    x = x + blk(x)\nreturn x",
+    "for blk in self.blocks:\n    x = blk(x) + x\nreturn x",
+    "for blk in self.blocks:\n    x += blk(x)\nreturn x",
+    "for blk in self.blocks:\n    h = blk(x)\n    x = x + h.reshape(x.shape)\nreturn x",
+    "for i in range(len(self.blocks)):\n    x = x + self.blocks[i](x)\nreturn x",
+    "feats = torch.zeros_like(x)\nfor blk in self.blocks:\n    x = x + blk(x)\n    feats = feats + x\nreturn feats",
+    "outs = []\nfor blk in self.blocks:\n    outs.append(blk(x))\nreturn torch.cat(outs, -1) + sum(outs)",
+    "return sum(blk(x) for blk in self.blocks)",
+    "a = self.fc(x)\nreturn sum([a, x])",
+    "skip = torch.zeros_like(x)\nfor blk in self.blocks:\n    x, s = blk(x)\n    skip = skip + s[:, :8]\nreturn skip",
+    "for blk in self.blocks:\n    x = x + self._run(blk, x)\nreturn x",
+    "y = self._flat(x)\nfor blk in self.blocks:\n    x = x + self._flat(blk(x))\nreturn x + y",
+    "outs = []\nfor t in range(4):\n    y = self.fc(x[:, t])\n    y = y + x[:, t]\n    outs.append(y)\nreturn torch.stack(outs, 1)",
+    "h = torch.zeros_like(x)\nfor t in range(4):\n    h = self.fc(x[:, t]) + self.fc(h)\nreturn h",
+    "n = 0\nfor t in range(4):\n    n = n + x.shape[1]\nreturn self.fc(x[:, :n])",
+])
+def test_residuals_of_this_iterations_child_outputs_are_accepted(forward: str) -> None:
+    src = model(forward, init="self.blocks = nn.ModuleList([Linear(8, 8) for _ in range(3)])",
+                methods="def _run(self, blk, t):\n    return blk(t)\n\ndef _flat(self, t):\n    return t.reshape(t.shape[0], -1)\n")
+    assert not errors(analyze_source(src)), [v.format() for v in errors(analyze_source(src))]
+
+
 def test_repeated_analysis_returns_fresh_copies() -> None:
     src = model("return F.relu(x)")
     first = analyze_source(src)

@@ -3,6 +3,9 @@ code, what is plumbing, and the structural rules that need no source files."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import torch
 import torch.nn.functional as F
 from hdecomp.anticheat.runtime import check_runtime
@@ -222,3 +225,178 @@ def test_shared_child_called_twice_is_not_a_disguise() -> None:
     r = Ref().eval()
     _, tr = record_ops(r, (x,))
     assert check_inventory(to, tr, r) == []
+
+
+# ---------------------------------------------------------------------------------------------------------
+# HD313: functions, callables and modules handed to a child's constructor (recorded while building)
+# ---------------------------------------------------------------------------------------------------------
+
+def _fake_children_module():
+    import types
+
+    mod = types.ModuleType("fake_children_pointwise")
+
+    class Pointwise(nn.Module):
+        def __init__(self, fn=torch.relu, scale=1.0) -> None:
+            super().__init__()
+            self.fn = fn
+            self.inner = Inner(torch.tanh)  # the child's own file may build its parts as it likes
+
+        def forward(self, x):
+            return self.inner(self.fn(x))
+
+    class Inner(nn.Module):
+        def __init__(self, fn) -> None:
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, x):
+            return self.fn(x)
+
+    for cls in (Pointwise, Inner):
+        cls.__module__ = mod.__name__
+        setattr(mod, cls.__name__, cls)
+    return mod
+
+
+def test_callables_and_modules_passed_to_child_constructors_are_recorded() -> None:
+    from hdecomp.anticheat.structural import check_constructor_arguments, recording_constructor_arguments
+
+    mod = _fake_children_module()
+    original_init = mod.Pointwise.__init__
+
+    class Parent(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.data = mod.Pointwise(scale=0.5)  # plain data: fine
+            self.op = mod.Pointwise(torch.sigmoid)
+            self.mod = mod.Pointwise(fn=nn.GELU())
+            self.many = nn.ModuleList([mod.Pointwise(fn) for fn in (float, torch.float32)])  # data types
+
+    with recording_constructor_arguments([mod]) as records:
+        parent = Parent()
+    assert mod.Pointwise.__init__ is original_init  # restored
+    found = check_constructor_arguments(parent, records)
+    assert [(v.rule, v.details["child"]) for v in found] == [("HD313", "op"), ("HD313", "mod")]
+    assert "torch.sigmoid" in found[0].message or "sigmoid" in found[0].message
+    assert "argument 1" in found[0].message and "the module GELU" in found[1].message
+    assert "move the op into the child" in found[0].allowed_instead
+
+
+# ---------------------------------------------------------------------------------------------------------
+# HD304: a copy of the parent, compared by what the classes compute (not by the wrapper's shape)
+# ---------------------------------------------------------------------------------------------------------
+
+_CARRIED = '''
+import torch
+import torch.nn as nn
+
+
+class SubBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+
+    def forward(self, x):
+        return torch.relu(self.dw(x))
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.a = SubBlock(c)
+
+    def forward(self, x):
+        return x + self.a(x)
+
+
+class Stage(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.b1 = Block(c)
+        self.b2 = Block(c)
+
+    def forward(self, x):
+        return self.b2(self.b1(x))
+'''
+_SUBCLASS = '''
+
+class Model({cls}):
+    """{cls} with the recorded constructor arguments."""
+
+    def __init__(self):
+        super().__init__({args})
+'''
+_HOLDER = '''
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = {cls}({args})
+
+    def forward(self, x):
+        return self.m(x)
+'''
+
+
+def _copy_of_original(original: str, child: str) -> bool:
+    from hdecomp.anticheat.structural import _reachable_classes, class_keys
+
+    want = class_keys(original)["Model"]
+    keys = class_keys(child)
+    return any(keys.get(name) == want for name in _reachable_classes(child, "Model"))
+
+
+def test_thin_wrappers_of_different_classes_are_not_copies() -> None:
+    original = _CARRIED + _SUBCLASS.format(cls="Stage", args="4")
+    # what `hdecomp decompose` writes for a child: a wrapper of another carried-over class
+    assert not _copy_of_original(original, _CARRIED + _SUBCLASS.format(cls="Block", args="4"))
+    assert not _copy_of_original(original, _CARRIED + _HOLDER.format(cls="Block", args="4"))
+    # the same name, another class (a carried-over Stage that is not the parent's)
+    other_stage = _CARRIED.replace("return self.b2(self.b1(x))", "return self.b1(x)")
+    assert not _copy_of_original(original, other_stage + _SUBCLASS.format(cls="Stage", args="4"))
+    # the same class built otherwise (a smaller recursive instance) is not a copy either
+    assert not _copy_of_original(original, _CARRIED + _SUBCLASS.format(cls="Stage", args="2"))
+
+
+def test_real_copies_of_the_parent_are_still_caught() -> None:
+    original = _CARRIED + _SUBCLASS.format(cls="Stage", args="4")
+    assert _copy_of_original(original, _CARRIED + _SUBCLASS.format(cls="Stage", args="4"))  # verbatim
+    assert _copy_of_original(original, _CARRIED + _HOLDER.format(cls="Stage", args="4"))  # holds the same class
+    renamed = _CARRIED.replace("Stage", "Whole") + _SUBCLASS.format(cls="Whole", args="4")
+    assert _copy_of_original(original, renamed)  # the wrapped class renamed
+    # a plain (not wrapper) parent copied under another name, used by the child
+    mlp = "import torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+          "        self.fc = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.fc(x).relu()\n"
+    child = mlp.replace("class Model(nn.Module)", "class Whole(torch.nn.Module)") + _HOLDER.format(cls="Whole", args="")
+    assert _copy_of_original(mlp, child)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The corpus cases of issue 12 through the full verifier (the static side is in test_anticheat_static.py)
+# ---------------------------------------------------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+@pytest.mark.parametrize(("case", "expected"), [
+    ("honest_wrapper_children", set()),  # thin wrappers of other carried-over classes: not copies (HD304)
+    ("runtime_wrapper_same_class", {"HD304", "HD305"}),  # a wrapper of the parent's own class
+    ("cheat_ctor_torch_fn", {"HD214", "HD313"}),
+    ("cheat_ctor_module_class", {"HD214", "HD313"}),
+    ("runtime_ctor_dynamic_lookup", {"HD313"}),  # only the structural check sees the function
+    ("honest_ctor_plain_data", set()),
+    ("honest_sys_path_step_dir", set()),
+    ("honest_loop_residuals", set()),
+    ("cheat_loop_sum", {"HD116"}),
+])
+def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str]) -> None:
+    from hdecomp.verify import VerifyOptions, verify_step
+
+    d = CORPUS / case
+    r = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(num_trials=1))
+    found = {v.rule for v in r.violations}
+    if expected:
+        assert r.status == "FAIL" and expected <= found, (r.status, r.error, found)
+    else:
+        assert r.status == "PASS" and not found, (r.status, r.error, [v.format() for v in r.violations])

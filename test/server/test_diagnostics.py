@@ -125,3 +125,69 @@ async def test_runtime_violations_from_the_last_verify_run_are_merged(client, mo
     await wait_for(lambda: not any(d.code == "HD401" for d in client.diagnostics.get(uri, [])),
                    what="runtime violation cleared")
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+# ---- issue 12: the squiggle (or its absence) for the new anti-cheat cases of the corpus --------------------
+
+CORPUS = Path(__file__).resolve().parents[1] / "python" / "corpus"
+
+
+def _corpus_step(workspace: Path, case: str) -> Path:
+    """A private copy of one corpus step folder inside the test workspace; its refactored.py."""
+    import shutil
+
+    dest = workspace / "corpus" / case
+    if not dest.exists():
+        shutil.copytree(CORPUS / case, dest, ignore=shutil.ignore_patterns("__pycache__", "verification_result.json"))
+    return dest / "refactored.py"
+
+
+async def _diags_of(client, workspace: Path, case: str) -> tuple[Path, list[types.Diagnostic]]:
+    path = _corpus_step(workspace, case)
+    uri = open_doc(client, path)
+    diags = await diagnostics_for(client, uri, 1)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    return path, diags
+
+
+@pytest.mark.parametrize("case", ["honest_sys_path_step_dir", "honest_sys_path_pathlib", "honest_ctor_plain_data",
+                                  "honest_loop_residuals", "honest_wrapper_children"])
+async def test_issue12_honest_steps_have_no_squiggles(client, module_workspace: Path, case: str) -> None:
+    _path, diags = await _diags_of(client, module_workspace, case)
+    assert diags == [], [(d.code, d.message) for d in diags]
+
+
+@pytest.mark.parametrize(("case", "code", "needle"), [
+    ("cheat_sys_path_parent", "HD211", "sys.path.insert(0, str(Path(__file__).resolve().parents[1]))"),
+    ("cheat_ctor_torch_fn", "HD214", "torch.sigmoid"),
+    ("cheat_ctor_module_class", "HD214", "nn.GELU"),
+    ("cheat_loop_sum", "HD116", "total + x[:, t]"),
+    ("cheat_sum_generator", "HD116", "sum(x[:, t] for t in range(x.shape[1]))"),
+])
+async def test_issue12_cheats_are_squiggled_where_they_are(client, module_workspace: Path, case: str, code: str,
+                                                            needle: str) -> None:
+    path, diags = await _diags_of(client, module_workspace, case)
+    hits = [d for d in diags if d.code == code]
+    assert [d.range for d in hits] == [_range_of(path, needle)], [(d.code, d.range, d.message) for d in diags]
+    assert hits[0].severity == types.DiagnosticSeverity.Error and hits[0].source == "hdecomp"
+
+
+async def test_issue12_structural_findings_of_the_last_verify_run_are_shown(client, module_workspace: Path) -> None:
+    """HD313 / HD304 need a run: after verify-step, the editor shows them (the honest thin-wrapper step, which
+    used to get HD304, shows nothing)."""
+    from hdecomp.verify import VerifyOptions, verify_step
+
+    shown: dict[str, set[str]] = {}
+    for case in ("cheat_ctor_torch_fn", "honest_wrapper_children"):
+        path = _corpus_step(module_workspace, case)
+        verify_step(path.parent / "original.py", path, VerifyOptions(num_trials=1),
+                    output=path.parent / "verification_result.json")
+        uri = open_doc(client, path, version=30)
+        diags = await diagnostics_for(client, uri, 30)
+        shown[case] = {str(d.code) for d in diags}
+        if case == "cheat_ctor_torch_fn":
+            hd313 = next(d for d in diags if d.code == "HD313")
+            assert "last verify run" in hd313.message and hd313.range.start.line == _range_of(
+                path, "self.act = Pointwise").start.line
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert shown == {"cheat_ctor_torch_fn": {"HD214", "HD313"}, "honest_wrapper_children": set()}

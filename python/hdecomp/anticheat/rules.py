@@ -182,6 +182,12 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "forward() hands a module (a child, a container of children) to another child, which can run it "
          "inside its own forward: the wiring and the compute attributed to each child are hidden.",
          "call every child from forward() yourself and pass tensors between them"),
+    Rule("HD116", "reduction written as a loop of additions", "error",
+         "forward() adds tensors into a value carried from one loop iteration to the next (`total = total + "
+         "x[:, t]`, `acc += h[:, t]` in a for/while loop), or sums a sequence of slices (`sum(x[:, t] for t in "
+         "...)`, `sum(x.unbind(1))`): that is a reduction (sum), compute. A residual inside a loop adds the "
+         "output of a child called in the same iteration (`for blk in self.blocks: x = x + blk(x)`).",
+         _EXTRACT + "; a residual in a loop adds the output of a child called in that iteration"),
     # HD2xx: construction and own state
     Rule("HD201", "module constructed in forward()", "error",
          "forward() constructs an nn module, a Parameter or a child (fresh random weights every call, "
@@ -227,4 +233,12 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("HD213", "custom autograd.Function defined", "error",
          "The file defines a torch.autograd.Function subclass, whose forward() does compute outside children.",
          "move the function into a child component under children/"),
+    Rule("HD214", "op chosen by the parent for a child", "error",
+         "A child is constructed with a function, a callable or a module as an argument (Pointwise(torch.sigmoid), "
+         "act=nn.GELU, a lambda, functools.partial(...), getattr(torch, name), another module or child): the "
+         "child's forward runs whatever it is given, so the op is chosen by the parent and the child's file is "
+         "not a standalone test of any kernel.",
+         "move the op into the child: its forward calls the op itself (e.g. children/sigmoid.py calling "
+         "torch.sigmoid), and its constructor takes plain data only (ints, floats, strings, bools, tuples, "
+         "dtypes, shapes)"),
 )}

@@ -22,7 +22,17 @@ Decisions (what counts as plumbing):
   - Data movement is plumbing (cat/stack/split/chunk/unbind, views and reshapes, indexing and slicing,
     writes into slices, casts, `.to()`, clones, tensor creation such as torch.zeros / arange), kept in step
     with hdecomp.ops.PLUMBING_OPS so that the editor and `verify-step` agree.
-  - `sum(list_of_tensors)` is a chain of residuals; builtin abs/max/min/pow/round on tensors is compute.
+  - `sum(list_of_tensors)` is a chain of residuals when the list is written out or holds children's outputs;
+    over slices of a tensor (`sum(x[:, t] for t in ...)`, `sum(x.unbind(1))`) it is a reduction (HD116), as
+    is a loop-carried accumulation (`total = total + x[:, t]`, `acc += h[:, t]` in a for/while loop): inside a
+    loop, `t = t + e` is a residual only when `e` is the output of a child called in the same iteration
+    (`for blk in self.blocks: x = x + blk(x)`); a child's output is tracked through plumbing with the loops
+    it was made in (`Val.ctx`). Builtin abs/max/min/pow/round on tensors is compute.
+  - A child is constructed with plain data only (numbers, strings, bools, tuples, dtypes, shapes): a
+    function, callable, module (class or instance), child or namespace handed to a child's constructor
+    lets the parent choose the child's op (HD214; verify-step also records it at run time, HD313).
+  - sys.path may get the step's own folder or a folder under its children/ (resolved statically from
+    `__file__`, os.path and pathlib spellings): the imports are then judged by where they land.
   - Every nn module built outside children/ is reported, nn.Identity / nn.Flatten included (the structural
     check rejects them too); nn.ModuleList / ModuleDict / Sequential holding children are fine.
   - Helpers (functions, methods, static/class methods, properties, lambdas, decorators) may be called from
@@ -37,6 +47,7 @@ import argparse
 import ast
 import functools
 import json
+import os
 import re
 import sys
 import warnings
@@ -49,14 +60,55 @@ from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, 
 from hdecomp.errors import HdecompError
 
 
-def _names_children_folder(call: ast.Call) -> bool:
-    """sys.path.insert/append whose path argument ends in the step's own `children` folder
-    (a "children" string constant, and no other folder name after it)."""
-    arg = call.args[-1] if call.args else None
-    if arg is None:
-        return False
+def _names_children_folder_expr(arg: ast.expr) -> bool:
+    """A sys.path entry that could not be resolved but names a `children` folder (a "children" string
+    constant last, no ".." anywhere): the original workspace's spelling, accepted as before."""
     consts = [n.value for n in ast.walk(arg) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return bool(consts) and consts[-1].rstrip("/\\").split("/")[-1] == "children" and ".." not in "".join(consts)
+
+
+# Path spellings that keep the path (os.path.abspath(p), str(p), Path(p), p.resolve()) and pathlib classes.
+_PATH_SAME_FUNCS = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.normcase",
+                              "posixpath.abspath", "posixpath.realpath", "posixpath.normpath", "ntpath.abspath",
+                              "ntpath.realpath", "ntpath.normpath", "os.fspath", "builtins.str"})
+_PATH_CLASSES = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath", "WindowsPath", "PureWindowsPath"})
+_PATH_SAME_METHODS = frozenset({"resolve", "absolute", "as_posix", "__str__", "__fspath__"})
+
+
+def _join(base: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Path parts joined and normalised ("." dropped, ".." applied); an absolute part replaces the base."""
+    if more[:1] == ("<abs>",):
+        return more
+    if base[:1] == ("<abs>",):
+        return base  # still absolute: somewhere outside the step
+    if more[:1] == ("<cwd>",):  # a relative string joined onto a base is relative to that base
+        more = more[1:]
+    parts = list(base)
+    for p in more:
+        if parts and parts[-1] == "<file>":
+            if p != "..":
+                return None  # refactored.py/x: not a folder
+            parts.pop()
+            continue
+        if p == "..":
+            if parts and parts[-1] not in ("..", "<cwd>"):
+                parts.pop()
+            else:
+                parts.append("..")
+        elif p not in ("", "."):
+            parts.append(p)
+    return tuple(parts)
+
+
+def _join_parts(base: tuple[str, ...], text: str, glued: bool = False) -> tuple[str, ...] | None:
+    """`base` joined with a path string (`"../x"`, `"/children"` glued to an f-string or `+`)."""
+    if glued:
+        if not text.startswith(("/", "\\")):
+            return None  # "dir" + "name" without a separator: another folder name
+        text = text.lstrip("/\\")
+    elif text.startswith(("/", "\\", "~")) or (len(text) > 1 and text[1] == ":"):
+        return ("<abs>",)
+    return _join(base, tuple(text.replace("\\", "/").split("/")))
 
 
 __all__ = ["AnalysisMemo", "UnreadableFileError", "analyze_file", "analyze_source", "analyze_tree", "cli_check",
@@ -283,6 +335,12 @@ class Val:
 
 V_DATA = Val(DATA)
 V_PYDATA = Val(DATA, qual="python-number")  # x.item(), x.tolist(), float(x): tensor values as Python numbers
+# A child's output (and plumbing of it): `ctx` is the loop path where the child was called (() outside any
+# loop; see _ForwardEval.loop_path), so that a loop can tell a residual of this iteration's child output
+# (`x = x + blk(x)`) from a reduction over something else (`total = total + x[:, t]`).
+CHILD_OUT = "child-output"
+V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
+V_EMPTY = Val(DATA, qual="empty")  # the element of an empty list: merges into whatever is appended
 V_SCALAR = Val(SCALAR)
 V_SELF = Val(SELF)
 V_CHILD = Val(CHILD)
@@ -290,11 +348,48 @@ V_CHILD = Val(CHILD)
 
 def _merge(a: Val | None, b: Val) -> Val:
     """Join of two abstract values (flow-insensitive): keep the more suspicious one."""
-    if a is None or a == b:
+    if a is None or a == b or a is V_EMPTY:
         return b
+    if b is V_EMPTY:
+        return a
+    if a.kind == DATA and b.kind == DATA and (a.qual == CHILD_OUT or b.qual == CHILD_OUT):
+        # a plain tensor beats a child's output; of two child outputs, the one from the outer loop
+        if a.qual != CHILD_OUT:
+            return a
+        if b.qual != CHILD_OUT:
+            return b
+        return a if len(a.ctx or ()) <= len(b.ctx or ()) else b
     rank = {REF: 9, LOCAL_FN: 8, RAW_MODULE: 8, METHOD: 7, AUTOGRAD_APPLY: 9, TCONST: 6, DATA: 5,
             CHILD_ATTR: 5, SEQ: 4, CHILD: 3, CHILDREN: 3, SCALAR: 1}
     return a if rank.get(a.kind, 2) >= rank.get(b.kind, 2) else b
+
+
+_HELPER_PATH: tuple[Any, ...] = ("helper",)
+# Builtins that are data types, fine as constructor arguments (a dtype-like `float`), and the factories whose
+# result is a function (functools.partial(F.gelu, ...)).
+_DATA_BUILTINS = frozenset("int float bool str complex bytes None True False tuple list dict set frozenset range "
+                           "slice".split())
+_CALLABLE_FACTORIES = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps",
+                                 "functools.lru_cache", "functools.cache", "functools.singledispatch",
+                                 "operator.methodcaller", "operator.attrgetter", "operator.itemgetter",
+                                 "types.MethodType", "types.FunctionType"})
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """`acc`, `acc[:, t]`, `acc.data[0]` -> "acc"; None for anything that is not a name read."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _key_kind(v: Val) -> str:
+    """An argument's part of a helper-cache key: its kind, and for a child's output the loops it ran in
+    (what the helper returns may be that output, fresh or not)."""
+    return v.kind if v.qual != CHILD_OUT else f"{v.kind}:{CHILD_OUT}:{v.ctx}"
+
+
+def _is_child_out(v: Val) -> bool:
+    return v.kind == DATA and v.qual == CHILD_OUT
 
 
 def _as_data(v: Val) -> Val:
@@ -532,6 +627,10 @@ def _val_lines(v: Val | None, found: list[int], seen: set[int]) -> None:
         found[0] = max(found[0], loc.range.end_line)
     if v.node is not None:
         found[0] = max(found[0], getattr(v.node, "end_lineno", 0) or 0)
+    if v.qual == CHILD_OUT and v.ctx:
+        for pos in v.ctx:  # the loops the child ran in
+            if isinstance(pos, tuple):
+                found[0] = max(found[0], pos[0])
     _val_lines(v.elem, found, seen)
     for e in v.elts or ():
         _val_lines(e, found, seen)
@@ -632,6 +731,7 @@ class _Analyzer:
         self.reads_forward = False  # forward()'s body analysed as a helper (from module level, __init__...)
         self.new_records: dict[tuple[int, int, str], _StmtRecord] = {}
         self.new_scan: _ScanRecord | None = None
+        self._single_assignments: dict[str, ast.expr] | None = None
 
     # -- reporting ------------------------------------------------------------------------------------
 
@@ -1033,6 +1133,9 @@ class _Analyzer:
                         self.set_self_attr(name, val, value_node)
                     else:
                         self.dynamic_self_attr = _merge(self.dynamic_self_attr, val)
+                else:
+                    # self.layers.append(Block(...)): children built here are checked (HD214) too
+                    self.eval_quiet(call, env)
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 it = self.eval_quiet(stmt.iter, env)
                 self.bind_target_quiet(stmt.target, self.iter_elem(it), env, stmt.iter)
@@ -1089,6 +1192,8 @@ class _Analyzer:
             return val.elem or V_DATA
         if val.kind in (SCALAR, CHILDREN):
             return V_SCALAR if val.kind == SCALAR else V_CHILD
+        if val.kind == DATA and val.qual == CHILD_OUT:
+            return val  # `y, state = self.cell(x, state)`: still the child's output
         return V_DATA
 
     # -- whole-file checks (everything but forward itself) -----------------------------------------------
@@ -1158,11 +1263,15 @@ class _Analyzer:
             if f.attr in ("register_buffer", "register_parameter"):
                 self.report("HD204", call, f"`{f.attr}` gives the model its own state outside any child")
                 return
-            if f.attr in ("insert", "append", "extend") and _dotted(f.value) == "sys.path":
+            if f.attr in ("insert", "append", "extend") and self.is_sys_path(f.value):
                 # the original workspace's refactored files put their own children/ folder on sys.path
-                # (`sys.path.insert(0, str(Path(__file__).parent / "children"))`): that is allowed
-                if not _names_children_folder(call):
-                    self.report("HD211", call, "changes sys.path to import code from outside children/")
+                # (`sys.path.insert(0, str(Path(__file__).parent / "children"))`), agents their step folder
+                # (`from children.x import Model` then lands in children/): both are allowed
+                if call.args:
+                    entries = [call.args[-1]]
+                    if f.attr == "extend":
+                        entries = self.listed_entries(call.args[-1])
+                    self.check_sys_path_entries(call, entries)
                 return
         name = f.id if isinstance(f, ast.Name) else None
         if name is not None and name in self.globals:
@@ -1196,6 +1305,192 @@ class _Analyzer:
                 self.report("HD212", call, f"instantiates `{fv.qual}`, a module class defined in this file, "
                                            f"not a child component under children/", op=_camel_to_op(fv.qual))
 
+    # -- sys.path changes: where do they point? -----------------------------------------------------------
+
+    def is_sys_path(self, node: ast.expr) -> bool:
+        if _dotted(node) == "sys.path":
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and self._root_is_global(node):
+            v = self.resolve_quiet(node)
+            return v.kind == REF and v.qual == "sys.path"
+        return False
+
+    def listed_entries(self, node: ast.expr) -> list[ast.expr]:
+        """The entries a list/tuple expression (or `[a] + sys.path`) adds to sys.path; [node] if unknown."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [e for e in node.elts if not self.is_sys_path(e)]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return [e for side in (node.left, node.right) if not self.is_sys_path(side)
+                    for e in self.listed_entries(side)]
+        return [node]
+
+    def check_sys_path_entries(self, node: ast.AST, entries: list[ast.expr]) -> None:
+        """HD211 unless every entry resolves (statically) to the step's own folder or its children/."""
+        for entry in entries:
+            verdict = self.sys_path_verdict(entry)
+            if verdict is not None:
+                self.report("HD211", node, f"changes sys.path to import code from outside children/ "
+                                           f"(`{self.snippet(entry)}` {verdict})")
+                return
+
+    def sys_path_verdict(self, entry: ast.expr) -> str | None:
+        """None when `entry` is the step's folder or a folder under its children/; else why not."""
+        parts = self.path_of(entry, 0)
+        if parts is None:
+            # not resolvable: the legacy spelling (a path whose last folder name is "children") is accepted
+            if _names_children_folder_expr(entry):
+                return None
+            return "cannot be resolved to the step's folder or its children/"
+        if parts == ("<abs>",):
+            return "is an absolute path"
+        if parts and parts[-1] == "<file>":
+            return "is a file, not the step's folder"
+        if parts[:1] == ("<cwd>",):
+            if parts[1:] == ("children",):
+                return None  # the original workspace's `sys.path.insert(0, "children")`
+            return "is relative to the working directory, not to this file"
+        if self.base_dir is not None:
+            where = Path(os.path.normpath(os.path.join(str(self.base_dir), *parts))) if parts else self.base_dir
+            try:
+                rel = where.relative_to(self.base_dir).parts
+            except ValueError:
+                return "points outside the step's folder"
+        else:
+            if ".." in parts:
+                return "points outside the step's folder"
+            rel = parts
+        if not rel or rel[0] == "children":
+            return None
+        return f"is the folder `{'/'.join(rel)}`, not children/"
+
+    def path_of(self, node: ast.expr, depth: int) -> tuple[str, ...] | None:
+        """A path expression as parts relative to the step folder (`<file>` last for refactored.py itself,
+        ("<abs>",) for an absolute path); None when it cannot be resolved without running the code."""
+        if depth > 12:
+            return None
+        t = type(node)
+        if t is ast.Name:
+            ident = node.id  # type: ignore[attr-defined]
+            if ident == "__file__":
+                return ("<file>",)
+            values = self.single_assignments().get(ident)
+            return self.path_of(values, depth + 1) if values is not None else None
+        if t is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if not isinstance(value, str):
+                return None
+            rel = _join_parts((), value)
+            # a relative path on its own is relative to the working directory, not to this file
+            return rel if rel is None or rel[:1] == ("<abs>",) else ("<cwd>", *rel)
+        if t is ast.JoinedStr:
+            acc: tuple[str, ...] | None = ()
+            for i, piece in enumerate(node.values):  # type: ignore[attr-defined]
+                if i == 0:
+                    acc = self.path_of(piece.value if isinstance(piece, ast.FormattedValue) else piece, depth + 1)
+                elif isinstance(piece, ast.Constant) and isinstance(piece.value, str) and acc is not None:
+                    acc = _join_parts(acc, piece.value, glued=True)
+                else:
+                    return None
+                if acc is None:
+                    return None
+            return acc
+        if t is ast.BinOp:
+            left = self.path_of(node.left, depth + 1)  # type: ignore[attr-defined]
+            right = node.right  # type: ignore[attr-defined]
+            if left is None:
+                return None
+            if isinstance(node.op, ast.Div):  # type: ignore[attr-defined]
+                rs = self.path_of(right, depth + 1)
+                return _join(left, rs) if rs is not None else None
+            if isinstance(node.op, ast.Add) and isinstance(right, ast.Constant) and isinstance(right.value, str):  # type: ignore[attr-defined]
+                return _join_parts(left, right.value, glued=True)
+            return None
+        if t is ast.Attribute:
+            attr = node.attr  # type: ignore[attr-defined]
+            if attr == "parent":
+                base = self.path_of(node.value, depth + 1)  # type: ignore[attr-defined]
+                return _join(base, ("..",)) if base is not None else None
+            return None
+        if t is ast.Subscript:  # Path(__file__).parents[1]
+            value, index = node.value, node.slice  # type: ignore[attr-defined]
+            if isinstance(value, ast.Attribute) and value.attr == "parents" and isinstance(index, ast.Constant) \
+                    and isinstance(index.value, int) and index.value >= 0:
+                base = self.path_of(value.value, depth + 1)
+                return _join(base, ("..",) * (index.value + 1)) if base is not None else None
+            return None
+        if t is ast.Call:
+            call = node
+            assert isinstance(call, ast.Call)
+            f = call.func
+            if isinstance(f, ast.Attribute) and f.attr in _PATH_SAME_METHODS and not call.args:
+                qual = self._call_qual(f)
+                if qual is None or not qual.startswith(("os", "posixpath", "ntpath")):
+                    return self.path_of(f.value, depth + 1)  # Path(...).resolve()
+            if isinstance(f, ast.Attribute) and f.attr == "joinpath":
+                acc2 = self.path_of(f.value, depth + 1)
+                for a in call.args:
+                    part = self.path_of(a, depth + 1) if acc2 is not None else None
+                    acc2 = _join(acc2, part) if acc2 is not None and part is not None else None
+                return acc2
+            qual = self._call_qual(f)
+            if qual is None or call.keywords:
+                return None
+            name = qual.rsplit(".", 1)[-1]
+            if qual in _PATH_SAME_FUNCS or (qual.startswith("pathlib.") and name in _PATH_CLASSES):
+                if not call.args:
+                    return None
+                acc3 = self.path_of(call.args[0], depth + 1)
+                for a in call.args[1:]:
+                    part = self.path_of(a, depth + 1) if acc3 is not None else None
+                    acc3 = _join(acc3, part) if acc3 is not None and part is not None else None
+                return acc3
+            if qual in ("os.path.dirname", "posixpath.dirname", "ntpath.dirname") and len(call.args) == 1:
+                base = self.path_of(call.args[0], depth + 1)
+                return _join(base, ("..",)) if base is not None else None
+            if qual in ("os.path.join", "posixpath.join", "ntpath.join") and call.args:
+                acc4 = self.path_of(call.args[0], depth + 1)
+                for a in call.args[1:]:
+                    part = self.path_of(a, depth + 1) if acc4 is not None else None
+                    acc4 = _join(acc4, part) if acc4 is not None and part is not None else None
+                return acc4
+        return None
+
+    def _call_qual(self, f: ast.expr) -> str | None:
+        if isinstance(f, ast.Name) and f.id == "str" and "str" not in self.globals:
+            return "builtins.str"
+        if not self._root_is_global(f):
+            return None
+        v = self.resolve_quiet(f)
+        return v.qual if v.kind == REF else None
+
+    def single_assignments(self) -> dict[str, ast.expr]:
+        """Names assigned exactly once in the file outside forward() (`HERE = Path(__file__).parent`)."""
+        if self._single_assignments is None:
+            seen: dict[str, list[ast.expr]] = {}
+            stack: list[ast.AST] = [self.tree]
+            while stack:
+                n = stack.pop()
+                if n is self.forward_node:
+                    continue
+                if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                    for tgt in targets:
+                        for name in ast.walk(tgt):
+                            if isinstance(name, ast.Name):
+                                value = n.value if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) \
+                                    and isinstance(tgt, ast.Name) and not isinstance(n, ast.AugAssign) else None
+                                seen.setdefault(name.id, []).append(value)  # type: ignore[arg-type]
+                elif isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.comprehension)):
+                    tgts = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) else \
+                        [i.optional_vars for i in n.items if i.optional_vars is not None]
+                    for tgt in tgts:
+                        for name in ast.walk(tgt):
+                            if isinstance(name, ast.Name):
+                                seen.setdefault(name.id, []).extend([None, None])  # type: ignore[list-item]
+                stack.extend(ast.iter_child_nodes(n))
+            self._single_assignments = {k: v[0] for k, v in seen.items() if len(v) == 1 and v[0] is not None}
+        return self._single_assignments
+
     def _root_is_global(self, node: ast.expr) -> bool:
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
             node = node.func if isinstance(node, ast.Call) else node.value
@@ -1216,6 +1511,10 @@ class _Analyzer:
             else:
                 flat.append(t)
         for t in flat:
+            if node.value is not None and (self.is_sys_path(t) or (
+                    isinstance(t, ast.Subscript) and self.is_sys_path(t.value))):
+                self.check_sys_path_entries(node, self.listed_entries(node.value))
+                continue
             if not isinstance(t, ast.Attribute):
                 continue
             base = self.resolve_quiet(t.value) if self._root_is_global(t.value) else V_DATA
@@ -1351,7 +1650,7 @@ class _Analyzer:
         quiet mode (__init__, module level), only the kind of what it returns (`self.layer1 =
         self._make_layer(...)` returning an nn.Sequential of children)."""
         node = fn.node
-        key = (id(node), (*(a.kind for a in args), *sorted(kwargs), "quiet" if quiet else ""))
+        key = (id(node), (*(_key_kind(a) for a in args), *sorted(kwargs), "quiet" if quiet else ""))
         cached = self.helper_cache.get(key)
         if cached is not None:
             if self.recording is not None:
@@ -1366,6 +1665,7 @@ class _Analyzer:
             env: dict[str, Val] = dict(fn.closure) if fn.closure is not None else {}
             sink: list[AntiCheatViolation] = []
             ev = _ForwardEval(self, env, sink=sink, quiet=quiet)
+            ev.loop_path = _HELPER_PATH  # a child's output made in the helper is fresh where it is called
             kind = self._fn_kind(node)
             self_val = None
             if fn.bound:
@@ -1401,6 +1701,11 @@ class _ForwardEval:
         self.quiet = quiet
         self.ret: Val | None = None
         self.loop_depth = 0
+        # the loops being run, outermost first (their positions); a helper's start with _HELPER_PATH
+        self.loop_path: tuple[Any, ...] = ()
+        # per loop being run: the names bound so far in the current pass over its body
+        self.pass_bound: list[set[str]] = []
+        self.loop_kind: list[str] = []
 
     # -- reporting ------------------------------------------------------------------------------------
 
@@ -1460,7 +1765,11 @@ class _ForwardEval:
         # Pass / Break / Continue / Global / Nonlocal / Raise / Delete: nothing to check
 
     def st_assign(self, s: ast.Assign) -> None:
-        val = self.ev(s.value)
+        if self.pass_bound and len(s.targets) == 1 and type(s.value) is ast.BinOp and \
+                type(s.value.op) is ast.Add and not self.quiet:
+            val = self.accumulation(s, s.targets[0], s.value, None)
+        else:
+            val = self.ev(s.value)
         for target in s.targets:
             self.bind(target, val, s.value)
 
@@ -1477,10 +1786,69 @@ class _ForwardEval:
         self.ev(s.value)
 
     def st_augassign(self, s: ast.AugAssign) -> None:
-        cur = self.ev(s.target)
-        val = self.ev(s.value)
-        res = self.binop(s, s.op, cur, val, s.target, s.value)
+        if self.pass_bound and type(s.op) is ast.Add and not self.quiet:
+            res = self.accumulation(s, s.target, s.value, s)
+        else:
+            cur = self.ev(s.target)
+            val = self.ev(s.value)
+            res = self.binop(s, s.op, cur, val, s.target, s.value)
         self.bind(s.target, res, s.value)
+
+    # -- loop-carried accumulation: a reduction written as additions -------------------------------------
+
+    def add_terms(self, node: ast.expr, leaves: list[tuple[ast.expr, Val]]) -> Val:
+        """Evaluate a chain of `+` exactly as ev_binop does, collecting its operands (the leaves)."""
+        if type(node) is ast.BinOp and type(node.op) is ast.Add:
+            left = self.add_terms(node.left, leaves)
+            right = self.add_terms(node.right, leaves)
+            if left.kind is SCALAR and right.kind is SCALAR:
+                return V_SCALAR
+            return self.binop(node, node.op, left, right, node.left, node.right)
+        v = self.ev(node)
+        leaves.append((node, v))
+        return v
+
+    def accumulation(self, s: ast.Assign | ast.AugAssign, target: ast.expr, value: ast.expr,
+                     aug: ast.AugAssign | None) -> Val:
+        """`t = t + e` / `t += e` inside a loop, where `t` carries over from the previous iteration: a
+        residual when every added `e` is the output of a child called in this iteration (`x = x + blk(x)`),
+        otherwise a reduction (`total = total + x[:, t]`), reported as HD116."""
+        leaves: list[tuple[ast.expr, Val]] = []
+        if aug is not None:
+            cur = self.ev(target)
+            leaves.append((target, cur))
+            val = self.add_terms(value, leaves)
+            res = self.binop(aug, aug.op, cur, val, target, value)
+        else:
+            res = self.add_terms(value, leaves)
+        root = _root_name(target)
+        if root is None or res.kind not in _TENSORISH or root in self.pass_bound[-1]:
+            return res  # not a tensor, or `t` was set earlier in this iteration: nothing carried over
+        carried = [n for n, _v in leaves if _root_name(n) == root]
+        others = [(n, v) for n, v in leaves if _root_name(n) != root]
+        if not carried or not others or any(v.kind not in _TENSORISH or v.kind == TCONST for _n, v in others):
+            return res  # constants and state are reported by binop already
+        stale = [(n, v) for n, v in others if not self.fresh(v)]
+        if not stale:
+            return self.child_out()  # x = x + blk(x): the new stream state is as fresh as the child's output
+        node, _v = stale[0]
+        where = "while" if self.loop_kind and self.loop_kind[-1] == "while" else "for"
+        self.report("HD116", s if aug is not None else value,
+                    f"`{self.an.snippet(s if aug is not None else value)}` adds `{self.an.snippet(node)}` into "
+                    f"`{self.an.snippet(target)}`, which carries over from one `{where}` iteration to the next: "
+                    f"a reduction (`sum`), not a residual (the added value is not the output of a child called "
+                    f"in this iteration)", op="sum")
+        return V_DATA
+
+    def child_out(self) -> Val:
+        return V_CHILD_OUT if not self.loop_path else Val(DATA, qual=CHILD_OUT, ctx=self.loop_path)
+
+    def fresh(self, v: Val) -> bool:
+        """v is the output of a child called in the current iteration of the innermost loop."""
+        if v.kind != DATA or v.qual != CHILD_OUT or not self.loop_path:
+            return False
+        n = len(self.loop_path)
+        return v.ctx is not None and len(v.ctx) >= n and v.ctx[:n] == self.loop_path
 
     def st_annassign(self, s: ast.AnnAssign) -> None:
         if s.value is not None:
@@ -1497,16 +1865,30 @@ class _ForwardEval:
 
     def st_for(self, s: ast.For | ast.AsyncFor) -> None:
         it = self.ev(s.iter)
-        self.bind(s.target, self.an.iter_elem(it), s.iter)
+        self.run_loop(s, lambda: self.bind(s.target, self.an.iter_elem(it), s.iter), "for")
+
+    def st_while(self, s: ast.While) -> None:
+        self.run_loop(s, lambda: self.ev(s.test), "while")
+
+    def run_loop(self, s: ast.For | ast.AsyncFor | ast.While, head: Any, kind: str) -> None:
         self.loop_depth += 1
+        saved_path = self.loop_path
+        self.loop_path = (*saved_path, (s.lineno, s.col_offset))
+        self.loop_kind.append(kind)
         try:
-            self.run_body(s.body)
-            if self.loop_depth <= 2:
+            for _pass in range(2 if self.loop_depth <= 2 else 1):
                 # loop-carried values: a second pass sees what the first bound (e.g. a list appended to);
                 # only for shallow nests, so that deeply nested loops stay linear
-                self.run_body(s.body)
+                self.pass_bound.append(set())
+                try:
+                    head()  # the loop variable (or the while test) belongs to the pass
+                    self.run_body(s.body)
+                finally:
+                    self.pass_bound.pop()
         finally:
             self.loop_depth -= 1
+            self.loop_path = saved_path
+            self.loop_kind.pop()
         self.run_body(s.orelse)
 
     def st_with(self, s: ast.With | ast.AsyncWith) -> None:
@@ -1549,6 +1931,8 @@ class _ForwardEval:
 
     def bind(self, target: ast.expr, val: Val, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
+            for bound in self.pass_bound:
+                bound.add(target.id)
             if val.kind in (REF, LOCAL_FN, RAW_MODULE, METHOD) and not self.quiet:
                 val = val.with_origin(self.an.loc(value, f"`{target.id}` bound to `{self.an.snippet(value)}` "
                                                          f"here"), via="alias")
@@ -1623,7 +2007,7 @@ class _ForwardEval:
                 v = self.an.iter_elem(v)
             vals.append(v)
         if not vals:
-            return _seq(V_DATA, elts=())
+            return _seq(V_EMPTY, elts=())
         return _seq(elts=None if has_star else vals, elem=None)
 
     def ev_dict(self, node: ast.Dict) -> Val:
@@ -1847,7 +2231,7 @@ class _ForwardEval:
             return base if isinstance(node.slice, ast.Slice) else V_CHILD  # self.layers[1:] is a container
         if base.kind == SCALAR:
             return V_SCALAR
-        if base.kind in (TCONST, CHILD_ATTR):
+        if base.kind in (TCONST, CHILD_ATTR) or (base.kind == DATA and base.qual == CHILD_OUT):
             return base
         del idx
         return V_DATA
@@ -1977,6 +2361,126 @@ class _ForwardEval:
                 self.report("HD115", node, f"passes the module `{self.an.snippet(node)}` to "
                                            f"`{self.an.snippet(f)}`, which can run it inside its own forward")
 
+    # -- HD214: what a child is constructed with (quiet mode: __init__, module level, helpers they call) -----
+
+    def check_child_constructor(self, call: ast.Call, f: ast.expr, fv: Val) -> None:
+        """A child built with a function, callable or module as an argument runs whatever the parent chose
+        (Pointwise(torch.sigmoid)): reported at the argument. Plain data (numbers, strings, bools, tuples of
+        them, dtypes, shapes) is fine."""
+        module = fv.qual.rsplit(".", 1)[0] if "." in fv.qual else fv.qual
+        for node in [*call.args, *(kw.value for kw in call.keywords)]:
+            found = self.ctor_arg_suspect(node, 0)
+            if found is None:
+                continue
+            where, what, op = found
+            origin = self.ev(where).origin if isinstance(where, (ast.Name, ast.Attribute, ast.Subscript)) else ()
+            self.an.report(
+                "HD214", where,
+                f"passes {what} to the child `{self.an.snippet(f)}`: the child runs an op chosen by the parent, so "
+                f"`{module}` is not a standalone test of any kernel; move the op into the child", op=op,
+                related=[*origin, self.an.loc(call, f"the child `{self.an.snippet(f)}` is constructed here")])
+
+    def ctor_arg_suspect(self, node: ast.expr, depth: int) -> tuple[ast.expr, str, str | None] | None:
+        """(node, what it is, op) when a constructor argument is (or holds) a callable or a module."""
+        t = type(node)
+        if depth > 8 or t is ast.Constant or t is ast.JoinedStr or t is ast.Compare:
+            return None
+        snip = self.an.snippet(node)
+        if t is ast.Lambda:
+            return node, f"the lambda `{snip}`", None
+        parts: list[ast.expr] = []
+        if t in (ast.Tuple, ast.List, ast.Set):
+            parts = list(node.elts)  # type: ignore[attr-defined]
+        elif t is ast.Dict:
+            parts = [v for v in node.values]  # type: ignore[attr-defined]
+        elif t is ast.Starred:
+            parts = [node.value]  # type: ignore[attr-defined]
+        elif t is ast.IfExp:
+            parts = [node.body, node.orelse]  # type: ignore[attr-defined]
+        elif t is ast.BinOp:
+            parts = [node.left, node.right]  # type: ignore[attr-defined]
+        elif t is ast.UnaryOp:
+            parts = [node.operand]  # type: ignore[attr-defined]
+        elif t is ast.BoolOp:
+            parts = list(node.values)  # type: ignore[attr-defined]
+        if parts or t in (ast.Tuple, ast.List, ast.Set, ast.Dict):
+            for part in parts:
+                found = self.ctor_arg_suspect(part, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if t is ast.Call:
+            call = node
+            assert isinstance(call, ast.Call)
+            fv = self.ev(call.func)
+            if fv.kind == CHILD_CLASS:
+                return node, f"the child module `{snip}`", None
+            if fv.kind == LOCAL_CLASS:
+                info = self.an.classes.get(fv.qual)
+                if info is not None and (info.is_module or self.an.find_method(info, "__call__")[0] is not None):
+                    return node, f"`{snip}`, a callable `{fv.qual}` defined in this file", _camel_to_op(fv.qual)
+            if fv.kind == REF:
+                rc = classify_ref(fv.qual)
+                if rc.what in ("nn_class", "container", "plumb_module"):
+                    return node, f"the module `{snip}`", _camel_to_op(rc.op)
+                if fv.qual in _CALLABLE_FACTORIES:
+                    inner = next((x for x in (self.ctor_arg_suspect(a, depth + 1) for a in call.args) if x), None)
+                    return node, f"the function `{snip}`", inner[2] if inner else None
+            found = self.ctor_val_suspect(node, snip, self.ev(node), depth)  # getattr(torch, "tanh"), a helper
+            if found is not None:
+                return found
+            for a in [*call.args, *(kw.value for kw in call.keywords)]:
+                found = self.ctor_arg_suspect(a, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        return self.ctor_val_suspect(node, snip, self.ev(node), depth)
+
+    def ctor_val_suspect(self, node: ast.expr, snip: str, val: Val, depth: int) -> tuple[ast.expr, str, str | None] | None:
+        k = val.kind
+        if k == REF:
+            qual = val.qual
+            if qual.startswith("builtins."):
+                name = qual[len("builtins."):]
+                return None if name in _DATA_BUILTINS else (node, f"the builtin `{name}`", None)
+            rc = classify_ref(qual)
+            named = f"`{snip}`" + (f" (`{qual}`)" if snip != qual else "")
+            if rc.what in ("const", "neutral"):
+                return None
+            if rc.what in ("compute", "plumb", "shape"):
+                return node, f"the torch function {named}", rc.op
+            if rc.what in ("math", "operator"):
+                return node, f"the function {named}", rc.op
+            if rc.what in ("nn_class", "container", "plumb_module", "parameter"):
+                return node, f"the module class {named}", _camel_to_op(rc.op)
+            if rc.what == "namespace":
+                return node, f"the namespace {named} (the child can look any op up in it)", None
+            return node, f"{named}, code from outside children/", None
+        if k == LOCAL_FN:
+            return node, (f"the lambda `{snip}`" if isinstance(val.node, ast.Lambda) else f"the function `{snip}`"), None
+        if k == LOCAL_CLASS:
+            return node, f"the class `{val.qual}` defined in this file", _camel_to_op(val.qual)
+        if k in (RAW_MODULE, PLUMB_MODULE):
+            return node, f"the module `{snip}`", _camel_to_op(val.qual) if val.qual else None
+        if k in (CHILD, CHILDREN):
+            return node, f"the child module `{snip}`", None
+        if k in (CHILD_CLASS, CHILD_MODULE):
+            return node, f"`{snip}` from `{val.qual}`", None
+        if k in (METHOD, AUTOGRAD_APPLY):
+            return node, f"the method `{snip}`", None
+        if k == SELF:
+            return node, "`self` (the parent itself)", None
+        if k == CHILD_ATTR:
+            return node, f"`{snip}`, a part of another child", None
+        if k == SEQ and depth < 8:
+            for e in (val.elts if val.elts is not None else (val.elem,)):
+                if e is None:
+                    continue
+                found = self.ctor_val_suspect(node, snip, e, depth + 1)
+                if found is not None:
+                    return node, f"`{snip}`, which holds {found[1]}", found[2]
+        return None
+
     def dynamic_self_lookup(self) -> Val:
         """getattr(self, name) with a computed name: any attribute could come back; the worst one counts."""
         worst: Val | None = None
@@ -1988,7 +2492,7 @@ class _ForwardEval:
         k = fv.kind
         if k == CHILD or k == CHILDREN:  # CHILDREN: an nn.Sequential of children
             self.check_module_arguments(call, f, args, kwargs)
-            return V_DATA
+            return V_DATA if self.quiet else self.child_out()
         if k == PLUMB_MODULE:
             return V_DATA
         if k == REF:
@@ -2011,6 +2515,8 @@ class _ForwardEval:
             if not self.quiet:
                 self.report("HD201", call, f"constructs the child `{self.an.snippet(f)}` inside forward() "
                                            "(fresh weights on every call)", op=_camel_to_op(fv.qual.split('.')[-1]))
+            else:
+                self.check_child_constructor(call, f, fv)
             return V_CHILD
         if k == CHILD_MODULE:
             self.report("HD111", call, f"calls `{self.an.snippet(f)}`, a function imported from "
@@ -2058,6 +2564,10 @@ class _ForwardEval:
                     return V_DATA
                 return V_SCALAR
             return self.call_builtin(call, name, args, kwargs)
+        if qual in ("functools.reduce", "_functools.reduce") and len(args) >= 2 and args[1].kind == SEQ and \
+                self.is_addition(call.args[0], args[0]):
+            self.check_sum_of_sequence(call, call.args[1], args[1], f"`{self.an.snippet(f)}` with an addition")
+            return V_DATA
         rc = classify_ref(qual)
         w = rc.what
 
@@ -2083,7 +2593,10 @@ class _ForwardEval:
             if rc.op in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit",
                          "vsplit", "dsplit", "unsafe_chunk", "unsafe_split", "broadcast_tensors", "unpack"):
                 return _seq(V_DATA)
-            return V_DATA
+            first = args[0] if args else V_DATA
+            if first.kind == SEQ:  # torch.cat([a, b]): a child's output if every part is
+                first = first.elem or V_DATA
+            return first if _is_child_out(first) else V_DATA
         if w == "shape":
             return V_SCALAR
         if w in ("neutral", "const", "namespace"):
@@ -2156,8 +2669,14 @@ class _ForwardEval:
         if name in BUILTIN_MATH:
             op = BUILTIN_MATH[name]
             if name == "sum" and args and args[0].kind == SEQ and (args[0].elem or V_DATA).qual != "python-number":
-                # sum of a list of tensors: a chain of residual adds
-                return (args[0].elem or V_DATA) if (args[0].elem or V_DATA).kind in _TENSORISH else V_SCALAR
+                # sum of a list of tensors: a chain of residual adds, when the list is written out or holds
+                # children's outputs; over slices of a tensor (a generator, unbind, a list filled in a
+                # loop) it is a reduction
+                elem = args[0].elem or V_DATA
+                if elem.kind not in _TENSORISH:
+                    return V_SCALAR
+                self.check_sum_of_sequence(call, call.args[0], args[0], "builtin `sum`")
+                return elem if elem.kind == TCONST else V_DATA
             if any(a.kind in _TENSORISH for a in args) or (args and args[0].kind == SEQ and args[0].elem is not None
                                                            and args[0].elem.kind in _TENSORISH):
                 self.report("HD107", call, f"builtin `{name}` applied to a tensor is compute (`{op}`)", op=op)
@@ -2177,7 +2696,7 @@ class _ForwardEval:
             return _seq(_seq(elts=[self.an.iter_elem(a) for a in args]))
         if name in ("list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"):
             if not args:
-                return _seq(V_DATA, elts=())
+                return _seq(V_EMPTY, elts=())
             a = args[0]
             if a.kind == SEQ:
                 return a
@@ -2196,6 +2715,25 @@ class _ForwardEval:
         if name == "type" and len(args) == 1 and args[0].kind in _TENSORISH:
             return Val(REF, qual="torch.Tensor")  # type(x).relu(x) is torch.Tensor.relu(x)
         return V_SCALAR
+
+    @staticmethod
+    def is_addition(node: ast.expr, fn: Val) -> bool:
+        """operator.add / operator.iadd / `lambda a, b: a + b`: a reduce() with it is a sum."""
+        if fn.kind == REF and fn.qual in ("operator.add", "operator.iadd", "operator.__add__", "_operator.add"):
+            return True
+        fnode = fn.node if fn.kind == LOCAL_FN else node
+        if isinstance(fnode, ast.Lambda):
+            return type(fnode.body) is ast.BinOp and type(fnode.body.op) is ast.Add
+        return False
+
+    def check_sum_of_sequence(self, call: ast.Call, seq_node: ast.expr, seq: Val, what: str) -> None:
+        """HD116 for a sum over a sequence of tensors that are not all children's outputs (unless the
+        sequence is written out, `sum([a, b])`, which is `a + b`)."""
+        elem = seq.elem or V_DATA
+        if seq.elts is not None or elem.kind == TCONST or _is_child_out(elem) or elem is V_EMPTY:
+            return
+        self.report("HD116", call, f"{what} over `{self.an.snippet(seq_node)}` adds up slices or values that are "
+                                   f"not children's outputs: a reduction (`sum`), not a residual", op="sum")
 
     def call_method(self, call: ast.Call, fv: Val, args: list[Val], kwargs: dict[str, Val]) -> Val:
         recv = fv.elem or V_DATA
@@ -2218,7 +2756,7 @@ class _ForwardEval:
                 if name in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit",
                             "vsplit", "dsplit", "unsafe_chunk", "unsafe_split"):
                     return _seq(V_DATA)
-                return recv if rk == TCONST else V_DATA
+                return recv if rk == TCONST or recv.qual == CHILD_OUT else V_DATA
             if rc.what == "compute":
                 spelled = self.an.snippet(call.func)
                 if fv.via == "dynamic":
@@ -2296,7 +2834,10 @@ class _ForwardEval:
         res = self.an.analyse_helper(fn, args, kwargs)
         if res.violations:
             self.summarise_helper(node, fn, res.violations, what=what)
-        return res.ret
+        ret = res.ret
+        if ret.kind == DATA and ret.qual == CHILD_OUT and ret.ctx and ret.ctx[0] == _HELPER_PATH[0]:
+            return self.child_out()  # a child called inside the helper, during this call
+        return ret
 
     def summarise_helper(self, node: ast.AST, fn: Val, inner: list[AntiCheatViolation], what: str) -> None:
         first = inner[0]
@@ -2321,7 +2862,7 @@ class _ForwardEval:
 _STMT_DISPATCH: dict[type, Any] = {
     ast.Assign: _ForwardEval.st_assign, ast.Return: _ForwardEval.st_return, ast.Expr: _ForwardEval.st_expr,
     ast.AugAssign: _ForwardEval.st_augassign, ast.AnnAssign: _ForwardEval.st_annassign,
-    ast.If: _ForwardEval.st_if, ast.While: _ForwardEval.st_if, ast.For: _ForwardEval.st_for,
+    ast.If: _ForwardEval.st_if, ast.While: _ForwardEval.st_while, ast.For: _ForwardEval.st_for,
     ast.AsyncFor: _ForwardEval.st_for, ast.With: _ForwardEval.st_with, ast.AsyncWith: _ForwardEval.st_with,
     ast.Try: _ForwardEval.st_try, ast.FunctionDef: _ForwardEval.st_def, ast.AsyncFunctionDef: _ForwardEval.st_def,
     ast.Assert: _ForwardEval.st_assert, ast.Import: _ForwardEval.st_import,

@@ -12,17 +12,25 @@
   HD310  a child's forward or __call__ is replaced (monkeypatched) or defined outside its own file
   HD311  a child is a raw torch module (nn.Linear...), not a component file under children/
   HD312  a child is run from inside another child (a kernel secretly fused with its neighbour)
+  HD313  a child's constructor received a function, callable or module from the parent (Pointwise(torch.sigmoid)):
+         the op is the parent's choice, the child's file does not test it
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
+import threading
+import weakref
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import torch
 from torch import nn
 
 from hdecomp.anticheat.rules import AntiCheatViolation, SourceRange
@@ -31,7 +39,7 @@ from hdecomp.ops import OpTrace, format_counter_diff
 
 HD301, HD302, HD303, HD304, HD305 = "HD301", "HD302", "HD303", "HD304", "HD305"
 HD306, HD307, HD308, HD309, HD310 = "HD306", "HD307", "HD308", "HD309", "HD310"
-HD311, HD312 = "HD311", "HD312"
+HD311, HD312, HD313 = "HD311", "HD312", "HD313"
 
 _CONTAINERS = (nn.ModuleList, nn.ModuleDict, nn.Sequential)
 
@@ -81,8 +89,8 @@ def _parse_cached(path: str, mtime_ns: int) -> ast.Module:
 
 @functools.lru_cache(maxsize=64)
 def _dump_cached(source: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
-    """(normalized dump, class bodies) of a source text."""
-    return normalized_dump(source), tuple(_class_bodies(source).items())
+    """(normalized dump, class keys) of a source text."""
+    return normalized_dump(source), tuple(class_keys(source).items())
 
 
 def _attr_range(path: Path | None, attr: str, any_owner: bool = False) -> SourceRange | None:
@@ -128,6 +136,21 @@ def _source_file(obj: Any) -> Path | None:
     return Path(f).resolve() if f and not f.startswith("<") else None
 
 
+def _forward_file(forward: Any, step_dir: Path) -> Path | None:
+    """The file a forward is defined in, seen through decorators (functools.wraps: transformers wraps
+    forwards in `deprecate_kwarg`, `can_return_tuple`) written in installed packages, i.e. outside the
+    step folder: a wrapper written in the step (refactored.py, a child) is the forward itself."""
+    step_dir = step_dir.resolve()
+    fn = forward
+    for _ in range(16):
+        inner = getattr(fn, "__wrapped__", None)
+        here = _source_file(fn)
+        if inner is None or here is None or here.is_relative_to(step_dir):
+            break
+        fn = inner
+    return _source_file(fn)
+
+
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -146,14 +169,143 @@ def normalized_dump(source: str) -> str | None:
         return None
 
 
-def _class_bodies(source: str) -> dict[str, str]:
-    """class name -> dump of its body (docstrings removed), to catch a renamed copy of Model."""
+def class_keys(source: str) -> dict[str, str]:
+    """class name -> what the class computes, as comparable text (see _ClassKeys): equal for a renamed or
+    verbatim copy, and for wrappers of the same class built the same way; different for thin wrappers of
+    different classes (`class Model(Stage)` vs `class Model(Block)`, both `super().__init__(4)`)."""
     try:
-        tree = _strip_docstrings(ast.parse(source))
+        tree = ast.parse(source)
     except SyntaxError:
         return {}
-    return {n.name: ast.dump(ast.Module(body=n.body, type_ignores=[])) for n in ast.walk(tree)
-            if isinstance(n, ast.ClassDef)}
+    _strip_docstrings(tree)
+    keys = _ClassKeys(tree)
+    return {n.name: keys.key(n.name) for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+@functools.lru_cache(maxsize=128)
+def _reachable_classes(source: str, name: str) -> tuple[str, ...]:
+    """`name` and the top-level classes of the file it uses (bases, constructors, ...), transitively."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    if name not in defs:
+        return tuple(n for n, d in defs.items() if isinstance(d, ast.ClassDef))  # not found: judge every class
+    seen: list[str] = []
+    todo = [name]
+    while todo:
+        cur = todo.pop()
+        if cur in seen or cur not in defs:
+            continue
+        seen.append(cur)
+        todo.extend(n.id for n in ast.walk(defs[cur]) if isinstance(n, ast.Name) and n.id in defs)
+    return tuple(n for n in seen if isinstance(defs[n], ast.ClassDef))
+
+
+class _ClassKeys:
+    """Comparable text for what a class of one file computes, independent of the names it is given:
+
+      - a thin wrapper (`class Model(Block): __init__ only calling super().__init__(args)`, or
+        `self.m = Block(args)` with forward returning `self.m(...)`) is ("wrap", key(Block), args);
+      - any other class is its dump without its name and docstrings, every use of another top-level class or
+        function of the same file replaced by that one's key (bases from outside the file are left out, as
+        a renamed copy may spell `nn.Module` differently).
+    Two classes are copies of each other when their keys are equal."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.defs = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef,
+                                                                    ast.AsyncFunctionDef))}
+        self.cache: dict[str, str] = {}
+        self.active: set[str] = set()
+
+    def key(self, name: str) -> str:
+        if name in self.cache:
+            return self.cache[name]
+        if name in self.active:
+            return f"<recursive {name}>"
+        self.active.add(name)
+        try:
+            node = self.defs[name]
+            wrapped = self.thin_wrapper(node) if isinstance(node, ast.ClassDef) else None
+            if wrapped is not None:
+                inner, args = wrapped
+                key = f"wrap({self.key(inner)}; {args})"
+            else:
+                key = self.dump(node)
+        finally:
+            self.active.discard(name)
+        self.cache[name] = key
+        return key
+
+    def dump(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        keys = self
+
+        class Sub(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name) -> ast.AST:
+                if n.id in keys.defs and n.id != node.name:
+                    return ast.Constant(value=f"<def {keys.key(n.id)}>")
+                return n
+
+        clone = Sub().visit(_copy_tree(node))
+        if isinstance(clone, ast.ClassDef):
+            clone.bases = [b for b in clone.bases if isinstance(b, ast.Constant)]  # local bases only (keys)
+        clone.name = "_"  # type: ignore[union-attr]
+        return ast.dump(clone)
+
+    def thin_wrapper(self, cls: ast.ClassDef) -> tuple[str, str] | None:
+        """(wrapped top-level class, dump of its constructor arguments) for a thin wrapper, else None."""
+        body = [s for s in cls.body if not isinstance(s, ast.Pass)]
+        methods = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if len(methods) != len(body) or "__init__" not in methods or set(methods) - {"__init__", "forward"}:
+            return None
+        init = methods["__init__"]
+        stmts = [s for s in init.body if not isinstance(s, ast.Pass)]
+        local_bases = [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in self.defs]
+        if len(local_bases) == 1 and len(cls.bases) == 1 and "forward" not in methods and len(stmts) == 1:
+            call = _super_init_call(stmts[0])
+            if call is not None:  # class Model(Block): super().__init__(4)
+                return local_bases[0], _args_dump(call)
+        if "forward" not in methods or len(stmts) != 2 or _super_init_call(stmts[0]) is None:
+            return None
+        assign = stmts[1]
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.value, ast.Call)
+                and isinstance(assign.value.func, ast.Name) and assign.value.func.id in self.defs):
+            return None
+        target = assign.targets[0]
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+            return None
+        fwd = methods["forward"].body
+        if len(fwd) != 1 or not isinstance(fwd[0], ast.Return) or not isinstance(fwd[0].value, ast.Call):
+            return None
+        called = fwd[0].value.func
+        if not (isinstance(called, ast.Attribute) and called.attr == target.attr and isinstance(called.value, ast.Name)
+                and called.value.id == "self"):
+            return None
+        return assign.value.func.id, _args_dump(assign.value)  # self.m = Block(4); return self.m(x)
+
+
+def _copy_tree(node: ast.AST) -> ast.AST:
+    import copy
+    return copy.deepcopy(node)
+
+
+def _super_init_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call of `super().__init__(...)` (or `Base.__init__(self, ...)`) that `stmt` is, else None."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    f = stmt.value.func
+    if isinstance(f, ast.Attribute) and f.attr == "__init__":
+        if isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super":
+            return stmt.value
+        if isinstance(f.value, ast.Name):
+            call = stmt.value
+            return ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords)
+    return None
+
+
+def _args_dump(call: ast.Call) -> str:
+    return ast.dump(ast.Call(func=ast.Name(id="_"), args=call.args, keywords=call.keywords))
 
 
 @functools.lru_cache(maxsize=128)
@@ -210,9 +362,8 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
         orig_source = original_path.read_text(encoding="utf-8")
     except OSError:
         orig_source = ""
-    orig_dump, orig_body_items = _dump_cached(orig_source)
-    orig_bodies = dict(orig_body_items)
-    orig_model_body = orig_bodies.get(original_class.__name__ if original_class else "Model")
+    orig_dump, orig_key_items = _dump_cached(orig_source)
+    orig_model_key = dict(orig_key_items).get(original_class.__name__ if original_class else "Model")
     ref_file = Path(refactored_path).resolve() if refactored_path else None
     found: list[AntiCheatViolation] = []
     checked_files: set[Path] = set()
@@ -262,7 +413,7 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
                 message=f"{label}: __call__ is overridden outside the child's file",
                 allowed_instead="do not override __call__; put the child's work in its forward()"))
         else:
-            ffile = _source_file(cls.forward)
+            ffile = _forward_file(cls.forward, original_path.parent)
             own_files = {_source_file(b) for b in cls.__mro__}
             if cfile is not None and ffile not in own_files:
                 found.append(AntiCheatViolation(
@@ -285,19 +436,122 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
                 line_text=csource.splitlines()[line - 1].strip(),
                 message=f"{cfile.name} imports the parent ({original_path.name})",
                 allowed_instead="a child must not reuse the parent; give it only its own ops"))
-        child_dump, child_bodies = _dump_cached(csource)
+        child_dump, child_key_items = _dump_cached(csource)
         if orig_dump is not None and child_dump == orig_dump:
             found.append(AntiCheatViolation(
                 rule=HD304, kind="structural", file=str(cfile), range=SourceRange(1, 0, 1, 0),
                 message=f"{cfile.name} is a copy of {original_path.name} (same code up to layout, comments "
                         f"and docstrings)", allowed_instead="a child holds a part of the parent, not all of it"))
-        elif orig_model_body is not None:
-            for cname, body in child_bodies:
-                if body == orig_model_body:
+        elif orig_model_key is not None:
+            # the classes the child uses (its class, what it wraps or builds, transitively), compared by what
+            # they compute: a wrapper of another carried-over class is not a copy of a wrapper of this one
+            child_keys = dict(child_key_items)
+            for cname in _reachable_classes(csource, cls.__name__):
+                if child_keys.get(cname) == orig_model_key:
                     found.append(AntiCheatViolation(
                         rule=HD304, kind="structural", file=str(cfile), range=_class_range(cfile, cname),
-                        message=f"class {cname} in {cfile.name} is a copy of the original Model class",
+                        message=f"class {cname} in {cfile.name} is a copy of the original Model class "
+                                f"(the same code, or a wrapper of the same class built the same way)",
                         allowed_instead="a child holds a part of the parent, not all of it"))
+                    break
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# HD313: what the parent hands to a child's constructor
+# ---------------------------------------------------------------------------------------------------------
+
+_DATA_TYPES = (int, float, bool, str, bytes, complex)
+_ctor_state = threading.local()
+
+
+@contextlib.contextmanager
+def recording_constructor_arguments(modules: Iterable[ModuleType]) -> Iterator[list[tuple[Any, list[tuple[str, str]]]]]:
+    """While the refactored model is built: every nn.Module class defined in `modules` (its children/ files)
+    records the callables and modules its constructor receives, for constructions made from outside those
+    classes (a child's own file may build its parts as it likes). Yields [(weakref to the instance,
+    [(which argument, what it is)])]; the classes are restored afterwards."""
+    found: list[tuple[Any, list[tuple[str, str]]]] = []
+    patched: list[tuple[type, Any]] = []
+    seen: set[int] = set()
+    for mod in modules:
+        for obj in list(vars(mod).values()):
+            if not (isinstance(obj, type) and issubclass(obj, nn.Module) and obj.__module__ == mod.__name__
+                    and "__init__" in vars(obj) and id(obj) not in seen):
+                continue
+            seen.add(id(obj))
+            orig = vars(obj)["__init__"]
+            patched.append((obj, orig))
+            obj.__init__ = _recording_init(orig, found)  # type: ignore[method-assign]
+    try:
+        yield found
+    finally:
+        for cls, orig in reversed(patched):
+            cls.__init__ = orig  # type: ignore[method-assign]
+
+
+def _recording_init(orig: Any, found: list[tuple[Any, list[tuple[str, str]]]]) -> Any:
+    @functools.wraps(orig)
+    def __init__(self: nn.Module, *args: Any, **kwargs: Any) -> None:
+        depth = getattr(_ctor_state, "depth", 0)
+        _ctor_state.depth = depth + 1
+        try:
+            orig(self, *args, **kwargs)
+        finally:
+            _ctor_state.depth = depth
+        if depth == 0:
+            what: list[tuple[str, str]] = []
+            for i, a in enumerate(args):
+                _callables(a, f"argument {i + 1}", what, 0)
+            for k, v in kwargs.items():
+                _callables(v, f"`{k}=`", what, 0)
+            if what:
+                found.append((weakref.ref(self), what))
+    return __init__
+
+
+def _callables(value: Any, where: str, out: list[tuple[str, str]], depth: int) -> None:
+    """Functions, callables, classes and modules in a constructor argument (containers searched)."""
+    if depth > 4 or len(out) >= 3 or isinstance(value, (torch.Tensor, *_DATA_TYPES)) or value is None:
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _callables(v, f"{where}[{i}]", out, depth + 1)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _callables(v, f"{where}[{k!r}]", out, depth + 1)
+    elif isinstance(value, nn.Module):
+        out.append((where, f"the module {type(value).__name__}"))
+    elif isinstance(value, type):
+        if issubclass(value, _DATA_TYPES) or value.__module__.split(".")[0] == "numpy":
+            return  # a dtype-like class (float, np.float32)
+        out.append((where, f"the class {value.__module__}.{value.__qualname__}"))
+    elif callable(value):
+        func = value.func if isinstance(value, functools.partial) else value
+        name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or type(func).__name__
+        module = getattr(func, "__module__", None)
+        label = f"{module}.{name}" if module and module != "builtins" else str(name)
+        out.append((where, f"functools.partial({label}, ...)" if func is not value else f"the callable {label}"))
+
+
+def check_constructor_arguments(refactored: nn.Module, records: list[tuple[Any, list[tuple[str, str]]]],
+                                refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD313: a child constructed with a function, callable or module runs an op the parent chose."""
+    by_id = {id(obj): what for ref, what in records if (obj := ref()) is not None}
+    found = []
+    for qn, child in component_children(refactored):
+        what = by_id.get(id(child))
+        if not what:
+            continue
+        where, desc = what[0]
+        found.append(AntiCheatViolation(
+            rule=HD313, kind="structural", file=str(refactored_path) if refactored_path else None,
+            range=_attr_range(refactored_path, qn.split(".")[0]),
+            message=f"child '{qn}' ({type(child).__name__}) was constructed with {desc} ({where}): the op is "
+                    f"chosen by the parent, so the child's file is not a standalone test of any kernel",
+            allowed_instead="move the op into the child: its forward calls the op itself and its constructor "
+                            "takes plain data only (sizes, flags, strings, dtypes)",
+            details={"child": qn, "arguments": [{"argument": w, "value": d} for w, d in what]}))
     return found
 
 
@@ -394,9 +648,12 @@ def _first_diff_op(a: Counter[str], b: Counter[str]) -> str | None:
 __all__ = [
     "check_call_nesting",
     "check_children_called",
+    "check_constructor_arguments",
     "check_disguise",
     "check_inventory",
     "check_parameters",
+    "class_keys",
     "component_children",
     "normalized_dump",
+    "recording_constructor_arguments",
 ]

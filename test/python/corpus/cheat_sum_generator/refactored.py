@@ -1,0 +1,27 @@
+"""Refactored MLP: builtin sum over slices."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = ReLU()
+
+    def forward(self, x):
+        total = sum(x[:, t] for t in range(x.shape[1]))
+        return self.fc2(self.act(self.fc1(total)))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]

@@ -1,0 +1,36 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.append(str(HERE))
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, str(HERE / "children"))
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = ReLU()
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(self.act(h))
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]

@@ -1,0 +1,32 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import children.relu as relu_mod  # noqa: E402
+from children.linear import Model as Linear
+from children.relu import Model as ReLU
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.act = relu_mod.Model()
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(self.act(h))
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]
