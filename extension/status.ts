@@ -1,4 +1,9 @@
-/** The language status item ({} in the status bar for Python files): starting / ready / busy / error. */
+/**
+ * The server's state in the status bar: the language status item ({} for Python files: starting / ready /
+ * busy / error) and, while the server cannot run (no interpreter, hdecomp missing or too old, the server
+ * did not start or stopped), an error item that stays in sight after the notification has been closed or
+ * hidden; a click on it checks again (Restart server), which shows the notification again if the problem remains.
+ */
 
 import * as vscode from "vscode";
 
@@ -6,6 +11,7 @@ export type ServerState = "stopped" | "starting" | "ready" | "error";
 
 export class ServerStatus implements vscode.Disposable {
   private readonly item: vscode.LanguageStatusItem;
+  private readonly alert: vscode.StatusBarItem;
   private state: ServerState = "stopped";
   private detail = "";
   private busy = 0;
@@ -14,6 +20,11 @@ export class ServerStatus implements vscode.Disposable {
     this.item = vscode.languages.createLanguageStatusItem("hdecomp.status", [{ language: "python" }, { pattern: "**/decomposition_tree.json" }]);
     this.item.name = "hdecomp";
     this.item.command = { title: "Show logs", command: "hdecomp.showLogs" };
+    this.alert = vscode.window.createStatusBarItem("hdecomp.serverError", vscode.StatusBarAlignment.Left, 100);
+    this.alert.name = "hdecomp server error";
+    this.alert.text = "$(error) hdecomp: not running";
+    this.alert.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+    this.alert.command = { title: "Check again", command: "hdecomp.restart" };
     this.render();
   }
 
@@ -52,9 +63,17 @@ export class ServerStatus implements vscode.Disposable {
         : this.state === "stopped"
           ? vscode.LanguageStatusSeverity.Warning
           : vscode.LanguageStatusSeverity.Information;
+    if (this.state === "error") {
+      this.alert.tooltip = `hdecomp: ${this.detail || "the language server is not running"}\n\nClick to check again (hdecomp: Restart server).`;
+      this.alert.accessibilityInformation = { label: `hdecomp: not running: ${this.detail}` };
+      this.alert.show();
+    } else {
+      this.alert.hide();
+    }
   }
 
   dispose(): void {
     this.item.dispose();
+    this.alert.dispose();
   }
 }
