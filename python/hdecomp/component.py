@@ -82,7 +82,12 @@ def _remember_classes(mod: ModuleType) -> None:
 
 
 def class_source_file(cls: type) -> Path | None:
-    """The file that defined `cls`, also for classes of components loaded (and unloaded) by us."""
+    """The file that defined `cls`, also for classes of components loaded (and unloaded) by us. A class
+    torch.nn.utils.parametrize made for a parametrized module (weight_norm) counts as the class it
+    derives from."""
+    if getattr(cls, "__module__", "") == "torch.nn.utils.parametrize" and cls.__name__.startswith("Parametrized") \
+            and cls.__bases__:
+        cls = cls.__bases__[0]
     f = _CLASS_FILES.get(cls)
     if f:
         return Path(f)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import inspect
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -340,18 +339,11 @@ def _child_file_of(module: nn.Module, child_files: dict[Path, Path]) -> Path | N
 
 
 def class_file(cls: type) -> Path | None:
-    """The file a class is defined in. Component modules are dropped from sys.modules after their
-    isolated import, so inspect cannot find them by module name; the methods' code objects still can."""
-    for attr in ("forward", "__init__"):
-        fn = cls.__dict__.get(attr)
-        code = getattr(fn, "__code__", None)
-        if code is not None:
-            return Path(code.co_filename).resolve()
-    try:
-        src = inspect.getsourcefile(cls)
-    except (TypeError, OSError):
-        return None
-    return Path(src).resolve() if src else None
+    """The file a class is defined in (component.class_source_file: the file a component load saw define
+    it, so a class whose forward an installed base class's __init_subclass__ installed still counts as
+    its child file's)."""
+    from hdecomp.component import class_source_file
+    return class_source_file(cls)
 
 
 def step_coverage(step: Step, *, output: str | Path | None = None, device: str = "cpu",

@@ -102,11 +102,12 @@ class VerificationResult:
 
 
 class _Clock:
-    """Accumulates wall time per phase (seconds)."""
+    """Accumulates wall time per phase (seconds), and counts the forwards that drew random numbers."""
 
     def __init__(self, device: torch.device) -> None:
         self.times: dict[str, float] = {}
         self.device = device
+        self.random_draws = 0
 
     def add(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -248,6 +249,7 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
     # Same RNG state for both models: a forward that draws random numbers (noise, stochastic depth
     # written with torch.rand) then draws the same ones on both sides.
     seed_everything(seed)
+    rng_before = torch.random.get_rng_state()
     clock.sync()
     t0 = time.perf_counter()
     trace: OpTrace | None = None
@@ -263,6 +265,8 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
         out = run_user_code(plain, what=what, path=comp.path, timeout=timeout)
     clock.sync()
     clock.add("forward_recorded" if record else "forward", time.perf_counter() - t0)
+    if not torch.equal(rng_before, torch.random.get_rng_state()):
+        clock.random_draws += 1   # the forward drew random numbers (the same ones on both sides)
     return _detach(out), trace
 
 
@@ -283,6 +287,34 @@ class _Trial:
                 "input_mutated_by_original": self.mutated_original,
                 "input_mutated_by_refactored": self.mutated_refactored,
                 "output_details": self.comparison.details()}
+
+
+BRANCH_TRIALS = 8  # extra trials at most, looking for the inputs/weights that take a child's branch
+
+
+class _ChildCalls:
+    """Counts the calls of the refactored model's children across trials (forward pre-hooks)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        from hdecomp.anticheat.structural import component_children
+        self.counts: dict[str, int] = {}
+        self._handles: list[Any] = []
+        for qn, child in component_children(model):
+            self.counts[qn] = 0
+            self._handles.append(child.register_forward_pre_hook(self._hook(qn)))
+
+    def _hook(self, qn: str) -> Any:
+        def pre(_m: nn.Module, _a: Any) -> None:
+            self.counts[qn] += 1
+        return pre
+
+    def never_called(self) -> list[str]:
+        return [qn for qn, n in self.counts.items() if n == 0]
+
+    def close(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
 
 
 def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
@@ -543,6 +575,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     trials: list[_Trial] = []
     trace_o = trace_r = None
     batch_info: dict[str, Any] = {}  # filled by the first trial: see _run_trial
+    child_calls = _ChildCalls(m_ref)   # every trial's child calls (a branch one trial does not take)
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
         trial, to, tr = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
@@ -553,11 +586,12 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
     runtime_v: list[AntiCheatViolation] = []
+    called_later: list[AntiCheatViolation] = []
     if not options.skip_anticheat and trace_o is not None and trace_r is not None:
         from hdecomp.anticheat import runtime as rt
         from hdecomp.anticheat import structural as st
         t0 = time.perf_counter()
-        structural += st.check_children_called(m_ref, trace_r, refactored)
+        called_later = st.check_children_called(m_ref, trace_r, refactored)  # judged after every trial
         structural += st.check_call_nesting(m_ref, trace_r, refactored)
         structural += st.check_inventory(trace_o, trace_r, m_ref, refactored)
         clock.add("anticheat_structural", time.perf_counter() - t0)
@@ -585,6 +619,23 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     else:
         data["randomized_trial"] = {"status": "SKIPPED", "reason": "disabled" if not options.randomized_trial
                                     else "the original has no float parameters or buffers"}
+    # A child no trial called sits on a branch these inputs and weights do not take (an `if` kept in the
+    # parent): more inputs, and more weights, until every branch has run and matched, or HD306.
+    branch_trials: list[_Trial] = []
+    for k in range(BRANCH_TRIALS if called_later else 0):
+        if not child_calls.never_called():
+            break
+        if k % 2 == 1 and float_tensors:
+            randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
+        bt, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
+                              clock, device, False, batch_info)
+        branch_trials.append(bt)
+    child_calls.close()
+    if called_later:
+        never = set(child_calls.never_called())
+        structural += [v for v in called_later if v.details.get("child") in never]
+    data["branch_trials"] = [t.to_dict() for t in branch_trials]
+    data["child_calls"] = dict(child_calls.counts)   # over every trial
     # Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
     # degenerate too, probe with wider float inputs until the output carries information.
     probes: list[_Trial] = []
@@ -596,6 +647,13 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
             probes.append(probe)
             if not probe.comparison.degenerate:
                 break
+    probes += branch_trials   # a branch trial that does not match fails the step like a probe
+    # A forward that draws random numbers (dropout in train mode, Reformer's LSH rotations, noise) is
+    # still verified exactly: each trial runs both models from the same seeded RNG state.
+    data["forward_draws_random"] = clock.random_draws > 0
+    if clock.random_draws:
+        result.warnings.append("the forward draws random numbers: each trial ran both models from the same "
+                               "seeded RNG state, so they drew the same ones")
     data["batch_limit"] = options.batch_limit
     # how --batch-limit was applied: "batch_size" (the module's batch_size lowered before get_inputs()),
     # "cut" (leading dimension cut afterwards), both, "full_size" (every cut broke the original: run

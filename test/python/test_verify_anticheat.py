@@ -357,6 +357,13 @@ def test_thin_wrappers_of_different_classes_are_not_copies() -> None:
     assert not _copy_of_original(original, other_stage + _SUBCLASS.format(cls="Stage", args="4"))
     # the same class built otherwise (a smaller recursive instance) is not a copy either
     assert not _copy_of_original(original, _CARRIED + _SUBCLASS.format(cls="Stage", args="2"))
+    # subclasses of different classes imported from a package (a transformers block and its attention),
+    # built with the same arguments
+    imported = "from transformers.models.gpt2.modeling_gpt2 import {cls}\n" + _SUBCLASS
+    block = imported.format(cls="GPT2Block", args="GPT2Config(n_layer=2), layer_idx=0")
+    attn = imported.format(cls="GPT2Attention", args="GPT2Config(n_layer=2), layer_idx=0")
+    assert not _copy_of_original(block, attn)
+    assert _copy_of_original(block, block.replace("import GPT2Block", "import GPT2Block, GPT2MLP"))
 
 
 def test_real_copies_of_the_parent_are_still_caught() -> None:

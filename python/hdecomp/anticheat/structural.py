@@ -136,6 +136,14 @@ def _source_file(obj: Any) -> Path | None:
     return Path(f).resolve() if f and not f.startswith("<") else None
 
 
+def _own_class(module: nn.Module) -> type:
+    """The module's class as its file defines it: torch.nn.utils.parametrize puts a parametrized module
+    (weight_norm) into a `Parametrized<Class>` subclass made at run time."""
+    from torch.nn.utils import parametrize
+    cls = type(module)
+    return cls.__bases__[0] if parametrize.is_parametrized(module) and cls.__bases__ else cls
+
+
 def _forward_file(forward: Any, step_dir: Path) -> Path | None:
     """The file a forward is defined in, seen through decorators (functools.wraps: transformers wraps
     forwards in `deprecate_kwarg`, `can_return_tuple`) written in installed packages, i.e. outside the
@@ -249,7 +257,10 @@ class _ClassKeys:
 
         clone = Sub().visit(_copy_tree(node))
         if isinstance(clone, ast.ClassDef):
-            clone.bases = [b for b in clone.bases if isinstance(b, ast.Constant)]  # local bases only (keys)
+            # local bases (as keys) and imported ones (`class Model(GPT2Attention)` computes what that
+            # class does); only the spellings of nn.Module itself are left out (a renamed copy may write
+            # `nn.Module`, `torch.nn.Module` or `Module`)
+            clone.bases = [b for b in clone.bases if isinstance(b, ast.Constant) or not _is_module_base(b)]
         clone.name = "_"  # type: ignore[union-attr]
         return ast.dump(clone)
 
@@ -283,6 +294,12 @@ class _ClassKeys:
                 and called.value.id == "self"):
             return None
         return assign.value.func.id, _args_dump(assign.value)  # self.m = Block(4); return self.m(x)
+
+
+def _is_module_base(base: ast.expr) -> bool:
+    """`nn.Module`, `torch.nn.Module`, `Module` (any spelling of torch.nn.Module as a base)."""
+    return (isinstance(base, ast.Name) and base.id == "Module") or \
+        (isinstance(base, ast.Attribute) and base.attr == "Module")
 
 
 def _copy_tree(node: ast.AST) -> ast.AST:
@@ -368,7 +385,7 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
     found: list[AntiCheatViolation] = []
     checked_files: set[Path] = set()
     for qn, child in component_children(refactored):
-        cls = type(child)
+        cls = _own_class(child)
         cfile = _source_file(cls)
         label = f"child '{qn}' ({cls.__name__})"
         # HD303: the original Model anywhere in the child's class hierarchy.
@@ -413,7 +430,7 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
                 message=f"{label}: __call__ is overridden outside the child's file",
                 allowed_instead="do not override __call__; put the child's work in its forward()"))
         else:
-            ffile = _forward_file(cls.forward, original_path.parent)
+            ffile = _forward_file(getattr(cls, "forward", None), original_path.parent)
             own_files = {_source_file(b) for b in cls.__mro__}
             if cfile is not None and ffile not in own_files:
                 found.append(AntiCheatViolation(

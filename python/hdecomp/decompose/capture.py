@@ -276,8 +276,15 @@ class Reference:
     inventory: Counter[str]
     total: int
     per_module: dict[str, int]
+    # the component's own code (not a child's) turned a tensor into a Python value (`if x.mean() > 0:`,
+    # `.item()`): a graph holds only the recorded path through it
+    materializes: list[str] = field(default_factory=list)
     _plain: Any = None
     _rerun: Any = None
+
+    def release(self) -> None:
+        """Drop the outputs (the counts and inventory stay): once the captures are checked."""
+        self.output = self._plain = self._rerun = None
 
     def matches(self, out: Any) -> bool:
         if same_outputs(self.output, out):
@@ -301,6 +308,8 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
     out, trace = record_ops(module, clone_nested(args), clone_nested(kwargs))
     per: dict[str, int] = {}
     total = 0
+    materializes = sorted({e.raw.rsplit(".", 1)[-1] for e in trace.events
+                           if e.level == "function" and e.module == "" and e.raw.rsplit(".", 1)[-1] in _MATERIALIZE})
     for e in trace.events:
         if e.level != "aten" or not e.compute:
             continue
@@ -310,7 +319,11 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
             key = ".".join(parts[:i])
             per[key] = per.get(key, 0) + 1
     return Reference(output=out, inventory=trace.compute_inventory("aten"), total=total, per_module=per,
-                     _rerun=plain)
+                     materializes=materializes, _rerun=plain)
+
+
+# Tensor methods that hand a tensor's value to Python (which may then branch on it)
+_MATERIALIZE = {"__bool__", "item", "tolist", "__int__", "__float__", "__index__", "__len__", "numpy"}
 
 
 def _matches(expected: Any, out: Any) -> bool:

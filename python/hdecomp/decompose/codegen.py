@@ -7,7 +7,6 @@ writes the files and verifies them.
 from __future__ import annotations
 
 import builtins
-import keyword
 import operator
 import re
 from dataclasses import dataclass, field
@@ -17,15 +16,27 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.naming import dtype_short, snake
+from hdecomp.decompose.naming import (
+    FILE_NAMES,
+    class_alias,
+    dtype_short,
+    is_safe_local,
+    keyword_like,
+    safe_attr,
+    safe_local,
+    snake,
+)
 from hdecomp.decompose.plan import LEVEL_NAMES, ChildPlan
-from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, sample
+from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
 from hdecomp.decompose.source import (
+    PARAMETRIZED,
     NotRepresentable,
     SourceContext,
     carried_source,
+    constructor_expr,
     literal,
     module_expr,
+    parametrization_calls,
     tensor_literal,
 )
 
@@ -165,12 +176,22 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
 # ---- inputs ------------------------------------------------------------------------------------------
 
 
+# integer / boolean inputs up to this many elements are written with their recorded values (input_expr)
+RECORDED_INDEX_LIMIT = 256
+
+
 def input_expr(value: Any, ctx: SourceContext) -> str:
     """Code that makes a fresh random input like `value` (same shape and dtype, a plausible range).
     A full-size stand-in (hdecomp.decompose.shapes) is written with its symbolic dimensions
     (`torch.rand(batch_size, 3, 224, 224)`) and the value range of the recorded tensor."""
     if isinstance(value, BatchInt):
         return value.expr
+    if isinstance(value, torch.Tensor) and not value.is_floating_point() and not value.is_complex() and \
+            not is_full_size(value) and 0 < value.numel() <= RECORDED_INDEX_LIMIT:
+        # integer and boolean inputs are indices, counts and masks (expert routing, a `torch.where` whose
+        # output size is the count): a random draw may be invalid or change the output's shape, so the
+        # recorded values themselves
+        return f"torch.tensor({value.detach().cpu().tolist()!r}, dtype={value.dtype})"
     if isinstance(value, torch.Tensor):
         dims = dims_source(value)
         value = sample(value)
@@ -286,10 +307,10 @@ if __name__ == "__main__":
 
 
 def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, outputs: Any = None,
-                  batch_line: bool = True) -> str:
-    """get_inputs() / get_input_kwargs() / get_init_inputs(); with full-size stand-ins among the inputs
-    (or `outputs`), preceded by the module-level `batch_size` they are written with (unless `batch_line`
-    is False: the file defines it already)."""
+                  batch_line: bool = True, init_inputs: str = "[]") -> str:
+    """get_inputs() / get_input_kwargs() / get_init_inputs() (returning `init_inputs`); with full-size
+    stand-ins among the inputs (or `outputs`), preceded by the module-level `batch_size` they are written
+    with (unless `batch_line` is False: the file defines it already)."""
     arg_lines = "".join(f"        {input_expr(a, ctx)},\n" for a in args)
     kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx)},\n" for k, v in kwargs.items())
     kw_body = f"{{\n{kw_lines}    }}" if kw_lines else "{}"
@@ -302,7 +323,7 @@ def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, o
                 "(verify-step, test, pipeline, compose)\n\n\n")
     return (f"{head}def get_inputs():\n    return [\n{arg_lines}    ]\n\n\n"
             f"def get_input_kwargs():\n    return {kw_body}\n\n\n"
-            "def get_init_inputs():\n    return []\n")
+            f"def get_init_inputs():\n    return {init_inputs}\n")
 
 
 def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: Any, ctx: SourceContext,
@@ -315,7 +336,7 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
     imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
     if ctx.needs_math:
         imports.insert(0, "import math")
-    imports += list(extra_imports or [])
+    imports += list(extra_imports or []) + ctx.import_lines()
     for line in user_imports:
         if line not in imports and line.strip() not in ("import torch", "import torch.nn as nn",
                                                          "import torch.nn.functional as F",
@@ -338,10 +359,12 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
                f"        super().__init__()\n        self.layers = {expr}\n\n"
                f"    def forward(self, *args, **kwargs):\n        return self.layers(*args, **kwargs)\n")
         return src, expr
-    cls_name, _, rest = expr.partition("(")
+    cls_name, _, rest = constructor_expr(module, ctx).partition("(")
     args = rest[:-1]
+    # a parametrized module (weight_norm): the plain class, parametrized in its own constructor
+    extra = "".join(f"        {call.replace(PARAMETRIZED, 'self')}\n" for call in parametrization_calls(module, ctx))
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
-           f"        super().__init__({args})\n")
+           f"        super().__init__({args})\n{extra}")
     return src, expr
 
 
@@ -359,13 +382,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     state = root.state_dict(keep_vars=True)
 
     def unique(base: str) -> str:
-        base = base if base.isidentifier() and base not in ("self", "forward") else f"m_{snake(base)}"
-        name, n = base, 1
-        while name in used:
-            n += 1
-            name = f"{base}_{n}"
-        used.add(name)
-        return name
+        return safe_attr(base, used)
 
     for m in child.members:
         if m.op == "call_module" and str(m.target) not in module_attr:
@@ -394,25 +411,20 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
             attr_of_param[target] = attr
             t = values[m.name]
             init_lines.append(_state_init(root, target, attr, t, ctx))
-            if target in state:
-                weight_map[target] = attr
+            if target in state or target in dict(root.named_buffers(remove_duplicate=False)):
+                weight_map[target] = attr   # a non-persistent buffer too: verification transfers it
     # Canonical variable names (x, x0.., then op names) so identical workloads give identical files.
     names: dict[fx.Node, str] = {}
     taken: set[str] = set(module_attr.values()) | set(attr_of_param.values())
 
+    taken |= set(ctx.imports)
+
     def fresh(base: str) -> str:
-        base = _var(snake(base))
-        name, n = base, 1
-        while name in taken:
-            n += 1
-            name = f"{base}_{n}"
-        taken.add(name)
-        return name
+        return safe_local(snake(base), taken)
 
     for i, a in enumerate(child.inputs):
         own = input_names[i] if input_names is not None and i < len(input_names) else None
-        if own is not None and own.isidentifier() and not keyword.iskeyword(own) and own not in taken \
-                and own not in ("self", "torch", "nn", "F"):   # never shadow the generated file's imports
+        if own is not None and is_safe_local(own, taken):   # never shadow the generated file's names
             taken.add(own)
             names[a] = own
         else:
@@ -437,8 +449,6 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     return "\n".join(lines) + "\n", weight_map
 
 
-def _var(name: str) -> str:
-    return name if name.isidentifier() and name not in ("self", "torch", "nn", "F", "math") else f"v_{name}"
 
 
 def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
@@ -470,10 +480,19 @@ def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: S
         frozen = "" if param.requires_grad else ", requires_grad=False"
         return f"        self.{attr} = nn.Parameter({init}{frozen})"
     persistent = target in root.state_dict()
-    if not persistent and not (t.numel() <= 16 and t.dim() <= 1) and target in buffers:
-        raise NotRepresentable(f"non-persistent buffer '{target}' cannot be rebuilt in a child")
+    if target not in buffers and t.numel() <= 16 and t.dim() <= 1:
+        # a small plain tensor attribute of the original (neither a parameter nor a buffer): no weight
+        # transfer and no re-randomisation reaches it on either side, so the child holds the same value.
+        # (A big one, such as an RNN state that forward overwrites, becomes a stand-in buffer below.)
+        return f"        self.{attr} = {tensor_literal(t)}  # a plain tensor attribute in the original"
     if not persistent and t.numel() <= 16 and t.dim() <= 1:
         init = tensor_literal(t)
+    elif not persistent and target in buffers:
+        # A table the parent computed in its constructor (RoPE cos/sin, a sinusoidal position table): its
+        # values travel like a weight (weight_map.json; verify and compose transfer non-persistent buffers
+        # too); standalone, the file runs on a stand-in of the same shape and dtype.
+        return (f"        # non-persistent buffer of the original ({target}): its values come from the parent\n"
+                f"        self.register_buffer({attr!r}, {init}, persistent=False)")
     return f"        self.register_buffer({attr!r}, {init}{'' if persistent else ', persistent=False'})"
 
 
@@ -491,14 +510,13 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
                 member_of[m] = c
         else:
             module_attr[str(c.target)] = c.attr
-    names = {n: _var(n.name) for n in nodes}
+    taken: set[str] = set(ctx.imports)
     aliases: dict[str, str] = {}
     imports: list[str] = []
     for c in children:
         stem = child_files[c.attr]
-        alias = "".join(p.capitalize() for p in stem.split("_")) or "Child"
-        if alias[0].isdigit():
-            alias = "K" + alias
+        alias = class_alias(stem, taken)
+        taken.add(alias)
         aliases[c.attr] = alias
         line = f"from children.{stem} import Model as {alias}"
         if line not in imports:
@@ -506,6 +524,16 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     init = [f"        self.{c.attr} = {aliases[c.attr]}()" for c in children]
     for dst, src in ties or []:
         init.append(f"        self.{dst} = self.{src}  # tied (one tensor) in the original")
+    names: dict[fx.Node, str] = {}
+    # builtins the forward calls (`len(x)`): a parameter named like one would shadow the call
+    called = {getattr(n.target, "__name__", "") for n in nodes if n.op == "call_function" and
+              getattr(builtins, getattr(n.target, "__name__", ""), None) is n.target}
+    for n in nodes:
+        # forward's parameters keep their names where they can (callers may pass them by keyword)
+        keep = n.op == "placeholder" and n.name.isidentifier() and not keyword_like(n.name) and \
+            n.name not in FILE_NAMES and n.name not in taken and n.name not in called
+        names[n] = n.name if keep else safe_local(n.name, taken)
+        taken.add(names[n])
     placeholders = [n for n in nodes if n.op == "placeholder"]
     params = []
     for p in placeholders:
@@ -537,6 +565,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     lines = ["import torch", "import torch.nn as nn", ""]
     if ctx.needs_math:
         lines.insert(0, "import math")
+    lines += ctx.import_lines()
     lines += imports
     lines += ["", "", "class RefactoredModel(nn.Module):", f'    """{doc}"""', "",
               "    def __init__(self, *init_inputs):",

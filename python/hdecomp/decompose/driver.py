@@ -16,8 +16,7 @@ import json
 import shutil
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ from hdecomp.decompose.codegen import (
     refactored_source,
     shape_text,
 )
-from hdecomp.decompose.naming import SHAPE_FREE_OPS, NameRegistry, dtype_short, shape_sig, snake
+from hdecomp.decompose.naming import SHAPE_FREE_OPS, dtype_short, shape_sig, snake
 from hdecomp.decompose.plan import (
     LEVEL_NAMES,
     ChildPlan,
@@ -55,102 +54,19 @@ from hdecomp.decompose.plan import (
     plan_children,
 )
 from hdecomp.decompose.shapes import full_size_capture, full_size_io
-from hdecomp.decompose.source import NotRepresentable, SourceContext, check_rebuild
+from hdecomp.decompose.source import NotRepresentable, SourceContext
+from hdecomp.decompose.state import LEVEL_DIRS, DecomposeOptions, Decomposition, Node, StepRecord, now_iso
+from hdecomp.decompose.stepfiles import check_expr, init_inputs_expr, io_maps, tie_tied_tensors, workload_key
 from hdecomp.errors import HdecompError
 from hdecomp.results import write_json_atomic, write_text_atomic
 
 _WRAP_ATTR = "layers"
-LEVEL_DIRS = {3: "level_3_model", 2: "level_2_layer", 1: "level_1_fusion", 0: "level_0_kernel"}
-
-
-@dataclass
-class DecomposeOptions:
-    device: str = "cpu"
-    batch_limit: int | None = None
-    timeout: float | None = None
-    num_trials: int = 3
-    rtol: float | None = None
-    atol: float | None = None
-    max_depth: int | None = None
-    name: str | None = None
-    finish: bool = True            # write coverage summary, self-tests, composition test
-    self_tests: bool = True        # run every component's self-test at the end (test_results.json)
-
-
-@dataclass
-class Node:
-    """One unique component (file) of the decomposition."""
-
-    id: str
-    level: int
-    path: Path
-    parent: str | None
-    inputs: dict[str, Any] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
-    children: list[str] = field(default_factory=list)
-    uses: dict[str, int] = field(default_factory=dict)        # child id -> calls in this component
-    ops: list[str] = field(default_factory=list)
-    op_count: int = 0
-    step: str | None = None
-    status: str = "unverified"    # pass | fail | error | unverified (kernels: leaf)
-    decomposable: bool = True
-    reason: str | None = None
-    depth: int = 0
-    capture_method: str | None = None
-
-
-@dataclass
-class StepRecord:
-    number: int
-    node: str
-    dir: Path
-    status: str
-    outcome: Any = None
-
-
-@dataclass
-class Decomposition:
-    root: Path
-    model_file: Path
-    name: str
-    options: DecomposeOptions
-    nodes: dict[str, Node] = field(default_factory=dict)
-    steps: list[StepRecord] = field(default_factory=list)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    data_flow: list[dict[str, Any]] = field(default_factory=list)
-    registry: NameRegistry = field(default_factory=NameRegistry)
-    texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
-    forward_bytes: int = 0    # peak RSS growth of the model's forward at the cut batch (memory decisions)
-    seconds: float = 0.0
-    finals: dict[str, Any] = field(default_factory=dict)
-    root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
-
-    @property
-    def root_node(self) -> str:
-        return self.root_id or self.name
-
-    def note(self, step: str | int | None, kind: str, title: str, description: str = "",
-             resolution: str | None = None) -> None:
-        entry: dict[str, Any] = {"step": step, "type": kind, "title": title, "description": description,
-                                 "timestamp": _now()}
-        if resolution is not None:
-            entry["resolution"] = resolution
-        self.log.append(entry)
-
-    @property
-    def complete(self) -> bool:
-        return all(n.status in ("pass", "leaf") for n in self.nodes.values()) and \
-            all(s.status == "PASS" for s in self.steps)
 
 
 def source_level(model_file: Path) -> str | None:
     """`metadata.source_level`: the KernelBench level folder (`level1`..`level3`), else None."""
     from hdecomp.prompt import source_level as level_folder
     return level_folder(model_file)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
 
 
 # ---- one step ----------------------------------------------------------------------------------------
@@ -199,33 +115,37 @@ def _group_base_name(child: ChildPlan) -> str:
     return name or "group"
 
 
-def _io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any) -> tuple[dict, dict, dict, dict]:
-    ins, ind, outs, outd = {}, {}, {}, {}
-    for name, v in in_vals:
-        d = describe(v)
-        ins[name], ind[name] = d.shape, d.dtype
-    flat = out_val if isinstance(out_val, (tuple, list)) else [out_val]
-    if isinstance(out_val, dict):
-        flat = list(out_val.values())
-    for i, v in enumerate(flat):
-        key = "output" if len(flat) == 1 else f"output_{i}"
-        d = describe(v)
-        outs[key], outd[key] = d.shape, d.dtype
-    return ins, ind, outs, outd
 
 
 def decompose_component(dec: Decomposition, node: Node, step_number: int) -> list[Node]:
-    """Run one step on `node`; returns the new child components to decompose next (after PASS)."""
-    prepared = _write_step(dec, node, step_number)
-    if isinstance(prepared, list):          # a leaf or a one-kernel root: no step to verify
-        return prepared
-    step_dir, step_name, child_nodes, method = prepared
-    # Everything the step's writing held is gone with _write_step's frame; the captured fx graph's
-    # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
-    # not sit in memory next to the two models verification builds.
-    gc.collect()
-    outcome = _verify(dec, step_dir, step_number, step_name)
-    status = outcome.status
+    """Run one step on `node`; returns the new child components to decompose next (after PASS).
+
+    A step is written from a graph capture, or at the source level (source_step.py) where the forward's own
+    Python holds loops or control flow over tensors; when the step written one way does not verify, the
+    other way is tried once (a graph holds one recorded path: a data-dependent `if` takes another branch on
+    the re-randomised trial)."""
+    tried: list[str] = []
+    while True:
+        snapshot = _Snapshot.take(dec, node)
+        prepared = _write_step(dec, node, step_number, avoid=tried)
+        if isinstance(prepared, list):          # a leaf or a one-kernel root: no step to verify
+            return prepared
+        step_dir, step_name, child_nodes, method = prepared
+        tried.append("source" if method == "source" else "graph")
+        # Everything the step's writing held is gone with _write_step's frame; the captured fx graph's
+        # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
+        # not sit in memory next to the two models verification builds.
+        gc.collect()
+        outcome = _verify(dec, step_dir, step_number, step_name)
+        status = outcome.status
+        if status == "FAIL" and len(tried) == 1:
+            reason = outcome.fail_reason or "verification did not pass"
+            other = "graph" if tried[0] == "source" else "source"
+            dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
+                     str(reason), f"written again from {other}")
+            snapshot.restore(dec, node)
+            continue
+        break
     dec.steps.append(StepRecord(step_number, node.id, step_dir, status, outcome))
     if status != "PASS":
         node.status = status.lower()
@@ -241,11 +161,44 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     return child_nodes
 
 
-def _write_step(dec: Decomposition, node: Node, step_number: int,
+@dataclass
+class _Snapshot:
+    """What writing one step adds to the run (nodes, names, files, flows), to undo it for another try."""
+
+    nodes: set[str]
+    by_content: dict[str, str]
+    taken: dict[str, str]
+    texts: set[str]
+    flows: int
+    children: list[str]
+    uses: dict[str, int]
+
+    @classmethod
+    def take(cls, dec: Decomposition, node: Node) -> _Snapshot:
+        return cls(set(dec.nodes), dict(dec.registry.by_content), dict(dec.registry.taken), set(dec.texts),
+                   len(dec.data_flow), list(node.children), dict(node.uses))
+
+    def restore(self, dec: Decomposition, node: Node) -> None:
+        for nid in [n for n in dec.nodes if n not in self.nodes]:
+            path = dec.nodes.pop(nid).path
+            with contextlib.suppress(OSError):
+                path.unlink()
+        dec.registry.by_content = dict(self.by_content)
+        dec.registry.taken = dict(self.taken)
+        for stem in [t for t in dec.texts if t not in self.texts]:
+            del dec.texts[stem]
+        del dec.data_flow[self.flows:]
+        node.children, node.uses = list(self.children), dict(self.uses)
+        node.capture_method = None
+
+
+def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str] | None = None,
                 ) -> list[Node] | tuple[Path, str, list[Node], str]:
     """Capture and plan `node`, write its step folder; the new child nodes (a list) when there is no
-    step to verify, else (step folder, step name, child nodes, capture method)."""
+    step to verify, else (step folder, step name, child nodes, capture method). `avoid`: ways already
+    tried ("graph", "source")."""
     opts = dec.options
+    avoid = avoid or []
     step_name = f"step_{step_number}_{node.id}"
     step_dir = dec.root / "steps" / step_name
     comp = load_component(node.path, timeout=opts.timeout)
@@ -258,6 +211,38 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
     _spill_reference(expected, opts.device)
     total, per_module = expected.total, expected.per_module
     node.op_count = total
+
+    def source_step(why: str) -> tuple[Path, str, list[Node], str] | None:
+        from hdecomp.decompose.source_step import SourceStepError
+        from hdecomp.decompose.source_write import write_source_step
+        snapshot = _Snapshot.take(dec, node)
+        try:
+            child_nodes, notes = write_source_step(dec, node, step_name, step_dir, comp, model, args, kwargs,
+                                                   expected)
+        except SourceStepError as exc:
+            snapshot.restore(dec, node)
+            dec.note(step_name, "difficulty", f"{node.id}: not split at the source level", str(exc))
+            return None
+        node.capture_method = "source"
+        dec.note(step_name, "decision", f"{node.id}: split at the source level", why)
+        for n in notes:
+            dec.note(step_name, "decision", f"{node.id}: source-level step", n)
+        node.step = f"steps/{step_name}"
+        return step_dir, step_name, child_nodes, "source"
+
+    if "graph" in avoid:
+        return source_step("the step written from a graph capture does not verify") or \
+            _leaf(dec, node, step_name, "neither a graph capture nor the source-level split verifies")
+    if "source" not in avoid and _loops_over_compute(model):
+        done = source_step("its forward loops over tensor compute in Python: the loop stays, its body is a "
+                           "child called once per iteration")
+        if done is not None:
+            return done
+    elif "source" not in avoid and expected.materializes:
+        done = source_step(f"its forward hands tensor values to Python ({', '.join(expected.materializes)}): "
+                           "a graph would hold only the recorded path; the Python stays in the parent")
+        if done is not None:
+            return done
     try:
         # A fusion splits into kernels only: composite submodules are traced through.
         through = {q for q, m in model.named_modules() if q and not is_kernel_module(m)} if node.level == 1 \
@@ -299,10 +284,14 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
         for d in baked:
             dec.note(step_name, "deviation", f"{node.id}: batch-dependent int", d)
     except CaptureError as exc:
+        if "source" not in avoid:
+            done = source_step(f"no graph capture reproduces its forward ({exc})")
+            if done is not None:
+                return done
         return _leaf(dec, node, step_name, f"cannot capture forward: {exc}")
     # The reference output (and a plain rerun's) only checked the captures: gone before the recording at
     # the second batch and code generation (a 4 GB attention score matrix in an attention fusion).
-    del expected
+    expected.release()
     node.capture_method = cap.method
     for note in cap.notes:
         dec.note(step_name, "difficulty" if cap.method == "record" else "decision",
@@ -361,7 +350,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
                 # must sit under a component, not be the child's own raw torch.nn submodules.
                 wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
                 class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap)
-                problem = _check_expr(expr, sub, ctx)
+                problem = check_expr(expr, sub, ctx)
                 if problem:
                     raise NotRepresentable(problem)
                 inner = f"{_WRAP_ATTR}." if wrap else ""
@@ -382,7 +371,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
                     held = str(child.members[0].target).split(".")[-1]
                     doc = (f"Holds the {child.op_names[0]} `{held}` and returns it: the parent passes it on to "
                            "the child that reads it.")
-                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr)
+                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr)
                 for k, v in wm.items():
                     if k in weight_map:   # read by an earlier child too: this copy is tied to that one
                         shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
@@ -406,9 +395,9 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
             shared_ties = [(d.replace("{attr}", attr, 1), src) for d, src in shared_ties]
             body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
             level = 0 if child.kernel else child.level
-            stem, is_new = dec.registry.name_for(base, f"{level}:{_workload_key(body, child, ops)}")
+            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, child.kernel, ops)}")
             child_files[attr] = stem
-            ins, ind, outs_s, outd = _io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
+            ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)
             if is_new:
                 header = {
@@ -443,17 +432,18 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
     write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
     for stem, text in sorted(texts.items()):
         write_text_atomic(step_dir / "children" / f"{stem}.py", text)
-    ties = _tie_tied_tensors(model, weight_map) + shared_ties
+    ties = tie_tied_tensors(model, weight_map) + shared_ties
     for copy, first in shared_ties:
         dec.note(step_name, "decision", f"{node.id}: {first} read by several children",
                  f"each reading child holds it; refactored.py ties {copy} to {first} (one tensor, as in the "
                  "original; weight_map.json maps the original key to the first only)")
     rctx = SourceContext(user_file=None)
     try:
+        # the inputs first: the imports they need (a config class) go into the file's header
+        inputs = _inputs_block(list(args_full), dict(kwargs_full), rctx, init_inputs=init_inputs_expr(comp, rctx))
         ref = refactored_source(cap.graph, children, child_files, rctx,
                                 f"{node.id} rewritten to call its {len(children)} children.", ties)
-        ref += "\n\n" + _inputs_block(list(args_full), dict(kwargs_full), rctx)
-        ref = ref.replace("def get_init_inputs():\n    return []", _init_inputs_src(comp, rctx))
+        ref += "\n\n" + inputs
     except NotRepresentable as exc:
         shutil.rmtree(step_dir)
         return _leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}")
@@ -463,6 +453,13 @@ def _write_step(dec: Decomposition, node: Node, step_number: int,
     _record_flow(dec, node, cap, children, child_files)
 
     return step_dir, step_name, child_nodes, cap.method
+
+
+def _loops_over_compute(model: nn.Module) -> bool:
+    """Whether the forward's own Python loops over tensor compute (a recurrence over time steps, chunks):
+    a graph would unroll it; a source-level step keeps the loop with its body as one repeated child."""
+    from hdecomp.decompose.source_step import loops_over_compute
+    return loops_over_compute(model)
 
 
 def _spill_reference(expected: Any, device: str) -> None:
@@ -542,13 +539,13 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     doc = " -> ".join(child.op_names) + f" (the whole of {dec.model_file.name}: one kernel)."
     # the kernel file's forward takes the model's own parameter names (`forward(self, A, s)`), not x0, x1
     in_names = _forward_parameter_names(model, len(child.inputs)) or [a.name for a in child.inputs]
-    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=_check_expr,
+    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr,
                                      input_names=in_names)
     in_args = [cap.values[a.name] for a in child.inputs]
     outs = [cap.values[o.name] for o in child.outputs]
     out_val = outs[0] if len(outs) == 1 else tuple(outs)
     body = assemble(class_src, list(in_args), {}, out_val, ctx)
-    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{_workload_key(body, child, child.op_names)}")
+    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{workload_key(body, child.kernel, child.op_names)}")
     header = {
         "Level": LEVEL_NAMES[0],
         "Source": str(dec.model_file),
@@ -579,55 +576,12 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     return []
 
 
-def _tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple[str, str]]:
-    """Tensors shared under several names (tied weights) that land in different children: the refactored
-    parent ties them again; the weight map keeps only the first name (the others are its aliases)."""
-    names: dict[int, list[str]] = {}
-    for n, t in list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False)):
-        names.setdefault(id(t), []).append(n)
-    ties = []
-    for group in names.values():
-        mapped = [n for n in group if n in weight_map]
-        for other in mapped[1:]:
-            if weight_map[other] != weight_map[mapped[0]]:
-                ties.append((weight_map[other], weight_map[mapped[0]]))
-            # the alias entry stays: tools that do not fold tied names (compose) look it up
-    return sorted(ties)
 
 
-def _init_inputs_src(comp: Any, ctx: SourceContext) -> str:
-    """get_init_inputs() of a refactored file: the original's constructor arguments, when writable."""
-    from hdecomp.decompose.source import literal
-    try:
-        init = comp.get_init_inputs()
-        return f"def get_init_inputs():\n    return {literal(list(init or []), ctx)}"
-    except Exception:
-        return "def get_init_inputs():\n    return []"
 
 
-def _workload_key(body: str, child: ChildPlan, ops: list[str]) -> str:
-    """Dedup key: the file body; for shape-free single ops, the body without its example shapes."""
-    import re
-    if child.kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
-        # (and without the `batch_size` line the example inputs are written with)
-        return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
-    if child.kernel:  # value ranges and finiteness of the example inputs are not part of the workload
-        body = re.sub(r"torch\.rand\(", "torch.randn(", body)
-        body = re.sub(r", (True|False)\),\n", "),\n", body)
-    return body
 
 
-def _check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
-    from hdecomp.decompose.source import carried_source
-    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional}
-    import math
-    ns["math"] = math
-    imports, defs = carried_source(ctx)
-    try:
-        exec("\n".join(imports) + "\n" + defs, ns)  # the user's own definitions, carried over
-    except Exception as exc:
-        return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
-    return check_rebuild(expr, sub, ns)
 
 
 def _value(a: Any, cap: Capture) -> Any:
@@ -642,13 +596,8 @@ def _value(a: Any, cap: Capture) -> Any:
 
 
 def _unique_attr(base: str, used: set[str]) -> str:
-    base = base if base.isidentifier() else "c_" + snake(base)
-    name, n = base, 1
-    while name in used:
-        n += 1
-        name = f"{base}_{n}"
-    used.add(name)
-    return name
+    from hdecomp.decompose.naming import safe_attr
+    return safe_attr(base, used)
 
 
 def _record_flow(dec: Decomposition, node: Node, cap: Capture, children: list[ChildPlan],
@@ -783,7 +732,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
                  f"{model_file.name} has no `if __name__ == \"__main__\"` self-test; the copy in "
                  f"{LEVEL_DIRS[3]}/ got one (output shapes/dtypes as recorded)")
     write_text_atomic(top, source)
-    ins, ind, outs, outd = _io_maps({}, [(f"input_{i}", a) for i, a in enumerate(args)] + sorted(kwargs.items()), out)
+    ins, ind, outs, outd = io_maps({}, [(f"input_{i}", a) for i, a in enumerate(args)] + sorted(kwargs.items()), out)
     dec.nodes[name] = Node(id=name, level=3, path=top, parent=None, inputs={"shapes": ins, "dtypes": ind},
                            outputs={"shapes": outs, "dtypes": outd})
     dec.registry.taken[name] = "<model>"
@@ -957,7 +906,7 @@ def _write_outputs(dec: Decomposition) -> None:
         "metadata": {
             "source_file": str(dec.model_file), "source_level": source_level(dec.model_file),
             "model_name": dec.name,
-            "timestamp": _now(), "total_components": len(dec.nodes), "by_level": by_level,
+            "timestamp": now_iso(), "total_components": len(dec.nodes), "by_level": by_level,
             "unique_kernels": len(kernels), "kernel_instances": sum(counts.get(k.id, 1) for k in kernels),
             "verification_status": status, "incomplete": incomplete, "generator": "hdecomp decompose",
             "batch_limit": dec.options.batch_limit, "device": dec.options.device,

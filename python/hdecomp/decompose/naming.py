@@ -7,10 +7,13 @@ shape-independent elementwise ops). Two workloads that would get the same name b
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
 DTYPE_SHORT = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
                torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
@@ -34,6 +37,70 @@ def snake(name: str) -> str:
     s = re.sub(r"[^0-9a-zA-Z]+", "_", s).strip("_").lower()
     s = s or "op"
     return ("_" + s) if s[0].isdigit() else s
+
+
+# Names a generated file binds at module level (its imports and functions): never a local or a child's name.
+FILE_NAMES = frozenset({"torch", "nn", "F", "math", "operator", "Model", "RefactoredModel", "get_inputs",
+                        "get_input_kwargs", "get_init_inputs", "batch_size", "EXPECTED_OUTPUTS", "self"})
+_BUILTINS = frozenset(dir(builtins))
+_MODULE_ATTRS = frozenset(dir(nn.Module))
+
+
+def keyword_like(name: str) -> bool:
+    return keyword.iskeyword(name) or keyword.issoftkeyword(name)
+
+
+def is_safe_local(name: str, taken: set[str] | frozenset[str] = frozenset()) -> bool:
+    """A local variable name that compiles and shadows nothing a generated file calls: not a keyword or
+    soft keyword (`and`, `match`, `type`), not a builtin (`all`, `sum`, `len`), not a name of the file."""
+    return (name.isidentifier() and not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
+            and name not in _BUILTINS and name not in FILE_NAMES and name not in taken
+            and not (name.startswith("__") and name.endswith("__")))
+
+
+def is_safe_attr(name: str) -> bool:
+    """A submodule attribute name: an identifier `self.<name>` can take that hides no nn.Module member
+    (a child held as `self.to` or `self.float` would be shadowed by the method on every call)."""
+    return (name.isidentifier() and not keyword.iskeyword(name) and name not in _MODULE_ATTRS
+            and not name.startswith("_"))
+
+
+def safe_local(base: str, taken: set[str]) -> str:
+    """`base` as a fresh local (PEP 8's trailing underscore for a keyword or builtin: `and_`, `all_`), with
+    `_2`, `_3`... while it is taken; the result is added to `taken`."""
+    base = snake(base) if not base.isidentifier() else base
+    if not is_safe_local(base):
+        base = base + "_"
+    name, n = base, 1
+    while not is_safe_local(name, taken):
+        n += 1
+        name = f"{base}_{n}"
+    taken.add(name)
+    return name
+
+
+def safe_attr(base: str, taken: set[str]) -> str:
+    """`base` as a fresh submodule attribute (`and_`, `to_`, `m_1` for `1`), added to `taken`."""
+    if not base.isidentifier() or base.startswith("_"):
+        base = "m_" + snake(base).lstrip("_")
+    if not is_safe_attr(base):
+        base = base + "_"
+    name, n = base, 1
+    while name in taken or not is_safe_attr(name):
+        n += 1
+        name = f"{base}_{n}"
+    taken.add(name)
+    return name
+
+
+def class_alias(stem: str, taken: set[str]) -> str:
+    """The CamelCase name a child file's Model is imported as (`conv2d_fp32` -> `Conv2dFp32`)."""
+    alias = "".join(p.capitalize() for p in stem.split("_")) or "Child"
+    if alias[0].isdigit():
+        alias = "K" + alias
+    if not is_safe_local(alias):
+        alias = alias + "_"
+    return alias
 
 
 def dtype_short(dtype: torch.dtype | None) -> str:

@@ -431,7 +431,11 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             for a in m.all_input_nodes:
                 if a not in member_set and a not in ins:
                     ins.append(a)
-            if any(u not in member_set for u in m.users) and (m.op != "get_attr" or child.constant):
+            used_outside = any(u not in member_set for u in m.users)
+            # an op whose value nothing in the graph uses fed Python control flow (`if mask.all():`, a
+            # transformers mask helper): the child returns it, as the one recorded use of it
+            dead_end = not m.users and m.op in ("call_function", "call_method", "call_module")
+            if (used_outside or dead_end) and (m.op != "get_attr" or child.constant):
                 outs.append(m)
         child.inputs, child.outputs = ins, outs
         child.op_names = [node_op_name(m, root) for m in child.compute_members]

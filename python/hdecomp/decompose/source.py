@@ -15,6 +15,7 @@ import enum
 import inspect
 import math
 import operator
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,32 @@ class SourceContext:
     user_file: Path | None
     user_names: set[str] = field(default_factory=set)   # module-level names of user_file to carry over
     needs_math: bool = False
+    # names bound by imports from installed packages (a transformers block, its config): name -> import line
+    imports: dict[str, str] = field(default_factory=dict)
 
     def need(self, name: str) -> None:
         self.user_names.add(name)
+
+    def import_name(self, module: str, name: str) -> str:
+        """The name generated code uses for `module.name`, imported at the top of the file (aliased when the
+        plain name is taken by another import, a user definition or a name generated files define)."""
+        line = f"from {module} import {name}"
+        bound = name
+        n = 1
+        while bound in _RESERVED_NAMES or bound in self.user_names or \
+                (bound in self.imports and self.imports[bound] != (line if bound == name else f"{line} as {bound}")):
+            n += 1
+            bound = f"{name}_{n}"
+        self.imports[bound] = line if bound == name else f"{line} as {bound}"
+        return bound
+
+    def import_lines(self) -> list[str]:
+        return sorted(set(self.imports.values()))
+
+
+# Names every generated file binds itself: an import must never shadow them.
+_RESERVED_NAMES = {"Model", "RefactoredModel", "torch", "nn", "F", "math", "get_inputs", "get_init_inputs",
+                   "get_input_kwargs", "batch_size", "EXPECTED_OUTPUTS"}
 
 
 def literal(value: Any, ctx: SourceContext) -> str:
@@ -88,6 +112,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
         return qualified_name(value, ctx)
     if callable(value):
         return qualified_name(value, ctx)
+    config = config_literal(value, ctx)
+    if config is not None:
+        return config
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls_name = qualified_name(type(value), ctx)
         args = ", ".join(f"{f.name}={literal(getattr(value, f.name), ctx)}"
@@ -115,7 +142,7 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
     if getattr(builtins, name, None) is obj:
         return name
     mod = getattr(obj, "__module__", "") or ""
-    if mod.startswith("torch"):
+    if mod == "torch" or mod.startswith("torch."):
         # e.g. torch._C._nn.gelu, nn.modules.activation.X: reachable through its module path
         target: Any = torch
         for part in mod.split(".")[1:]:
@@ -128,16 +155,155 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
             raise NotRepresentable(f"nested definition {obj.__qualname__}")
         ctx.need(name)
         return name
-    raise NotRepresentable(f"{mod}.{name} (defined outside the model file)")
+    home = import_home(obj)
+    if home is None:
+        raise NotRepresentable(f"{mod}.{name} cannot be imported by its name (defined inside a function, "
+                               "or made at run time)")
+    return ctx.import_name(home, name)
+
+
+def import_home(obj: Any) -> str | None:
+    """The shortest importable module path that gives `obj` under its own name (`transformers` for
+    GPT2Model, `transformers.models.gpt2.modeling_gpt2` for GPT2Block), or None (a class made at run time,
+    a nested definition). Only modules already imported are consulted (the object's own and its parents)."""
+    import importlib
+    name = getattr(obj, "__name__", None)
+    mod = getattr(obj, "__module__", None)
+    if not name or not mod or "." in getattr(obj, "__qualname__", name) or mod == "builtins":
+        return None
+    parts = mod.split(".")
+    for i in range(1, len(parts) + 1):
+        path = ".".join(parts[:i])
+        if path not in sys.modules and i < len(parts):
+            continue
+        try:
+            home = importlib.import_module(path)
+            if getattr(home, name, None) is obj:
+                return path
+        except Exception:
+            continue
+    return None
+
+
+_CONFIG_SKIP = {"transformers_version", "_name_or_path", "model_type"}
+
+
+def _is_hf_config(value: Any) -> bool:
+    return any(c.__name__ in ("PretrainedConfig", "PreTrainedConfig") and c.__module__.startswith("transformers")
+               for c in type(value).__mro__)
+
+
+def config_literal(value: Any, ctx: SourceContext) -> str | None:
+    """A HuggingFace config written as code with its non-default fields only (`GPT2Config(n_layer=2)`),
+    sub-configs as nested calls, the attention implementation kept; checked by rebuilding it. None for a
+    value that is not such a config."""
+    if not _is_hf_config(value):
+        return None
+    cls = type(value)
+    try:
+        default = cls()
+    except Exception as exc:
+        raise NotRepresentable(f"{cls.__name__} cannot be built with its defaults ({exc})") from exc
+    current, base = value.to_dict(), default.to_dict()
+    parts = []
+    for key in current:
+        if key in _CONFIG_SKIP or key.startswith("_"):
+            continue
+        mine = getattr(value, key, current[key])
+        if _is_hf_config(mine):
+            if current[key] != base.get(key):
+                parts.append(f"{key}={config_literal(mine, ctx)}")
+            continue
+        if key in base and _same_value(current[key], base[key]):
+            continue
+        parts.append(f"{key}={literal(mine, ctx)}")
+    attn = getattr(value, "_attn_implementation", None)
+    if isinstance(attn, str):
+        parts.append(f"attn_implementation={attn!r}")
+    home = import_home(cls)
+    if home is None:
+        raise NotRepresentable(f"{cls.__name__} cannot be imported by its name")
+    text = f"{ctx.import_name(home, cls.__name__)}({', '.join(parts)})"
+    try:
+        ns: dict[str, Any] = {"torch": torch}
+        exec("\n".join(ctx.import_lines()), ns)
+        rebuilt = eval(text, ns)
+        same = _config_dict(rebuilt) == _config_dict(value)
+    except Exception as exc:
+        raise NotRepresentable(f"{cls.__name__} written as {text} does not rebuild ({exc})") from exc
+    if not same:
+        raise NotRepresentable(f"{cls.__name__} written as {text} rebuilds to a different config")
+    return text
+
+
+def _config_dict(config: Any) -> dict[str, Any]:
+    d = config.to_dict()
+    for k in _CONFIG_SKIP:
+        d.pop(k, None)
+    return d
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
 
 
 def is_torch_nn_class(cls: type) -> bool:
     return getattr(nn, cls.__name__, None) is cls
 
 
+PARAMETRIZED = "\0module\0"   # where the module goes in a parametrization call (parametrization_calls)
+
+
 def module_expr(module: nn.Module, ctx: SourceContext) -> str:
-    """Source that rebuilds `module` from its recorded constructor arguments (checked by the caller)."""
+    """Source that rebuilds `module` from its recorded constructor arguments (checked by the caller); a
+    parametrized module (weight_norm, spectral_norm, ...) as its plain module with the parametrizations
+    applied: `weight_norm(nn.Conv1d(8, 16, 3), name='weight', dim=0)`."""
+    expr = constructor_expr(module, ctx)
+    for call in parametrization_calls(module, ctx):
+        expr = call.replace(PARAMETRIZED, expr)
+    return expr
+
+
+def plain_class(module: nn.Module) -> type:
+    """The module's own class: for a parametrized module, the class torch.nn.utils.parametrize derived its
+    `Parametrized<Class>` from."""
+    from torch.nn.utils import parametrize
     cls = type(module)
+    return cls.__bases__[0] if parametrize.is_parametrized(module) else cls
+
+
+def parametrization_calls(module: nn.Module, ctx: SourceContext) -> list[str]:
+    """The calls that parametrize the plain module as `module` is (PARAMETRIZED marks the module), in the
+    order they were registered: torch's own weight_norm / spectral_norm / orthogonal where recognised,
+    else `register_parametrization(m, name, <the parametrization module>)`."""
+    from torch.nn.utils import parametrize
+    if not parametrize.is_parametrized(module):
+        return []
+    calls = []
+    table: Any = module.parametrizations
+    for tname, plist in table.items():
+        for p in plist:
+            kind = type(p).__name__
+            if kind == "_WeightNorm":
+                fn = ctx.import_name("torch.nn.utils.parametrizations", "weight_norm")
+                calls.append(f"{fn}({PARAMETRIZED}, name={tname!r}, dim={literal(getattr(p, 'dim', 0), ctx)})")
+            elif kind == "_SpectralNorm":
+                fn = ctx.import_name("torch.nn.utils.parametrizations", "spectral_norm")
+                calls.append(f"{fn}({PARAMETRIZED}, name={tname!r}, "
+                             f"n_power_iterations={getattr(p, 'n_power_iterations', 1)}, "
+                             f"eps={literal(getattr(p, 'eps', 1e-12), ctx)}, dim={literal(getattr(p, 'dim', 0), ctx)})")
+            else:
+                fn = ctx.import_name("torch.nn.utils.parametrize", "register_parametrization")
+                calls.append(f"{fn}({PARAMETRIZED}, {tname!r}, {module_expr(p, ctx)})")
+    return calls
+
+
+def constructor_expr(module: nn.Module, ctx: SourceContext) -> str:
+    """`module`'s class called with its recorded constructor arguments (parametrizations left out)."""
+    cls = plain_class(module)
     call = init_call(module)
     cls_name = qualified_name(cls, ctx)
     if call is None:
@@ -148,7 +314,7 @@ def module_expr(module: nn.Module, ctx: SourceContext) -> str:
                 raise NotRepresentable(f"{cls.__name__}: constructor arguments unknown") from exc
         raise NotRepresentable(f"{cls.__name__}: constructor arguments unknown")
     try:
-        sig = inspect.signature(cls.__init__)
+        sig = inspect.signature(getattr(cls, "__init__"))  # noqa: B009 (the class's, not an instance's)
         defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
     except (TypeError, ValueError):
         defaults = {}

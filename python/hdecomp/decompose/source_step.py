@@ -1,0 +1,1262 @@
+"""Source-level steps: a component split at the level of its forward's own Python statements.
+
+A graph capture (capture.py) holds one recorded path through a forward. Where the forward's Python decides
+what runs (`if x.mean() > 0:`, `while h.norm() > t:`, a routing loop that skips experts without tokens),
+where it loops over time steps or chunks (a selective scan would unroll into thousands of kernels), or where
+a region runs under autocast (which no capture records), the forward itself is kept and only its compute is
+moved out:
+
+  * every statement (and every `if`/`while`/`for` header, and a returned expression) the static anti-cheat
+    analysis flags as compute in a parent goes into a child, consecutive ones together (a *region*);
+  * the control flow stays in the refactored parent, which may branch on a child's output: each branch gets
+    its own children, and the step is verified on inputs and weights that take different branches;
+  * a loop's body becomes a child called once per iteration, so identical iterations share one kernel file;
+  * a `with torch.autocast(...)` block is one child holding the context; when it is the whole forward, the
+    context is pushed down into each child of its body;
+  * submodules the parent still calls become module children, as in a graph step; those only a region uses
+    move into it, with the parameters, buffers and plain attributes it reads.
+
+Plan (`plan_source_step`) and generated text are pure; the driver writes the files, records every child's
+first call in the running refactored model (the children's example inputs), and verifies the step.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import sys
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.decompose.naming import FILE_NAMES, safe_attr, snake
+from hdecomp.decompose.source import NotRepresentable, SourceContext, import_home, literal, module_expr
+from hdecomp.decompose.stepfiles import check_expr
+
+
+class SourceStepError(Exception):
+    """The forward cannot be split at its source level (the message says why)."""
+
+
+# ---- the forward's source ------------------------------------------------------------------------------
+
+
+@dataclass
+class ForwardSource:
+    """A module's forward as canonical source (ast.unparse of it: one statement per line)."""
+
+    fdef: ast.FunctionDef
+    text: str
+    globals: dict[str, Any]
+    module_name: str               # the module the forward is defined in (its globals' home)
+    user_code: bool                # defined in a component file (carried over) or in an installed package
+    owner: type
+
+
+def forward_source(model: nn.Module) -> ForwardSource:
+    cls = type(model)
+    owner = next((c for c in cls.__mro__ if "forward" in vars(c)), None)
+    if owner is None or owner is nn.Module:
+        raise SourceStepError("the module has no forward of its own")
+    fn = inspect.unwrap(vars(owner)["forward"])
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as exc:
+        raise SourceStepError(f"the source of {owner.__name__}.forward is not available") from exc
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as exc:
+        raise SourceStepError(f"the source of {owner.__name__}.forward does not parse alone") from exc
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef):
+        raise SourceStepError(f"{owner.__name__}.forward is not a plain function")
+    fdef.decorator_list = []
+    fdef.returns = None
+    for a in [*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs]:
+        a.annotation = None
+    for extra in (fdef.args.vararg, fdef.args.kwarg):
+        if extra is not None:
+            extra.annotation = None
+    body = fdef.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        fdef.body = body[1:] or [ast.Pass()]
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name) and n.id in ("super", "__class__"):
+            raise SourceStepError(f"{owner.__name__}.forward uses super()")
+        if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+            raise SourceStepError(f"{owner.__name__}.forward uses {type(n).__name__.lower()}")
+        if isinstance(n, ast.AnnAssign) and n.value is None:
+            raise SourceStepError(f"{owner.__name__}.forward declares a name without a value")
+    _strip_annotations(fdef)
+    text = ast.unparse(fdef)
+    canon = ast.parse(text).body[0]
+    assert isinstance(canon, ast.FunctionDef)
+    mod = getattr(fn, "__module__", "") or ""
+    user = mod.startswith("_hdecomp_component_") or mod == "__main__"
+    return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
+                         owner=owner)
+
+
+def _strip_annotations(fdef: ast.FunctionDef) -> None:
+    """`x: torch.Tensor = f(y)` -> `x = f(y)` (annotations only name types)."""
+    for node in ast.walk(fdef):
+        for field_name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field_name, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, s in enumerate(stmts):
+                if isinstance(s, ast.AnnAssign) and s.value is not None:
+                    stmts[i] = ast.copy_location(ast.Assign(targets=[s.target], value=s.value), s)
+
+
+# ---- names ---------------------------------------------------------------------------------------------
+
+
+class _Names(ast.NodeVisitor):
+    """Names read (in order, first reads only) and written by some code, scope-aware: names bound inside
+    lambdas, comprehensions and nested functions are theirs; `self.<attr>` reads are collected apart."""
+
+    def __init__(self) -> None:
+        self.loads: list[str] = []
+        self.stores: list[str] = []
+        self.self_attrs: list[str] = []
+        self.mutated: list[str] = []
+        self._bound: list[set[str]] = []
+
+    def _load(self, name: str) -> None:
+        if any(name in b for b in self._bound):
+            return
+        if name not in self.loads:
+            self.loads.append(name)
+
+    def _store(self, name: str) -> None:
+        if any(name in b for b in self._bound):
+            return
+        if name not in self.stores:
+            self.stores.append(name)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._load(node.id)
+        else:
+            self._store(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr not in self.self_attrs:
+            self.self_attrs.append(node.attr)
+        if not isinstance(node.ctx, ast.Load):
+            root = _root(node.value)
+            if root is not None and root != "self":
+                self._mut(root)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            root = _root(node.value)
+            if root is not None:
+                self._mut(root)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            root = _root(f.value)
+            if root is not None and (_inplace_method(f.attr) or f.attr in _MUTATING_METHODS):
+                self._mut(root)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):
+            self._load(node.target.id)
+            self._store(node.target.id)
+        else:
+            self.visit(node.target)
+        self.visit(node.value)
+
+    def _mut(self, name: str) -> None:
+        if any(name in b for b in self._bound):
+            return
+        if name not in self.mutated:
+            self.mutated.append(name)
+        self._load(name)
+
+    def _scoped(self, bound: set[str], nodes: list[ast.AST]) -> None:
+        self._bound.append(bound)
+        try:
+            for n in nodes:
+                self.visit(n)
+        finally:
+            self._bound.pop()
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._scoped(_arg_names(node.args), [*node.args.defaults, node.body])
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._store(node.name)
+        local = _arg_names(node.args) | {n.id for s in node.body for n in ast.walk(s)
+                                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self._scoped(local, [*node.args.defaults, *node.body])
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _comp(self, node: ast.AST, elts: list[ast.AST]) -> None:
+        gens: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+        bound = {n.id for g in gens for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        self.visit(gens[0].iter)
+        self._scoped(bound, [*(g.target for g in gens), *(i for g in gens for i in g.ifs),
+                             *(g.iter for g in gens[1:]), *elts])
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self._comp(node, [node.elt])
+
+    visit_SetComp = visit_ListComp  # type: ignore[assignment]
+    visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        self._comp(node, [node.key, node.value])
+
+
+_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                     "add", "discard", "sort", "reverse"}
+
+
+def _inplace_method(name: str) -> bool:
+    return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _arg_names(args: ast.arguments) -> set[str]:
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    for a in (args.vararg, args.kwarg):
+        if a is not None:
+            names.add(a.arg)
+    return names
+
+
+def names_of(nodes: Sequence[ast.AST]) -> _Names:
+    v = _Names()
+    for n in nodes:
+        v.visit(n)
+    return v
+
+
+# ---- what the static analysis calls compute --------------------------------------------------------------
+
+
+@dataclass
+class AttrInfo:
+    """One `self.<name>` the forward reads, by what it holds."""
+
+    name: str
+    kind: str              # "module" | "container" | "tensor" | "method" | "const"
+    value: Any = None
+
+
+def attr_info(model: nn.Module, name: str) -> AttrInfo:
+    try:
+        static = inspect.getattr_static(model, name)
+    except AttributeError:
+        static = None
+    if isinstance(static, (staticmethod, classmethod)) or inspect.isfunction(static):
+        return AttrInfo(name, "method", getattr(model, name))
+    try:
+        value = getattr(model, name)
+    except Exception as exc:
+        raise SourceStepError(f"self.{name} cannot be read ({type(exc).__name__}: {exc})") from exc
+    if isinstance(value, nn.Module):
+        kind = "container" if type(value).forward is nn.Module.forward else "module"
+        return AttrInfo(name, kind, value)
+    if isinstance(value, torch.Tensor):
+        registered = {id(t) for t in [*model.parameters(recurse=False), *model.buffers(recurse=False)]}
+        if id(value) not in registered and not (value.numel() <= 16 and value.dim() <= 1):
+            raise SourceStepError(f"self.{name} is a plain tensor attribute (not a parameter or buffer): "
+                                  "a child could not be given its values")
+        return AttrInfo(name, "tensor", value)
+    if inspect.ismethod(value) or inspect.isfunction(value):
+        return AttrInfo(name, "method", value)
+    return AttrInfo(name, "const", value)
+
+
+def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[str, int]:
+    """A refactored file whose forward is the original's, every submodule a child: what the static anti-cheat
+    says about each of its lines is what a parent may keep. Returns (text, line offset of the forward)."""
+    head = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
+    init = ["class RefactoredModel(nn.Module):", "    def __init__(self):", "        super().__init__()"]
+    for a in attrs.values():
+        if a.kind == "module":
+            head.append(f"from children.c_{a.name} import Model as C_{a.name}")
+            init.append(f"        self.{a.name} = C_{a.name}()")
+        elif a.kind == "container":
+            head.append(f"from children.c_{a.name} import Model as C_{a.name}")
+            if isinstance(a.value, nn.ModuleDict):
+                items = ", ".join(f"{k!r}: C_{a.name}()" for k in a.value)
+                init.append(f"        self.{a.name} = nn.ModuleDict({{{items}}})")
+            else:
+                init.append(f"        self.{a.name} = nn.ModuleList([C_{a.name}() for _ in range({len(a.value)})])")
+        elif a.kind == "const":
+            init.append(f"        self.{a.name} = {_probe_literal(a.value)}")
+    lines = [*head, "", "", *init]
+    offset = len(lines)
+    lines += ["    " + line if line else line for line in fs.text.split("\n")]
+    return "\n".join(lines) + "\n", offset
+
+
+def _probe_literal(value: Any) -> str:
+    ctx = SourceContext(user_file=None)
+    try:
+        text = literal(value, ctx)
+    except NotRepresentable:
+        return "None"
+    return text if not ctx.imports and not ctx.user_names else "None"
+
+
+Span = tuple[int, int, int, int]   # (line, col, end line, end col) in the canonical forward (line 1: `def`)
+
+
+def flagged_lines(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[Span]:
+    """Where the canonical forward holds code a parent may not run itself: the exact ranges the static
+    anti-cheat reports (a key of a returned dict is not compute when a value on its line is)."""
+    from hdecomp.anticheat.static import analyze_source
+    text, offset = _probe_source(fs, attrs)
+    found: list[Span] = []
+    n_lines = fs.text.count("\n") + 1
+    for v in analyze_source(text, None):
+        if v.range is None or v.severity != "error":
+            continue
+        line, end_line = v.range.line - offset, (v.range.end_line or v.range.line) - offset
+        if not (1 <= line <= n_lines):
+            continue
+        # the probe indents the forward by 4 columns
+        col = max(0, (v.range.col or 0) - 4)
+        end_col = max(0, (v.range.end_col or 0) - 4) if v.range.end_col else 10**6
+        found.append((line, col, min(end_line, n_lines), end_col))
+    return found
+
+
+def loops_over_compute(model: nn.Module) -> bool:
+    """Whether a `for`/`while` loop of the forward's own source runs compute the parent may not keep (its
+    body or header flagged by the static analysis); not for loops that only call submodules."""
+    try:
+        fs = forward_source(model)
+        loops = [n for n in ast.walk(fs.fdef) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
+        if not loops:
+            return False
+        attrs = {a: attr_info(model, a) for a in names_of([fs.fdef]).self_attrs}
+        flagged = flagged_lines(fs, attrs)
+    except SourceStepError:
+        return False
+    return any(_flag(n, flagged) for loop in loops for n in [*loop.body, *([loop.test] if isinstance(loop, ast.While) else [loop.iter])])
+
+
+# ---- regions -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Region:
+    """Consecutive statements (or one expression) of the forward that become one child."""
+
+    index: int
+    stmts: list[ast.stmt] = field(default_factory=list)
+    expr: ast.expr | None = None
+    contexts: list[ast.withitem] = field(default_factory=list)   # autocast & co. pushed down into the child
+    in_loop: bool = False
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    attr: str = ""
+    local_defs: list[ast.stmt] = field(default_factory=list)
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        return [self.expr] if self.expr is not None else list(self.stmts)
+
+
+def _span(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+
+
+def _flag(node: ast.AST | None, flagged: list[Span]) -> bool:
+    """Whether a flagged range overlaps `node`'s source range."""
+    if node is None or not hasattr(node, "lineno"):
+        return False
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = (node.end_lineno or node.lineno, node.end_col_offset if node.end_col_offset is not None else 10**6)  # type: ignore[attr-defined]
+    return any((fl, fc) < end and start < (el, ec) for fl, fc, el, ec in flagged)
+
+
+def _has_call(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+class _Splitter:
+    """Walks the forward's blocks and cuts regions; `forced` statements (by position) are compute whatever
+    the analysis says (they read the parent's tensors, call its methods, or share a submodule with a
+    region)."""
+
+    def __init__(self, flagged: list[Span], forced: set[tuple[int, int]], per_statement: bool = False) -> None:
+        self.flagged = flagged
+        self.forced = forced
+        self.regions: list[Region] = []
+        # one region per statement, not per run of them: under a pushed-down context (the context is the
+        # whole forward: its statements are the children) and in a fusion (whose children are kernels)
+        self.per_statement = per_statement
+        self.local_modules: set[str] = set()   # local names the forward calls (modules from a container)
+        self.kept: set[int] = set()            # statements made here that the parent keeps
+        self.hoist_count = 0
+
+    def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
+        if id(node) in self.kept:
+            return False
+        key = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        if key in self.forced or _flag(node, self.flagged):
+            return True
+        return bool(contexts) and _has_call(node)   # under a pushed-down context every call needs it
+
+    def hoist_local_calls(self, s: ast.stmt) -> list[ast.stmt]:
+        """Calls of a local name inside a compute statement (a module taken from a container in a loop:
+        `for e, expert in enumerate(self.experts)`) move before it as `_child_out_N = expert(...)`, kept in
+        the parent: a child must not be handed a module. Their arguments that are not plain data
+        plumbing become expression regions."""
+        hoisted: list[ast.stmt] = []
+        splitter = self
+
+        class Hoist(ast.NodeTransformer):
+            def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+                return node   # a lambda's body runs later, inside whatever calls it
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                self.generic_visit(node)
+                f = node.func
+                if not (isinstance(f, ast.Name) and f.id in splitter.local_modules):
+                    return node
+                node.args = [a if _plain_data(a) else splitter.expr_region(a, True, []) for a in node.args]
+                name = f"_child_out_{splitter.hoist_count}"
+                splitter.hoist_count += 1
+                hoisted.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                                                            value=node), s))
+                splitter.kept.add(id(hoisted[-1]))
+                return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+
+        Hoist().visit(s)
+        return hoisted
+
+    def new_region(self, in_loop: bool, contexts: list[ast.withitem]) -> Region:
+        r = Region(index=len(self.regions), in_loop=in_loop, contexts=list(contexts))
+        self.regions.append(r)
+        return r
+
+    def expr_region(self, expr: ast.expr, in_loop: bool, contexts: list[ast.withitem]) -> ast.expr:
+        r = self.new_region(in_loop, contexts)
+        r.expr = expr
+        return _placeholder_call(r)
+
+    def value_regions(self, expr: ast.expr, in_loop: bool, contexts: list[ast.withitem]) -> ast.expr:
+        """A returned value: a tuple/list/dict display keeps its structure in the parent and only the
+        elements that compute become children (`return {"h": h, "pair": (h.sum(-1), self.out(h))}`)."""
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            expr.elts = [self.value_regions(e, in_loop, contexts) if self.compute(e, contexts) else e
+                         for e in expr.elts]
+            return expr
+        if isinstance(expr, ast.Dict) and all(k is not None and not self.compute(k, contexts) for k in expr.keys):
+            expr.values = [self.value_regions(v, in_loop, contexts) if self.compute(v, contexts) else v
+                           for v in expr.values]
+            return expr
+        # `h.norm() > 1.0 and steps < 10`: Python's `and`/`or`/`not` stay, each computing operand is a child
+        if isinstance(expr, ast.BoolOp):
+            expr.values = [self.value_regions(v, in_loop, contexts) if self.compute(v, contexts) else v
+                           for v in expr.values]
+            return expr
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            expr.operand = self.value_regions(expr.operand, in_loop, contexts)
+            return expr
+        return self.expr_region(expr, in_loop, contexts)
+
+    def block(self, stmts: list[ast.stmt], in_loop: bool, contexts: list[ast.withitem],
+              whole_forward: bool = False) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        run: Region | None = None
+        compute_stmts = [s for s in stmts if self._any_compute(s, contexts) or
+                         (isinstance(s, (ast.With, ast.AsyncWith)) and _has_call(s))]
+        for s in stmts:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+                out.append(s)   # definitions: copied into the children that use them (see finish)
+                continue
+            simple = not isinstance(s, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                                        ast.Try, ast.Match))
+            if isinstance(s, ast.Return):
+                run = None
+                if s.value is not None and self.compute(s.value, contexts):
+                    s.value = self.value_regions(s.value, in_loop, contexts)
+                out.append(s)
+                continue
+            if simple and _list_mutation(s) and self.compute(s, contexts):
+                # `outs.append(<compute>)`: the list stays the parent's, its new item comes from a child
+                run = None
+                call = s.value   # type: ignore[attr-defined]
+                call.args = [self.expr_region(a, in_loop, contexts) if self.compute(a, contexts) else a
+                             for a in call.args]
+                out.append(s)
+                continue
+            if simple and self.compute(s, contexts):
+                hoisted = self.hoist_local_calls(s)
+                if hoisted:   # `out.index_add_(0, tok, expert(x[tok]) * w)`: the expert's call is the parent's
+                    run = None
+                    out.extend(hoisted)
+            if simple:
+                if self.compute(s, contexts):
+                    if run is None or contexts or self.per_statement:   # see __init__
+                        run = self.new_region(in_loop, contexts)
+                        out.append(_placeholder_stmt(run))
+                    run.stmts.append(s)
+                else:
+                    run = None
+                    out.append(s)
+                continue
+            run = None
+            # a context (autocast) changes what the calls inside compute: children called inside hold it
+            if isinstance(s, (ast.With, ast.AsyncWith)) and (self._any_compute(s, contexts) or _has_call(s)):
+                push = whole_forward and compute_stmts == [s]
+                if not push:   # the region as one child that holds the context
+                    r = self.new_region(in_loop, contexts)
+                    r.stmts.append(s)
+                    out.append(_placeholder_stmt(r))
+                    continue
+                # the whole forward is this block: its children carry the context themselves
+                s.body = self.block(s.body, in_loop, [*contexts, *s.items], whole_forward=True)
+                if any(self.compute(it.context_expr, []) for it in s.items):
+                    out.extend(s.body)   # a context the parent may not enter: only the children hold it
+                else:
+                    out.append(s)
+                continue
+            if isinstance(s, ast.If):
+                if self.compute(s.test, contexts):
+                    s.test = self.value_regions(s.test, in_loop, contexts)
+                s.body = self.block(s.body, in_loop, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif isinstance(s, ast.While):
+                if self.compute(s.test, contexts):
+                    s.test = self.value_regions(s.test, True, contexts)
+                s.body = self.block(s.body, True, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif isinstance(s, (ast.For, ast.AsyncFor)):
+                if self.compute(s.iter, contexts):
+                    s.iter = self.expr_region(s.iter, in_loop, contexts)
+                s.body = self.block(s.body, True, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif self._any_compute(s, contexts):   # try/match with compute inside: one child
+                r = self.new_region(in_loop, contexts)
+                r.stmts.append(s)
+                out.append(_placeholder_stmt(r))
+                continue
+            out.append(s)
+        return out
+
+    def _any_compute(self, s: ast.stmt, contexts: list[ast.withitem]) -> bool:
+        return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
+
+
+def _plain_data(node: ast.expr) -> bool:
+    """A name, a constant, or indexing / attributes of those: nothing a parent may not evaluate."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain_data(node.value)
+    if isinstance(node, ast.Subscript):
+        return _plain_data(node.value) and _plain_data(node.slice)
+    if isinstance(node, ast.Slice):
+        return all(p is None or _plain_data(p) for p in (node.lower, node.upper, node.step))
+    if isinstance(node, ast.Tuple):
+        return all(_plain_data(e) for e in node.elts)
+    return False
+
+
+def _called_locals(fdef: ast.FunctionDef) -> set[str]:
+    """Local names of the forward that it calls, other than functions it defines itself: modules taken
+    from a container (`for blk in self.blocks: x = blk(x)`, `expert = self.experts[i]`)."""
+    defs = set(_local_definitions(fdef))
+    local = set(names_of(fdef.body).stores) | _arg_names(fdef.args)
+    return {n.func.id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id in local and n.func.id not in defs}
+
+
+def _list_mutation(s: ast.stmt) -> bool:
+    """`name.append(...)`, `.extend(...)`, `.insert(...)` on a local list, as a statement."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("append", "extend", "insert") and \
+        isinstance(s.value.func.value, ast.Name) and s.value.func.value.id != "self" and not s.value.keywords
+
+
+_PLACEHOLDER = "__hdecomp_region__"
+
+
+def _placeholder_call(r: Region) -> ast.Call:
+    call = ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=_PLACEHOLDER,
+                                       ctx=ast.Load()), args=[ast.Constant(value=r.index)], keywords=[])
+    return call
+
+
+def _placeholder_stmt(r: Region) -> ast.stmt:
+    return ast.Expr(value=_placeholder_call(r))
+
+
+class _FillRegions(ast.NodeTransformer):
+    """Replace the placeholders by the real child calls `a, b = self.<attr>(x, y)`."""
+
+    def __init__(self, regions: list[Region]) -> None:
+        self.regions = regions
+
+    def _region(self, node: ast.AST) -> Region | None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == _PLACEHOLDER:
+            arg = node.args[0]
+            assert isinstance(arg, ast.Constant)
+            return self.regions[int(arg.value)]  # type: ignore[arg-type]
+        return None
+
+    def _call(self, r: Region) -> ast.Call:
+        return ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=r.attr, ctx=ast.Load()),
+                        args=[ast.Name(id=n, ctx=ast.Load()) for n in r.inputs], keywords=[])
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        r = self._region(node.value)
+        if r is None:
+            return self.generic_visit(node)
+        call = self._call(r)
+        if not r.outputs:
+            return ast.Expr(value=call)
+        target: ast.expr = ast.Name(id=r.outputs[0], ctx=ast.Store()) if len(r.outputs) == 1 else \
+            ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in r.outputs], ctx=ast.Store())
+        return ast.Assign(targets=[target], value=call)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        r = self._region(node)
+        if r is None:
+            return self.generic_visit(node)
+        return self._call(r)
+
+
+# ---- the plan ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SourceChild:
+    """One child of a source-level step."""
+
+    attr: str                      # the refactored parent's attribute (a container's: `experts.0`)
+    kind: str                      # "region" | "module"
+    class_src: str                 # `class Model(...)`, without imports
+    ctx: SourceContext
+    base: str                      # file name base (before workload naming / dedup)
+    weight_map: dict[str, str]     # original key -> key inside the child
+    ops: list[str]
+    module: nn.Module | None = None     # a module child: the submodule it rebuilds
+    region: Region | None = None
+    region_modules: list[nn.Module] = field(default_factory=list)   # a region child: the submodules it holds
+    call_args: list[ast.expr] = field(default_factory=list)   # a module child: its first call's arguments
+
+
+@dataclass
+class SourcePlan:
+    fs: ForwardSource
+    regions: list[Region]
+    children: list[SourceChild]
+    forward: ast.FunctionDef                  # the parent's forward (regions replaced by child calls)
+    consts: dict[str, Any]                    # plain attributes the parent reads
+    containers: dict[str, list[str]]          # container attribute -> its items' child attrs
+    container_types: dict[str, type]
+    ties: list[tuple[str, str]]               # (copy, first): a submodule several regions read
+    ctx: SourceContext                        # the parent's imports / carried definitions
+    notes: list[str] = field(default_factory=list)
+
+    def parent_source(self, stems: dict[str, str], doc: str) -> str:
+        """refactored.py (without its inputs block); `stems`: child attr -> child file stem."""
+        from hdecomp.decompose.naming import class_alias
+        taken: set[str] = set(self.ctx.imports) | set(self.ctx.user_names)
+        aliases: dict[str, str] = {}
+        imports: list[str] = []
+        for c in self.children:
+            stem = stems[c.attr]
+            if stem not in aliases:
+                alias = class_alias(stem, taken)
+                taken.add(alias)
+                aliases[stem] = alias
+                imports.append(f"from children.{stem} import Model as {alias}")
+        init = []
+        in_container = {a for items in self.containers.values() for a in items}
+        for c in self.children:
+            if c.attr not in in_container:
+                init.append(f"        self.{c.attr} = {aliases[stems[c.attr]]}()")
+        for name, items in self.containers.items():
+            typ = self.container_types[name]
+            if typ is nn.ModuleDict:
+                keys = [a.split(".", 1)[1] for a in items]
+                body = ", ".join(f"{k!r}: {aliases[stems[a]]}()" for k, a in zip(keys, items, strict=True))
+                init.append(f"        self.{name} = nn.ModuleDict({{{body}}})")
+            else:
+                body = ", ".join(f"{aliases[stems[a]]}()" for a in items)
+                init.append(f"        self.{name} = nn.{typ.__name__}([{body}])")
+        for name, value in self.consts.items():
+            init.append(f"        self.{name} = {literal(value, self.ctx)}")
+        for dst, src in self.ties:
+            init.append(f"        self.{dst} = self.{src}  # one module in the original, read by several children")
+        user_imports, defs = _parent_definitions(self.ctx)
+        lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
+        if self.ctx.needs_math:
+            lines.insert(0, "import math")
+        lines += [ln for ln in [*user_imports, *self.ctx.import_lines()] if ln not in lines]
+        lines.append("")
+        lines += imports
+        if defs:
+            lines += ["", "", "# ---- carried over from the model file ----", "", defs]
+        lines += ["", "", "class RefactoredModel(nn.Module):", f'    """{doc}"""', "",
+                  "    def __init__(self, *init_inputs):",
+                  "        # Built like the original (same get_init_inputs()); the children have the recorded sizes.",
+                  "        super().__init__()"]
+        lines += init
+        lines.append("")
+        lines += ["    " + ln if ln else ln for ln in ast.unparse(self.forward).split("\n")]
+        return "\n".join(lines) + "\n"
+
+
+def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
+    from hdecomp.decompose.source import carried_source
+    return carried_source(ctx) if ctx.user_names else ([], "")
+
+
+def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,
+                     full_tensors: dict[str, torch.Tensor] | None = None, max_iterations: int = 8) -> SourcePlan:
+    """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
+    compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
+    parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
+    shapes a child writes."""
+    import copy
+    fs = forward_source(model)
+    all_names = names_of([fs.fdef])
+    attrs: dict[str, AttrInfo] = {}
+    for name in all_names.self_attrs:
+        attrs[name] = attr_info(model, name)
+    # methods the forward calls bring their own attributes
+    for a in list(attrs.values()):
+        if a.kind == "method":
+            for sub in _method_self_attrs(a.value):
+                if sub not in attrs:
+                    attrs[sub] = attr_info(model, sub)
+    flagged = flagged_lines(fs, attrs)
+    forced: set[tuple[int, int]] = set()
+    for _ in range(max_iterations):
+        fdef = copy.deepcopy(fs.fdef)
+        splitter = _Splitter(flagged, forced, per_statement)
+        splitter.local_modules = _called_locals(fdef)
+        fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
+        regions = splitter.regions
+        if not regions:
+            raise SourceStepError("the forward has no compute of its own to split (only child calls)")
+        if _whole_forward(fdef, regions):
+            if len(regions[0].stmts) < 2 or any(isinstance(st, (ast.With, ast.AsyncWith, ast.Try))
+                                                for st in regions[0].stmts):
+                raise SourceStepError("the forward is one piece of straight-line compute: nothing to split at "
+                                      "its source level")
+            regions = _one_per_statement(fdef, regions[0])
+        more = _statements_to_force(fdef, regions, attrs)
+        if not more - forced:
+            break
+        forced |= more
+    else:
+        raise SourceStepError("the split does not settle (submodules shared between the parent and children)")
+    return _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
+
+
+def _whole_forward(fdef: ast.FunctionDef, regions: list[Region]) -> bool:
+    """One region that holds every statement of the forward but its `return` of plain names (the parent
+    would only call it: a parent in disguise)."""
+    if len(regions) != 1 or regions[0].expr is not None:
+        return False
+    rest = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and
+                                         isinstance(s.value.func, ast.Attribute) and
+                                         s.value.func.attr == _PLACEHOLDER)]
+    return all(isinstance(s, ast.Return) and not _has_call(s) for s in rest)
+
+
+def _one_per_statement(fdef: ast.FunctionDef, whole: Region) -> list[Region]:
+    """Split the single region into one region per statement (a straight-line forward under a context)."""
+    regions: list[Region] = []
+    body: list[ast.stmt] = []
+    for st in fdef.body:
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and \
+                isinstance(st.value.func, ast.Attribute) and st.value.func.attr == _PLACEHOLDER:
+            for inner in whole.stmts:
+                r = Region(index=len(regions), stmts=[inner], contexts=list(whole.contexts), in_loop=whole.in_loop)
+                regions.append(r)
+                body.append(_placeholder_stmt(r))
+        else:
+            body.append(st)
+    fdef.body = body
+    return regions
+
+
+def _method_self_attrs(method: Any) -> list[str]:
+    try:
+        src = textwrap.dedent(inspect.getsource(inspect.unwrap(getattr(method, "__func__", method))))
+        return names_of([ast.parse(src)]).self_attrs
+    except (OSError, TypeError, SyntaxError):
+        return []
+
+
+def _parent_code_nodes(fdef: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The statements and expressions the parent runs itself (placeholders' regions excluded)."""
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == _PLACEHOLDER:
+            continue
+        yield n
+
+
+def _statements_to_force(fdef: ast.FunctionDef, regions: list[Region],
+                         attrs: dict[str, AttrInfo]) -> set[tuple[int, int]]:
+    """Statements the parent keeps that it cannot: they read a tensor or call a method of the parent, or
+    a submodule that a region uses too (a child may not call its sibling's submodule)."""
+    region_attrs: set[str] = set()
+    for r in regions:
+        region_attrs |= set(names_of(r.nodes).self_attrs)
+    force: set[tuple[int, int]] = set()
+    for stmt in _kept_statements(fdef.body):
+        nodes = _own_nodes(stmt)
+        used = set(names_of(nodes).self_attrs)
+        bad = any(attrs[a].kind in ("tensor", "method") for a in used if a in attrs) or \
+            any(a in region_attrs and attrs[a].kind in ("module", "container") for a in used if a in attrs)
+        if bad:
+            for n in nodes:
+                if isinstance(n, (ast.stmt, ast.expr)) and _uses_bad(n, attrs, region_attrs):
+                    force.add((n.lineno, n.col_offset))
+    return force
+
+
+def _kept_statements(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for s in stmts:
+        yield s
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(s, name, None)
+            if isinstance(inner, list) and not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                yield from _kept_statements(inner)
+
+
+def _own_nodes(stmt: ast.stmt) -> list[ast.AST]:
+    """A statement without its nested blocks (a compound statement's header expressions only)."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [it.context_expr for it in stmt.items]
+    if isinstance(stmt, (ast.Try, ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return [stmt]
+
+
+def _uses_bad(node: ast.AST, attrs: dict[str, AttrInfo], region_attrs: set[str]) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == _PLACEHOLDER:
+        return False
+    for a in names_of([node]).self_attrs:
+        info = attrs.get(a)
+        if info is None:
+            continue
+        if info.kind in ("tensor", "method") or (a in region_attrs and info.kind in ("module", "container")):
+            return True
+    return False
+
+
+def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regions: list[Region],
+                attrs: dict[str, AttrInfo], user_file: Any, full_tensors: dict[str, torch.Tensor]) -> SourcePlan:
+    params = _arg_names(fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores) | set(names_of(fdef.body).stores)) - {"self"}
+    local_defs = _local_definitions(fs.fdef)
+    # each region's inputs and outputs (outputs: written in the region, read anywhere else in the forward)
+    for r in regions:
+        used_defs = _defs_needed(r.nodes, local_defs)
+        r.local_defs = [local_defs[n] for n in used_defs]
+        inner = names_of([*r.local_defs, *r.nodes, *(it.context_expr for it in r.contexts)])
+        first_reads = _reads_before_writes(r)
+        r.inputs = [n for n in first_reads if n in local_names and n not in used_defs]
+        # free names of the local definitions it carries are inputs too
+        for d in r.local_defs:
+            for n in names_of([d]).loads:
+                if n in local_names and n not in r.inputs and n not in local_defs:
+                    r.inputs.append(n)
+        if r.expr is not None:
+            r.outputs = []
+        else:
+            elsewhere = _reads_outside(fs.fdef, r)
+            written = [n for n in inner.stores if n not in local_defs]
+            mutated = [n for n in inner.mutated if n in local_names]
+            r.outputs = [n for n in [*written, *[m for m in mutated if m not in written]]
+                         if n in elsewhere or (r.in_loop and n in r.inputs)]
+        bad = [n for n in [*r.inputs, *r.outputs] if n in FILE_NAMES]
+        if bad:
+            raise SourceStepError(f"the forward names a variable {bad[0]!r}, a name generated files use")
+    # who holds what
+    region_uses: dict[str, list[Region]] = {}
+    for r in regions:
+        for a in names_of([*r.local_defs, *r.nodes]).self_attrs:
+            region_uses.setdefault(a, []).append(r)
+        for d in r.local_defs:
+            for a in names_of([d]).self_attrs:
+                region_uses.setdefault(a, []).append(r)
+    parent_attrs = names_of(list(_parent_code_nodes(fdef))).self_attrs
+    parent_attrs = [a for a in parent_attrs if a != _PLACEHOLDER]
+    used_attr_names: set[str] = set(parent_attrs)
+    for r in regions:
+        base = _region_base(r, attrs)
+        r.attr = safe_attr(base, used_attr_names)
+    fill = _FillRegions(regions)
+    forward = fill.visit(fdef)
+    ast.fix_missing_locations(forward)
+    ctx = SourceContext(user_file=user_file)
+    _bind_globals(names_of([forward]).loads, local_names, fs, ctx, where="the refactored parent")
+    children: list[SourceChild] = []
+    consts: dict[str, Any] = {}
+    containers: dict[str, list[str]] = {}
+    container_types: dict[str, type] = {}
+    for a in parent_attrs:
+        info = attrs.get(a)
+        if info is None:
+            continue
+        if info.kind == "const":
+            consts[a] = info.value
+        elif info.kind == "module":
+            children.append(_module_child(a, info.value, user_file, fdef))
+        elif info.kind == "container":
+            items = []
+            container_types[a] = type(info.value)
+            for key, sub in info.value.named_children():
+                child = _module_child(f"{a}.{key}", sub, user_file, fdef)
+                children.append(child)
+                items.append(child.attr)
+            containers[a] = items
+    ties: list[tuple[str, str]] = []
+    for r in regions:
+        children.append(_region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
+                                      full_tensors))
+    return SourcePlan(fs=fs, regions=regions, children=children, forward=forward, consts=consts,
+                      containers=containers, container_types=container_types, ties=ties, ctx=ctx)
+
+
+def _local_definitions(fdef: ast.FunctionDef) -> dict[str, ast.stmt]:
+    """Functions defined inside forward (and names bound to lambdas): copied into the children using them."""
+    defs: dict[str, ast.stmt] = {}
+    for n in ast.walk(fdef):
+        if n is fdef:
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[n.name] = n
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name):
+            defs[n.targets[0].id] = n
+    return defs
+
+
+def _defs_needed(nodes: list[ast.AST], defs: dict[str, ast.stmt]) -> list[str]:
+    need: list[str] = []
+    todo = [n for n in names_of(nodes).loads if n in defs]
+    while todo:
+        name = todo.pop(0)
+        if name in need:
+            continue
+        need.append(name)
+        todo += [n for n in names_of([defs[name]]).loads if n in defs and n not in need]
+    order = list(defs)
+    return sorted(need, key=order.index)
+
+
+def _reads_before_writes(r: Region) -> list[str]:
+    """Names a region reads before it writes them (its inputs, before filtering to locals)."""
+    reads: list[str] = []
+    written: set[str] = set()
+    nodes: list[ast.AST] = [it.context_expr for it in r.contexts] + r.nodes
+    for node in nodes:
+        v = names_of([node])
+        for n in v.loads:
+            if n not in written and n not in reads:
+                reads.append(n)
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.If, ast.While, ast.For, ast.With, ast.Try)):
+            written |= set(v.stores)
+        elif isinstance(node, ast.stmt):
+            # compound statements: a name written on one path only may still be read from outside
+            written |= {n for n in v.stores if n not in v.loads}
+    return reads
+
+
+def _reads_outside(original: ast.FunctionDef, r: Region) -> set[str]:
+    """Names the forward reads outside region `r` (by line: the canonical source has one statement per
+    line, and the region's nodes keep their lines)."""
+    lines: set[int] = set()
+    for node in r.nodes:
+        a, b = _span(node)
+        lines |= set(range(a, b + 1))
+    found: set[str] = set()
+    for n in ast.walk(original):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno not in lines:
+            found.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.lineno not in lines:
+            found.add(n.target.id)
+    return found
+
+
+def _region_base(r: Region, attrs: dict[str, AttrInfo]) -> str:
+    """A child attribute / file name base from what the region calls (`linear_relu`, `logsigmoid`)."""
+    ops: list[str] = []
+    for node in r.nodes:
+        for n in ast.walk(node):
+            name = None
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Attribute):
+                    if isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr in attrs and \
+                            attrs[f.attr].kind in ("module", "container"):
+                        name = snake(type(attrs[f.attr].value).__name__)
+                    else:
+                        name = f.attr
+                elif isinstance(f, ast.Name):
+                    name = f.id
+            elif isinstance(n, ast.BinOp):
+                name = _BINOP_NAMES.get(type(n.op))
+            elif isinstance(n, ast.Compare):
+                name = "compare"
+            if name and name not in ops and not name.startswith("_") and name not in _PLUMBING_CALLS:
+                ops.append(snake(name))
+    if r.contexts:
+        ops.insert(0, "autocast")
+    if any(isinstance(s, (ast.With, ast.AsyncWith)) for s in r.stmts):
+        ops.insert(0, "region")
+    return "_".join(ops[:3]) or "region"
+
+
+_BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
+                ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_"}
+_PLUMBING_CALLS = {"view", "reshape", "permute", "transpose", "contiguous", "size", "unsqueeze", "squeeze",
+                   "flatten", "chunk", "split", "to", "float", "half", "range", "len", "enumerate", "zip",
+                   "append", "tuple", "list", "int", "float_", "expand", "shape", "dim"}
+
+
+# ---- children's source -------------------------------------------------------------------------------------
+
+
+def _module_child(attr: str, sub: nn.Module, user_file: Any, fdef: ast.FunctionDef) -> SourceChild:
+    from hdecomp.decompose.codegen import module_child_class
+    ctx = SourceContext(user_file=user_file)
+    doc = f"{type(sub).__name__} with the recorded constructor arguments."
+    wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
+    try:
+        class_src, _ = module_child_class(sub, ctx, doc, wrap=wrap)
+    except NotRepresentable as exc:
+        raise SourceStepError(f"self.{attr} cannot be written as a child: {exc}") from exc
+    inner = "layers." if wrap else ""
+    wm = {key: f"{inner}{key}" for key in _state_keys(sub)}
+    base = snake(type(sub).__name__)
+    return SourceChild(attr=attr, kind="module", class_src=class_src, ctx=ctx, base=base, weight_map=wm,
+                       ops=[type(sub).__name__], module=sub, call_args=_call_sites(fdef, attr))
+
+
+def _state_keys(m: nn.Module) -> list[str]:
+    keys = list(m.state_dict())
+    keys += [k for k, _ in m.named_buffers() if k not in keys]
+    return keys
+
+
+def _call_sites(fdef: ast.FunctionDef, attr: str) -> list[ast.expr]:
+    """The arguments of the first call of `self.<attr>(...)` (a container item: of a call through it)."""
+    head = attr.split(".")[0]
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == head and \
+                isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
+            return list(n.args)
+    return []
+
+
+def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region_uses: dict[str, list[Region]],
+                  fs: ForwardSource, user_file: Any, local_names: set[str],
+                  ties: list[tuple[str, str]], full_tensors: dict[str, torch.Tensor]) -> SourceChild:
+    ctx = SourceContext(user_file=user_file)
+    used = names_of([*r.local_defs, *r.nodes, *(it.context_expr for it in r.contexts)])
+    init: list[str] = []
+    wm: dict[str, str] = {}
+    methods: list[str] = []
+    attr_list = list(used.self_attrs)
+    i = 0
+    while i < len(attr_list):
+        a = attr_list[i]
+        i += 1
+        info = attrs.get(a)
+        if info is None:
+            raise SourceStepError(f"self.{a} is read by a child but not found on the module")
+        if info.kind == "method":
+            src = _method_source(info.value, a)
+            methods.append(src)
+            for sub in names_of([ast.parse(textwrap.dedent(src))]).self_attrs:
+                if sub not in attr_list:
+                    attr_list.append(sub)
+                    if sub not in attrs:
+                        attrs[sub] = attr_info(model, sub)
+            continue
+        owners = region_uses.get(a, [r])
+        first = owners[0]
+        if info.kind in ("module", "container"):
+            if first is not r and first.attr:
+                ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
+            try:
+                expr = module_expr(info.value, ctx)
+            except NotRepresentable as exc:
+                raise SourceStepError(f"self.{a} cannot be rebuilt in a child: {exc}") from exc
+            problem = check_expr(expr, info.value, ctx)
+            if problem:
+                raise SourceStepError(problem)
+            init.append(f"        self.{a} = {expr}")
+            if first is r:
+                for key in _state_keys(info.value):
+                    wm[f"{a}.{key}"] = f"{a}.{key}"
+        elif info.kind == "tensor":
+            if first is not r and first.attr:
+                ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
+            init.append(_tensor_init(model, a, full_tensors.get(a, info.value), ctx))
+            registered = a in dict(model.named_parameters(recurse=False)) or a in dict(model.named_buffers(recurse=False))
+            if first is r and registered:
+                wm[a] = a
+        else:
+            try:
+                init.append(f"        self.{a} = {literal(info.value, ctx)}")
+            except NotRepresentable as exc:
+                raise SourceStepError(f"self.{a} ({type(info.value).__name__}) cannot be written as code") from exc
+    _bind_globals(used.loads, local_names, fs, ctx, where="a child")
+    for m in methods:
+        _bind_globals(names_of([ast.parse(textwrap.dedent(m))]).loads, set(), fs, ctx, where="a child")
+    body: list[str] = []
+    for d in r.local_defs:
+        body += ast.unparse(d).split("\n")
+    stmts = ast.unparse(r.expr).split("\n") if r.expr is not None else \
+        [ln for s in r.stmts for ln in ast.unparse(s).split("\n")]
+    if r.expr is not None:
+        stmts = ["return " + stmts[0], *stmts[1:]]
+    if r.contexts:
+        head = "with " + ", ".join(ast.unparse(it) for it in r.contexts) + ":"
+        body.append(head)
+        body += ["    " + ln for ln in stmts]
+        indent = "    "
+    else:
+        body += stmts
+        indent = ""
+    if r.expr is None:
+        ret = r.outputs[0] if len(r.outputs) == 1 else "(" + ", ".join(r.outputs) + ")" if r.outputs else "None"
+        body.append(f"{indent}return {ret}")
+    doc = _region_doc(r)
+    lines = ["class Model(nn.Module):", f'    """{doc}"""', "", "    def __init__(self):", "        super().__init__()"]
+    lines += init
+    for m in methods:
+        lines.append("")
+        lines += ["    " + ln if ln else ln for ln in textwrap.dedent(m).rstrip().split("\n")]
+    lines += ["", f"    def forward(self, {', '.join(r.inputs)}):" if r.inputs else "    def forward(self):"]
+    lines += ["        " + ln if ln else ln for ln in body]
+    ops = [o for o in _region_base(r, attrs).split("_") if o]
+    held = [attrs[a].value for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
+    return SourceChild(attr=r.attr, kind="region", class_src="\n".join(lines) + "\n", ctx=ctx,
+                       base=_region_base(r, attrs), weight_map=wm, ops=ops, region=r, region_modules=held)
+
+
+def _region_doc(r: Region) -> str:
+    first = ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
+    if len(first) > 80:
+        first = first[:77] + "..."
+    where = " (a loop body: called once per iteration)" if r.in_loop else ""
+    return f"`{first}`{' ...' if len(r.stmts) > 1 else ''} from the parent's forward{where}.".replace('"""', "'''")
+
+
+def _method_source(method: Any, name: str) -> str:
+    fn = inspect.unwrap(getattr(method, "__func__", method))
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as exc:
+        raise SourceStepError(f"the source of self.{name} is not available") from exc
+    tree = ast.parse(src)
+    d = tree.body[0]
+    if not isinstance(d, ast.FunctionDef):
+        raise SourceStepError(f"self.{name} is not a plain method")
+    keep: list[ast.expr] = [dec for dec in d.decorator_list
+                            if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod")]
+    d.decorator_list = keep
+    for n in ast.walk(d):
+        if isinstance(n, ast.Name) and n.id in ("super", "__class__"):
+            raise SourceStepError(f"self.{name} uses super()")
+    return ast.unparse(d)
+
+
+def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContext) -> str:
+    """A parameter / buffer the region reads, in the child's __init__: a stand-in of the recorded shape and
+    dtype (batch-sized dimensions as `batch_size`) whose values the verifier (and the composition test)
+    transfer from the parent (weight_map.json)."""
+    from hdecomp.decompose.codegen import _uses_batch
+    from hdecomp.decompose.shapes import BATCH, dims_source, full_batch, sample
+    from hdecomp.decompose.source import tensor_literal
+    dims = dims_source(t)
+    if any(d == BATCH or d.startswith(f"{BATCH} ") for d in dims):
+        _uses_batch(ctx, full_batch(t))
+    shape_t = f"({', '.join(dims)},)" if len(dims) == 1 else f"({', '.join(dims)})"
+    dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"
+    own = dict(model.named_parameters(recurse=False))
+    if name in own:
+        frozen = "" if own[name].requires_grad else ", requires_grad=False"
+        return f"        self.{name} = nn.Parameter(torch.randn({shape_t}{dt}){frozen})"
+    small = t.numel() <= 16 and t.dim() <= 1
+    if name not in dict(model.named_buffers(recurse=False)):   # a small plain tensor attribute
+        return f"        self.{name} = {tensor_literal(sample(t))}"
+    persistent = name in model.state_dict()
+    init = tensor_literal(sample(t)) if small else \
+        f"torch.randn({shape_t}{dt})" if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
+    flag = "" if persistent else ", persistent=False"
+    return (f"        # buffer of the original ({name}): its values come from the parent\n"
+            f"        self.register_buffer({name!r}, {init}{flag})")
+
+
+_STANDARD = {"torch": torch, "nn": nn, "F": torch.nn.functional}
+
+
+def _bind_globals(loads: list[str], local_names: set[str], fs: ForwardSource, ctx: SourceContext,
+                  where: str) -> None:
+    """Make every global name the code reads available in the generated file: carried over from the model
+    file, imported from the package that defines the forward, or the standard torch imports."""
+    import math
+    for name in loads:
+        if name in local_names or name == "self":
+            continue
+        if name in fs.globals:
+            value = fs.globals[name]
+        elif hasattr(builtins, name):
+            continue
+        else:
+            raise SourceStepError(f"{where} reads {name!r}, which is not defined where the forward is")
+        if name in _STANDARD and value is _STANDARD[name]:
+            continue
+        if name == "math" and value is math:
+            ctx.needs_math = True
+            continue
+        if fs.user_code:
+            ctx.need(name)
+            continue
+        if isinstance(value, type(sys)):
+            line = f"import {value.__name__}" + (f" as {name}" if value.__name__.split(".")[-1] != name or
+                                                  "." in value.__name__ else "")
+            if value.__name__ == name:
+                line = f"import {name}"
+            ctx.imports[name] = line
+            continue
+        home = fs.module_name
+        if getattr(sys.modules.get(home), name, None) is not value:
+            home = import_home(value) or ""
+        if not home:
+            raise SourceStepError(f"{where} reads {name!r}, which cannot be imported")
+        ctx.imports[name] = f"from {home} import {name}"

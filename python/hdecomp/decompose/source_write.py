@@ -1,0 +1,331 @@
+"""Writing a source-level step (source_step.py's plan) as a step folder, with its children's example inputs.
+
+The children's inputs are what they really receive: the step is written once with placeholder inputs, the
+refactored model is built from it with the original's weights and run on the component's inputs while
+every child's first call is recorded (and its compute ops counted: its level). Children that the recorded
+inputs never reach (the other branch of an `if`) are reached with more inputs, else given the recorded value
+of the variable of the same name. Under `--batch-limit` a second run at the next batch gives the original
+sizes (hdecomp.decompose.shapes). Then the files are written for good: deduplicated by workload, named,
+placed in the level folders, and the refactored parent imports them by their final names.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.component import Component, clone_nested, load_component
+from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, shape_text
+from hdecomp.decompose.naming import snake
+from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
+from hdecomp.decompose.source_step import SourceChild, SourcePlan, SourceStepError, plan_source_step
+from hdecomp.decompose.state import LEVEL_DIRS, Decomposition, Node
+from hdecomp.decompose.stepfiles import (
+    init_inputs_expr,
+    io_maps,
+    module_kernel_name,
+    op_kernel_name,
+    tie_tied_tensors,
+    workload_key,
+)
+from hdecomp.results import write_json_atomic, write_text_atomic
+
+
+@dataclass
+class CallRecord:
+    """A child's first call in the running refactored model, and how often it ran."""
+
+    args: list[Any]
+    kwargs: dict[str, Any]
+    out: Any = None
+    calls: int = 0
+    ops: int = 0          # compute ops (aten) over all its calls
+
+
+@dataclass
+class Recording:
+    calls: dict[str, CallRecord] = field(default_factory=dict)
+    output: Any = None
+
+
+def _clone(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_clone(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _clone(v) for k, v in obj.items()}
+    return obj
+
+
+def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: dict[str, Any],
+                    seed: int) -> Recording:
+    """Run `ref` once; every child's first call (inputs, output), its number of calls and compute ops."""
+    from hdecomp.ops import recording
+    rec = Recording()
+    handles = []
+    modules = {a: ref.get_submodule(a) for a in attrs}
+
+    def hooks(attr: str) -> tuple[Any, Any]:
+        def pre(_m: nn.Module, a: tuple[Any, ...], kw: dict[str, Any]) -> None:
+            r = rec.calls.get(attr)
+            if r is None:
+                rec.calls[attr] = CallRecord(args=_clone(list(a)), kwargs=_clone(dict(kw)))
+
+        def post(_m: nn.Module, _a: Any, _kw: Any, out: Any) -> None:
+            r = rec.calls[attr]
+            if r.calls == 0:
+                r.out = _clone(out)
+            r.calls += 1
+        return pre, post
+
+    for attr, m in modules.items():
+        pre, post = hooks(attr)
+        handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
+        handles.append(m.register_forward_hook(post, with_kwargs=True))
+    try:
+        torch.manual_seed(seed)
+        with torch.no_grad(), recording(ref) as trace:
+            rec.output = ref(*clone_nested(args), **clone_nested(kwargs))
+    finally:
+        for h in handles:
+            h.remove()
+    for e in trace.events:
+        if e.level != "aten" or not e.compute:
+            continue
+        owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
+        if owner is not None and owner in rec.calls:
+            rec.calls[owner].ops += 1
+    return rec
+
+
+def _fill_by_name(plan: SourcePlan, rec: Recording, args: list[Any], kwargs: dict[str, Any]) -> list[str]:
+    """Inputs for children the runs never reached, from the recorded value of the variable of the same name
+    (a region's inputs are variables; a module child's, its call site's arguments). The attrs still missing."""
+    import inspect
+    values: dict[str, Any] = {}
+    params = [a.arg for a in plan.fs.fdef.args.args[1:]]
+    for name, v in zip(params, args, strict=False):
+        values[name] = v
+    values.update(kwargs)
+    for c in plan.children:
+        r = rec.calls.get(c.attr)
+        if r is None:
+            continue
+        if c.region is not None:
+            for name, v in zip(c.region.inputs, r.args, strict=False):
+                values.setdefault(name, v)
+            outs = c.region.outputs
+            vals = [r.out] if len(outs) == 1 else list(r.out) if isinstance(r.out, (tuple, list)) else []
+            for name, v in zip(outs, vals, strict=False):
+                values.setdefault(name, v)
+    missing = []
+    for c in plan.children:
+        if c.attr in rec.calls:
+            continue
+        if c.region is not None:
+            names = c.region.inputs
+        else:
+            names = [a.id if isinstance(a, ast.Name) else "" for a in c.call_args]
+            if c.module is not None:
+                with contextlib.suppress(TypeError, ValueError):
+                    n_params = len([p for p in inspect.signature(c.module.forward).parameters.values()
+                                    if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+                    if len(names) < n_params:
+                        names = []
+        if names and all(n in values for n in names):
+            rec.calls[c.attr] = CallRecord(args=[values[n] for n in names], kwargs={}, calls=0)
+        else:
+            missing.append(c.attr)
+    return missing
+
+
+def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,
+                      model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                      ) -> tuple[list[Node], list[str]]:
+    """Plan, write and record a source-level step for `node`; (the new child nodes to decompose next, notes).
+    Raises SourceStepError (nothing of the step is left) when it cannot be done."""
+    try:
+        return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected)
+    except SourceStepError:
+        if step_dir.exists():
+            shutil.rmtree(step_dir)
+        raise
+    except Exception as exc:   # generated code that does not load or run: this way does not work here
+        if step_dir.exists():
+            shutil.rmtree(step_dir)
+        raise SourceStepError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component, model: nn.Module,
+           args: list[Any], kwargs: dict[str, Any], expected: Any) -> tuple[list[Node], list[str]]:
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    from hdecomp.decompose.shapes import full_size, full_size_io, scaling_for
+    opts = dec.options
+    notes: list[str] = []
+    sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
+    full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
+    plan = plan_source_step(model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors)
+    # the weight map: module children keep their keys under their attribute, regions hold what they read
+    weight_map: dict[str, str] = {}
+    for c in plan.children:
+        for okey, ckey in c.weight_map.items():
+            full = f"{c.attr}.{okey}" if c.kind == "module" else okey
+            weight_map.setdefault(full, f"{c.attr}.{ckey}")
+    plan.ties += tie_tied_tensors(model, weight_map)
+    # the parent's own inputs at the original batch
+    out = expected.output
+    args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, out,
+                                                        device=opts.device, timeout=opts.timeout)
+    notes += deviations
+    inputs_block = _inputs_block(list(args_full), dict(kwargs_full), plan.ctx,
+                                 init_inputs=init_inputs_expr(comp, plan.ctx))
+    doc = f"{node.id} rewritten at its source level: the control flow stays, the compute is in its children."
+    # pass 1: placeholder children, to run the refactored model and record what each child receives
+    tmp = {c.attr: f"c{i}_{snake(c.attr)}" for i, c in enumerate(plan.children)}
+    if step_dir.exists():
+        shutil.rmtree(step_dir)
+    (step_dir / "children").mkdir(parents=True)
+    write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
+    for c in plan.children:
+        write_text_atomic(step_dir / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
+    write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_block)
+    write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
+    comp_r = load_component(step_dir / "refactored.py", timeout=opts.timeout)
+    ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    _transfer(model, ref, weight_map)
+    attrs = [c.attr for c in plan.children]
+    rec = record_children(ref, attrs, args, kwargs, CAPTURE_SEED)
+    if not expected.matches(rec.output):
+        raise SourceStepError("the forward split at its source level does not reproduce the module's output")
+    # children the recorded inputs do not reach: other inputs (the other branch of an `if`)
+    for seed in (43, 44, 45, 46):
+        if all(a in rec.calls for a in attrs):
+            break
+        a2, k2 = comp.make_inputs(seed=seed, device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+        more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
+        rec.calls.update(more.calls)
+    missing = _fill_by_name(plan, rec, args, kwargs)
+    if missing:
+        raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
+    # at the original batch (--batch-limit): the same children at the next batch give the scaling
+    if sc is not None:
+        try:
+            ref2 = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=sc.b2)
+            rec2 = record_children(ref2, attrs, args2, kwargs2, CAPTURE_SEED)
+            del ref2
+            for a, r in rec.calls.items():
+                r2 = rec2.calls.get(a)
+                if r2 is None:
+                    notes.append(f"child {a}: not reached at batch {sc.b2}; its inputs keep the recorded sizes")
+                    continue
+                r.args = full_size(list(r.args), list(r2.args), sc, f"{a} input", notes)
+                r.kwargs = full_size(dict(r.kwargs), dict(r2.kwargs), sc, f"{a} input", notes)
+                r.out = full_size(r.out, r2.out, sc, f"{a} output", notes)
+        except Exception as exc:   # user code at another batch: the recorded sizes stay, said as deviation
+            notes.append(f"the refactored forward does not run at batch {sc.b2} ({type(exc).__name__}: {exc}): "
+                         "the children keep the recorded sizes")
+    del ref
+    # pass 2: the files for good
+    final: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    child_nodes: list[Node] = []
+    for c in plan.children:
+        r = rec.calls[c.attr]
+        stem, text, level, is_new = _final_text(dec, node, c, r)
+        final[c.attr] = stem
+        texts[stem] = text
+        if is_new:
+            path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
+            write_text_atomic(path, text)
+            ins, ind, outs, outd = io_maps({}, [(f"arg{i}", v) for i, v in enumerate(r.args)] +
+                                           sorted(r.kwargs.items()), r.out)
+            cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
+                      outputs={"shapes": outs, "dtypes": outd}, ops=list(c.ops),
+                      op_count=max(1, r.ops // max(r.calls, 1)), depth=node.depth + 1,
+                      status="leaf" if level == 0 else "unverified")
+            dec.nodes[stem] = cn
+            if level > 0:
+                child_nodes.append(cn)
+        if stem not in node.children:
+            node.children.append(stem)
+        node.uses[stem] = node.uses.get(stem, 0) + max(1, r.calls)
+    shutil.rmtree(step_dir / "children")
+    (step_dir / "children").mkdir()
+    for stem, text in sorted(texts.items()):
+        write_text_atomic(step_dir / "children" / f"{stem}.py", text)
+    write_text_atomic(step_dir / "refactored.py", plan.parent_source(final, doc) + "\n\n" + inputs_block)
+    loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
+    notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
+                 + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
+                 + f"; {len([c for c in plan.children if c.kind == 'module'])} submodule(s) called by the parent")
+    return child_nodes, notes
+
+
+def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any,
+                           notes: list[str]) -> dict[str, torch.Tensor]:
+    """The module's own parameters and buffers at the original batch (a state sized by the batch through
+    get_init_inputs, as KernelBench's Mamba2), learned from the module built at the next batch."""
+    from hdecomp.decompose.shapes import full_size, second_recording_models
+    own = {**dict(model.named_parameters(recurse=False)), **dict(model.named_buffers(recurse=False))}
+    if not own:
+        return {}
+    for model2, _on_meta in second_recording_models(comp, model, sc, 0, device=opts.device, timeout=opts.timeout):
+        own2 = {**dict(model2.named_parameters(recurse=False)), **dict(model2.named_buffers(recurse=False))}
+        return {n: full_size(t.detach(), own2[n].detach(), sc, n, notes) for n, t in own.items() if n in own2}
+    return {}
+
+
+def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
+    from hdecomp.weights import apply_weight_map, build_weight_map
+    wm = build_weight_map(model, ref, weight_map)
+    if wm.problems:
+        raise SourceStepError(f"weight map: {wm.problems[0]}")
+    apply_weight_map(model, ref, wm)
+
+
+def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -> tuple[str, str, int, bool]:
+    """(stem, file text, level, is new) for one child with its recorded call."""
+    ops_per_call = r.ops // max(r.calls, 1) if r.calls else len(c.ops)
+    if c.kind == "module":
+        assert c.module is not None
+        kernel = is_kernel_module(c.module) or ops_per_call <= 1
+    else:
+        kernel = ops_per_call <= 1
+    if kernel:
+        level = 0
+    elif node.level <= 1:
+        level = 0   # a fusion's children are kernels, whatever they hold
+    else:
+        level = min(node.level - 1, max(1, natural_level(ops_per_call, False)))
+    body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx)
+    if c.kind == "module" and kernel and c.module is not None:
+        base = module_kernel_name(c.module, r.args)
+    elif kernel and c.region is not None:   # named by its workload, as a graph step's kernels
+        held = c.region_modules
+        base = module_kernel_name(held[0], r.args) if len(held) == 1 and is_kernel_module(held[0]) and \
+            not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
+    else:
+        base = c.base
+    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}")
+    header = {
+        "Level": LEVEL_NAMES[level],
+        "Ops": ", ".join(c.ops) or "-",
+        "Inputs": "; ".join(f"arg{i}: {shape_text(v)}" for i, v in enumerate(r.args)) or "none",
+        "Outputs": shape_text(r.out),
+    }
+    if r.kwargs:
+        header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in r.kwargs.items())
+    if c.region is not None and c.region.in_loop:
+        header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"
+    text = ComponentText(body, header).text(stem, level, node.id)
+    if is_new:
+        dec.texts[stem] = text
+    return stem, dec.texts.get(stem, text), level, is_new

@@ -1,0 +1,97 @@
+"""The state of one decomposition run: options, the components found so far (nodes), the steps, the log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from hdecomp.decompose.naming import NameRegistry
+
+LEVEL_DIRS = {3: "level_3_model", 2: "level_2_layer", 1: "level_1_fusion", 0: "level_0_kernel"}
+
+
+@dataclass
+class DecomposeOptions:
+    device: str = "cpu"
+    batch_limit: int | None = None
+    timeout: float | None = None
+    num_trials: int = 3
+    rtol: float | None = None
+    atol: float | None = None
+    max_depth: int | None = None
+    name: str | None = None
+    finish: bool = True            # write coverage summary, self-tests, composition test
+    self_tests: bool = True        # run every component's self-test at the end (test_results.json)
+
+
+@dataclass
+class Node:
+    """One unique component (file) of the decomposition."""
+
+    id: str
+    level: int
+    path: Path
+    parent: str | None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    children: list[str] = field(default_factory=list)
+    uses: dict[str, int] = field(default_factory=dict)        # child id -> calls in this component
+    ops: list[str] = field(default_factory=list)
+    op_count: int = 0
+    step: str | None = None
+    status: str = "unverified"    # pass | fail | error | unverified (kernels: leaf)
+    decomposable: bool = True
+    reason: str | None = None
+    depth: int = 0
+    capture_method: str | None = None
+
+
+@dataclass
+class StepRecord:
+    number: int
+    node: str
+    dir: Path
+    status: str
+    outcome: Any = None
+
+
+@dataclass
+class Decomposition:
+    root: Path
+    model_file: Path
+    name: str
+    options: DecomposeOptions
+    nodes: dict[str, Node] = field(default_factory=dict)
+    steps: list[StepRecord] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    data_flow: list[dict[str, Any]] = field(default_factory=list)
+    registry: NameRegistry = field(default_factory=NameRegistry)
+    texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
+    forward_bytes: int = 0    # peak RSS growth of the model's forward at the cut batch (memory decisions)
+    seconds: float = 0.0
+    finals: dict[str, Any] = field(default_factory=dict)
+    root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
+
+    @property
+    def root_node(self) -> str:
+        return self.root_id or self.name
+
+    def note(self, step: str | int | None, kind: str, title: str, description: str = "",
+             resolution: str | None = None) -> None:
+        entry: dict[str, Any] = {"step": step, "type": kind, "title": title, "description": description,
+                                 "timestamp": now_iso()}
+        if resolution is not None:
+            entry["resolution"] = resolution
+        self.log.append(entry)
+
+    @property
+    def complete(self) -> bool:
+        return all(n.status in ("pass", "leaf") for n in self.nodes.values()) and \
+            all(s.status == "PASS" for s in self.steps)
+
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat()

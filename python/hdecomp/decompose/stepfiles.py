@@ -1,0 +1,135 @@
+"""Pieces every kind of step writes the same way: tensor shapes for the tree, dedup keys, the rebuilt-module
+check, tied tensors, a refactored file's get_init_inputs()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.decompose.codegen import describe
+from hdecomp.decompose.naming import SHAPE_FREE_OPS, snake
+from hdecomp.decompose.source import SourceContext, check_rebuild
+
+
+def io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any) -> tuple[dict, dict, dict, dict]:
+    ins, ind, outs, outd = {}, {}, {}, {}
+    for name, v in in_vals:
+        d = describe(v)
+        ins[name], ind[name] = d.shape, d.dtype
+    flat = out_val if isinstance(out_val, (tuple, list)) else [out_val]
+    if isinstance(out_val, dict):
+        flat = list(out_val.values())
+    for i, v in enumerate(flat):
+        key = "output" if len(flat) == 1 else f"output_{i}"
+        d = describe(v)
+        outs[key], outd[key] = d.shape, d.dtype
+    return ins, ind, outs, outd
+
+
+def tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple[str, str]]:
+    """Tensors shared under several names (tied weights) that land in different children: the refactored
+    parent ties them again; the weight map keeps only the first name (the others are its aliases)."""
+    names: dict[int, list[str]] = {}
+    for n, t in list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False)):
+        names.setdefault(id(t), []).append(n)
+    ties = []
+    for group in names.values():
+        mapped = [n for n in group if n in weight_map]
+        for other in mapped[1:]:
+            if weight_map[other] != weight_map[mapped[0]]:
+                ties.append((weight_map[other], weight_map[mapped[0]]))
+            # the alias entry stays: tools that do not fold tied names (compose) look it up
+    return sorted(ties)
+
+
+def init_inputs_expr(comp: Any, ctx: SourceContext) -> str:
+    """What get_init_inputs() of a refactored file returns: the original's constructor arguments, when
+    writable (a config object as code: `[GPT2Config(n_layer=2)]`)."""
+    from hdecomp.decompose.source import literal
+    try:
+        init = comp.get_init_inputs()
+        return literal(list(init or []), ctx)
+    except Exception:
+        return "[]"
+
+
+def workload_key(body: str, kernel: bool, ops: list[str]) -> str:
+    """Dedup key: the file body; for shape-free single ops, the body without its example shapes."""
+    import re
+    if kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
+        # (and without the `batch_size` line the example inputs are written with)
+        return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
+    if kernel:  # value ranges and finiteness of the example inputs are not part of the workload
+        body = re.sub(r"torch\.rand\(", "torch.randn(", body)
+        # nor the recorded values of small index inputs (codegen.input_expr), beyond their shape
+        body = re.sub(r"torch\.tensor\((\[[-0-9, \[\]TrueFals]*\]), dtype=(torch\.\w+)\)",
+                      lambda m: f"<{_nested_shape(m.group(1))} {m.group(2)}>", body)
+        body = re.sub(r", (True|False)\),\n", "),\n", body)
+    return body
+
+
+def _nested_shape(text: str) -> str:
+    """The shape of a nested list literal (`[[1, 2], [3, 4]]` -> `2x2`)."""
+    import ast as _ast
+    try:
+        value = _ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    dims = []
+    while isinstance(value, list):
+        dims.append(str(len(value)))
+        value = value[0] if value else None
+    return "x".join(dims)
+
+
+def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
+    """None when `expr` (generated source for `sub`) rebuilds it, with the file's carried definitions and
+    imports; else what differs."""
+    from hdecomp.decompose.source import carried_source
+    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional}
+    import math
+    ns["math"] = math
+    imports, defs = carried_source(ctx)
+    try:
+        exec("\n".join(imports + ctx.import_lines()) + "\n" + defs, ns)  # the user's own definitions, carried over
+    except Exception as exc:
+        return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
+    return check_rebuild(expr, sub, ns)
+
+
+def module_kernel_name(sub: nn.Module, inputs: list[Any]) -> str:
+    """`{op}_{shape_signature}_{dtype}` for a kernel module (`linear_768x3072_fp32`): the signature from its
+    parameters (in x out for Linear, rows x dim for Embedding), else from its first inputs' shapes."""
+    from hdecomp.decompose.naming import dtype_short, shape_sig
+    op = snake(type(sub).__name__)
+    params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
+    if params:
+        dtype = params[0][1].dtype
+        if isinstance(sub, nn.Linear):
+            sig = f"{sub.in_features}x{sub.out_features}"
+        elif isinstance(sub, nn.Embedding):
+            sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
+        else:
+            sig = shape_sig(params[0][1].shape)
+        return f"{op}_{sig}_{dtype_short(dtype)}"
+    tens = [t for t in inputs if isinstance(t, torch.Tensor)]
+    in_dtype = tens[0].dtype if tens else None
+    sig = "" if op in SHAPE_FREE_OPS else "_".join(shape_sig(t.shape) for t in tens[:2])
+    return "_".join(p for p in (op, sig, dtype_short(in_dtype)) if p)
+
+
+def op_kernel_name(op: str, inputs: list[Any], output: Any) -> str:
+    """`{op}_{shape_signature}_{dtype}` for a kernel that is one op on its inputs (`tanh_fp32`,
+    `matmul_2x16x32_2x32x16_fp32`): shapes of the first two tensor inputs, none for shape-free ops."""
+    from hdecomp.decompose.codegen import flat_tensors
+    from hdecomp.decompose.naming import dtype_short, shape_sig
+    op = snake(op)
+    tens = flat_tensors(list(inputs))
+    outs = flat_tensors(output)
+    dtype = tens[0].dtype if tens else outs[0].dtype if outs else None
+    sig = ""
+    if op not in SHAPE_FREE_OPS:
+        sig = "_".join(shape_sig(t.shape) for t in tens[:2]) or (shape_sig(outs[0].shape) if outs else "")
+    return "_".join(p for p in (op, sig, dtype_short(dtype)) if p)
