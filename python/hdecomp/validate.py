@@ -3,7 +3,8 @@
 Checks, each problem reported with the file it is about:
   files    the files and folders of the layout are present (DESIGN.md, "Output tree");
   schema   every JSON file is valid against its schema in data/schema/ (jsonschema, draft 2020-12);
-  tree     every leaf is a kernel, levels descend along every edge, every node's path exists and
+  tree     every leaf is a kernel, levels descend along every edge (a layer may hold layers: a block's
+           attention, a stage's blocks), every node's path exists and
            sits in its level's folder, the tree has one root;
   steps    every step has original.py, refactored.py, children/ and a PASS verification_result.json;
   kernels  kernel file names are shape-based (`{op}_{shape_signature}_{dtype}.py`, lower case) and
@@ -268,6 +269,11 @@ def _check_json(path: Path, name: str, report: ValidationReport) -> tuple[bool, 
 
 # ---------------------------------------------------------------------------------------------- tree
 
+def _descends(parent: int, child: int) -> bool:
+    """Levels go down along an edge; a layer may hold layers (a stage of blocks, a block's attention)."""
+    return child < parent or parent == child == 2
+
+
 def level_number(value: Any) -> int | None:
     """3/2/1/0 from a level written as a number, a digit string or a name ("kernel")."""
     if isinstance(value, bool):
@@ -431,7 +437,7 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
                 report.add(tree_file, f"leaf {child!r} (child of {parent!r}) is not a kernel ({where}); "
                            "decompose it further", "tree")
             parent_level = nodes[parent].level
-            if level is not None and parent_level is not None and level >= parent_level:
+            if level is not None and parent_level is not None and not _descends(parent_level, level):
                 report.add(tree_file, f"level does not descend: {parent!r} (level {nodes[parent].level}) -> "
                            f"{child!r} (level {level})", "tree")
             continue
@@ -453,7 +459,7 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
                        "not a kernel: decompose it down to level 0", "tree")
         for child in children:
             child_level = nodes[child].level
-            if node.level is not None and child_level is not None and child_level >= node.level:
+            if node.level is not None and child_level is not None and not _descends(node.level, child_level):
                 report.add(tree_file, f"level does not descend: {key!r} (level {node.level}) -> child "
                            f"{child!r} (level {child_level})", "tree")
         if not node.path:

@@ -15,6 +15,7 @@ forward. The result keeps every field of the original workspace's verification_r
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import sys
@@ -50,6 +51,7 @@ from hdecomp.weights import (
     build_weight_map,
     load_explicit_map,
     randomize_weights,
+    share_weight_map,
 )
 
 SEED_BASE = 42
@@ -70,6 +72,9 @@ class VerifyOptions:
     timeout: float | None = None
     weight_map: str | Path | dict[str, str] | None = None  # None: <refactored dir>/weight_map.json if present
     randomized_trial: bool = True
+    # the refactored model built on the meta device and given the original's tensors themselves (one copy
+    # of the weights in memory); copies instead where sharing cannot be exact (see _build_refactored)
+    share_weights: bool = True
 
 
 @dataclass
@@ -317,6 +322,18 @@ class _ChildCalls:
         self._handles = []
 
 
+class _SharedStateWritten(Exception):
+    """A forward wrote a tensor both models share: the step is verified again with copies."""
+
+
+def _holds_meta_tensors(model: nn.Module) -> bool:
+    """Whether anything of `model` still lives on the meta device: a tensor the weight map did not give it,
+    or a plain tensor attribute its constructor made."""
+    if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
+        return True
+    return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
+
+
 def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
                index: int | str, options: VerifyOptions, clock: _Clock, device: torch.device,
                record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
@@ -455,7 +472,15 @@ def verify_step(original: str | Path, refactored: str | Path, options: VerifyOpt
     clock = _Clock(device)
     if result.status != "ERROR":
         try:
-            _verify(original, refactored, options, result, clock, device)
+            try:
+                _verify(original, refactored, options, result, clock, device)
+            except _SharedStateWritten:
+                import dataclasses
+                clock = _Clock(device)
+                result.warnings.append("the forward writes its own parameters or buffers: verified with "
+                                       "separate copies of the weights")
+                _verify(original, refactored, dataclasses.replace(options, share_weights=False), result,
+                        clock, device)
         except HdecompError as exc:
             _set_error(result, exc)
         except Exception as exc:
@@ -536,12 +561,25 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
     seed_everything(0)
     ctor_args: list[Any] = []
-    if options.skip_anticheat:
-        m_ref = comp_r.build(device, options.timeout, batch_limit=options.batch_limit)
-    else:  # HD313: what the refactored model hands to its children's constructors
-        from hdecomp.anticheat import structural as st
-        with st.recording_constructor_arguments(comp_r.imported) as ctor_args:
-            m_ref = comp_r.build(device, options.timeout, batch_limit=options.batch_limit)
+
+    def build_refactored(meta: bool) -> nn.Module:
+        ctx = torch.device("meta") if meta else contextlib.nullcontext()
+        with ctx:
+            if options.skip_anticheat:
+                return comp_r.build(None if meta else device, options.timeout, batch_limit=options.batch_limit)
+            from hdecomp.anticheat import structural as st  # HD313: what reaches children's constructors
+            with st.recording_constructor_arguments(comp_r.imported) as found:
+                built = comp_r.build(None if meta else device, options.timeout, batch_limit=options.batch_limit)
+            ctor_args[:] = found
+            return built
+
+    m_ref = None
+    if options.share_weights:
+        with contextlib.suppress(HdecompError):   # a constructor that needs real tensors: built for real
+            m_ref = build_refactored(meta=True)
+    on_meta = m_ref is not None
+    if m_ref is None:
+        m_ref = build_refactored(meta=False)
     clock.add("build", time.perf_counter() - t0)
 
     # 4. weights
@@ -557,9 +595,23 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
                              exc.details) from exc
     if auto_map and wm.problems:
         wm.problems.append(_auto_map_note(explicit_file))
-    apply_weight_map(m_orig, m_ref, wm)
+    shared = share_weight_map(m_orig, m_ref, wm) if on_meta and not wm.problems else None
+    if on_meta and (shared is None or _holds_meta_tensors(m_ref)):
+        # not exactly shareable (an unmapped tensor, a plain tensor attribute built on meta): copies
+        t1 = time.perf_counter()
+        seed_everything(0)
+        m_ref = build_refactored(meta=False)
+        clock.add("build", time.perf_counter() - t1)
+        wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
+        if auto_map and wm.problems:
+            wm.problems.append(_auto_map_note(explicit_file))
+        shared = None
+    if shared is None:
+        apply_weight_map(m_orig, m_ref, wm)
     clock.add("weights", time.perf_counter() - t0)
-    data["weight_transfer"] = {**wm.to_dict(), "picked_up_automatically": auto_map}
+    data["weight_transfer"] = {**wm.to_dict(), "picked_up_automatically": auto_map,
+                               "shared_storage": shared is not None}
+    shared_versions = [t._version for t in shared] if shared else []
 
     # 2. structural checks that need no run
     structural: list[AntiCheatViolation] = []
@@ -583,6 +635,8 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
+        if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
+            raise _SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
     runtime_v: list[AntiCheatViolation] = []

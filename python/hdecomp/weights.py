@@ -318,6 +318,35 @@ def apply_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
     return n
 
 
+def share_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) -> list[torch.Tensor] | None:
+    """Make every mapped tensor of `refactored` the very tensor of `original` it maps to (one storage: a
+    model whose weights take half the machine's memory is held once; re-randomising the original's
+    tensors re-randomises both). Returns the shared tensors, or None, changing nothing, where that cannot
+    be exact: a tensor of `refactored` is unmapped (its own constructor's values would be lost when it was
+    built without them), or the two sides differ in shape, dtype or kind."""
+    orig_by_name = _lookup(named_tensors(original))
+    ref_entries = named_tensors(refactored)
+    mapped_ref = set(wm.mapping.values())
+    if any(e.name not in mapped_ref for e in ref_entries):
+        return None
+    ref_by_name = _lookup(ref_entries)
+    plan: list[tuple[nn.Module, str, str, torch.Tensor]] = []
+    for okey, rkey in wm.mapping.items():
+        src, dst = orig_by_name[okey], ref_by_name[rkey]
+        if src.kind != dst.kind or src.tensor.shape != dst.tensor.shape or src.tensor.dtype != dst.tensor.dtype:
+            return None
+        for name in [dst.name, *dst.aliases]:
+            owner_name, _, leaf = name.rpartition(".")
+            owner = refactored.get_submodule(owner_name) if owner_name else refactored
+            table = "_parameters" if dst.kind == "parameter" else "_buffers"
+            if leaf not in getattr(owner, table):
+                return None
+            plan.append((owner, table, leaf, src.tensor))
+    for owner, table, leaf, tensor in plan:
+        getattr(owner, table)[leaf] = tensor
+    return [t for *_, t in plan]
+
+
 def _randomize_(name: str, t: torch.Tensor, gen: torch.Generator) -> None:
     """Fill a float tensor with random values that keep it usable, in place (a multi-GiB weight needs no
     second copy): variances stay positive, matrices get a fan-in scaled range so activations keep their
@@ -385,4 +414,5 @@ __all__ = [
     "load_explicit_map",
     "named_tensors",
     "randomize_weights",
+    "share_weight_map",
 ]

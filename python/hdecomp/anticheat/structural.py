@@ -51,7 +51,7 @@ def component_children(model: nn.Module) -> list[tuple[str, nn.Module]]:
     def visit(prefix: str, mod: nn.Module) -> None:
         for name, child in mod.named_children():
             qn = f"{prefix}.{name}" if prefix else name
-            if isinstance(child, _CONTAINERS):
+            if type(child) in _CONTAINERS:   # torch's own containers; a component subclassing one is a child
                 visit(qn, child)
             else:
                 out.append((qn, child))

@@ -51,12 +51,26 @@ class InitCall:
     params: list[tuple[str, Any, str]]   # (name, value, kind) in signature order; kind: "arg"|"varargs"|"varkw"
 
 
-_INIT_ARGS: weakref.WeakKeyDictionary[nn.Module, InitCall] = weakref.WeakKeyDictionary()
+_INIT_ARGS: weakref.WeakKeyDictionary[Any, InitCall] = weakref.WeakKeyDictionary()
 _DEEPCOPY_CODE = copy.deepcopy.__code__
 
 
-def init_call(module: nn.Module) -> InitCall | None:
-    return _INIT_ARGS.get(module)
+def init_call(obj: Any) -> InitCall | None:
+    """The arguments `obj` (a module, or another object built with it) was constructed with, if recorded."""
+    try:
+        return _INIT_ARGS.get(obj)
+    except TypeError:   # not weak-referenceable or not hashable
+        return None
+
+
+def _recordable(obj: Any) -> bool:
+    """Modules, and plain objects of classes from user files or installed packages other than torch's own
+    (the config objects a block is built from); not tensors, containers or torch internals."""
+    if isinstance(obj, nn.Module):
+        return True
+    mod = getattr(type(obj), "__module__", "") or ""
+    return not (mod == "builtins" or mod == "torch" or mod.startswith(("torch.", "typing", "collections",
+                                                                        "enum", "functools", "abc")))
 
 
 @contextlib.contextmanager
@@ -83,7 +97,7 @@ def record_init_args() -> Iterator[None]:
             return
         first = code.co_varnames[0]
         obj = frame.f_locals.get(first)
-        if not isinstance(obj, nn.Module) or id(obj) in seen:
+        if id(obj) in seen or not _recordable(obj):
             return
         try:
             if obj in _INIT_ARGS:
@@ -409,13 +423,13 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
     the result reproduces `expected`."""
     notes: list[str] = []
     try:
-        return _capture_fx(module, args, kwargs, expected, expand or set())
+        return fold_state_metadata(_capture_fx(module, args, kwargs, expected, expand or set()))
     except CaptureError as exc:
         notes.append(f"torch.fx: {exc}")
     try:
         cap = _capture_export(module, args, kwargs, expected, expand or set())
         cap.notes = notes + cap.notes
-        return cap
+        return fold_state_metadata(cap)
     except CaptureError as exc:
         notes.append(f"torch.export: {exc}")
     except Exception as exc:  # a fallback that breaks must not stop the next one
@@ -426,8 +440,40 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
         notes.append(f"execution recording: {exc}")
         raise CaptureError("; ".join(notes)) from exc
     cap.notes = notes + cap.notes
-    return cap
+    return fold_state_metadata(cap)
 
+
+# what a forward may read of a parameter or buffer besides its values: constants of the captured run
+_STATE_METADATA = {"dtype", "device", "is_cuda", "is_floating_point", "layout", "requires_grad"}
+
+
+def fold_state_metadata(cap: Capture) -> Capture:
+    """`self.wo.weight.dtype` (T5 casts its input to its weight's dtype): the dtype of a parameter is a
+    constant of the captured run, not a use of the parameter; folded into the graph as that constant, so
+    that no plumbing of the parent reads the parameter (a parent owns no state). A parameter read only
+    that way leaves the graph."""
+    graph = cap.graph
+    changed = False
+    for n in list(graph.nodes):
+        if n.op != "get_attr":
+            continue
+        for user in list(n.users):
+            if user.op == "call_function" and user.target is getattr and len(user.args) == 2 and \
+                    user.args[1] in _STATE_METADATA and user.name in cap.values:
+                value = cap.values[user.name]
+                if not isinstance(value, (torch.dtype, torch.device, bool, torch.layout)):
+                    continue
+                for use in list(user.users):
+                    use.args = fx.node.map_arg(use.args, lambda a, u=user, v=value: v if a is u else a)  # type: ignore[misc]
+                    use.kwargs = fx.node.map_arg(use.kwargs, lambda a, u=user, v=value: v if a is u else a)  # type: ignore[misc]
+                graph.erase_node(user)
+                changed = True
+        if not n.users:
+            graph.erase_node(n)
+            changed = True
+    if changed:
+        graph.lint()
+    return cap
 
 def _capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                 expand: set[str]) -> Capture:

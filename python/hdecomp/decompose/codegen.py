@@ -176,8 +176,10 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
 # ---- inputs ------------------------------------------------------------------------------------------
 
 
-# integer / boolean inputs up to this many elements are written with their recorded values (input_expr)
-RECORDED_INDEX_LIMIT = 256
+# integer inputs up to this many elements (boolean ones: masks, up to RECORDED_MASK_LIMIT) are written with
+# their recorded values (input_expr): indices, bucket ids and counts have invariants no random draw keeps
+RECORDED_INDEX_LIMIT = 1 << 16
+RECORDED_MASK_LIMIT = 256
 
 
 def input_expr(value: Any, ctx: SourceContext) -> str:
@@ -186,8 +188,10 @@ def input_expr(value: Any, ctx: SourceContext) -> str:
     (`torch.rand(batch_size, 3, 224, 224)`) and the value range of the recorded tensor."""
     if isinstance(value, BatchInt):
         return value.expr
+    limit = RECORDED_MASK_LIMIT if isinstance(value, torch.Tensor) and value.dtype == torch.bool \
+        else RECORDED_INDEX_LIMIT
     if isinstance(value, torch.Tensor) and not value.is_floating_point() and not value.is_complex() and \
-            not is_full_size(value) and 0 < value.numel() <= RECORDED_INDEX_LIMIT:
+            not is_full_size(value) and 0 < value.numel() <= limit:
         # integer and boolean inputs are indices, counts and masks (expert routing, a `torch.where` whose
         # output size is the count): a random draw may be invalid or change the output's shape, so the
         # recorded values themselves

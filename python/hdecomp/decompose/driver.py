@@ -138,7 +138,8 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         gc.collect()
         outcome = _verify(dec, step_dir, step_number, step_name)
         status = outcome.status
-        if status == "FAIL" and len(tried) == 1:
+        numeric = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation"}
+        if status == "FAIL" and len(tried) == 1 and set(outcome_reasons(outcome)) <= numeric:
             reason = outcome.fail_reason or "verification did not pass"
             other = "graph" if tried[0] == "source" else "source"
             dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
@@ -159,6 +160,16 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
              ", ".join(f"{c} ({LEVEL_NAMES[dec.nodes[c].level]})" for c in node.children)
              + f"; captured with {method}")
     return child_nodes
+
+
+def outcome_reasons(outcome: Any) -> list[str]:
+    """Why a step failed (verification_result.json's fail_reasons), [] when that is not known."""
+    import json
+    try:
+        data = json.loads(outcome.step.result_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError, AttributeError):
+        return [outcome.fail_reason] if getattr(outcome, "fail_reason", None) else []
+    return list(data.get("fail_reasons") or ([data["fail_reason"]] if data.get("fail_reason") else []))
 
 
 @dataclass
@@ -714,7 +725,8 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
             timeout=options.timeout)
     # Under --batch-limit: inputs and output at the original batch, learned from one more forward at
     # the cut batch + 1 (hdecomp.decompose.shapes); the tree and the model copy's self-test carry those.
-    dec.forward_bytes = peak.growth
+    # what one process that builds and runs the model holds: its weights and one forward's intermediates
+    dec.forward_bytes = peak.growth + sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
     args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
                                                 device=options.device, timeout=options.timeout,
                                                 cost_bytes=peak.growth)
@@ -859,18 +871,32 @@ def _progress(console: Any, enabled: bool) -> Any:
 
 
 def _instance_counts(dec: Decomposition) -> dict[str, int]:
+    """How often each component runs in one forward of the model: the sum over its parents of the
+    parent's count times its calls there (a kernel file used by a fusion and by a layer directly, at
+    different depths, counts both). Parents are counted before their children (topological order)."""
+    parents: dict[str, list[str]] = {}
+    for nid, node in dec.nodes.items():
+        for c in node.uses:
+            parents.setdefault(c, []).append(nid)
     counts: dict[str, int] = {}
-    order = [dec.root_node]
-    counts[dec.root_node] = 1
-    i = 0
-    while i < len(order):
-        nid = order[i]
-        i += 1
-        for c, uses in dec.nodes[nid].uses.items():
-            counts[c] = counts.get(c, 0) + counts[nid] * uses
-            if c not in order:
-                order.append(c)
-    return counts
+
+    def count(nid: str, active: frozenset[str] = frozenset()) -> int:
+        if nid in counts:
+            return counts[nid]
+        if nid == dec.root_node:
+            counts[nid] = 1
+            return 1
+        total = 0
+        for p in parents.get(nid, []):
+            if p in active or p not in dec.nodes:   # (a cycle cannot occur; never loop on one)
+                continue
+            total += count(p, active | {nid}) * dec.nodes[p].uses.get(nid, 0)
+        counts[nid] = total
+        return total
+
+    for nid in dec.nodes:
+        count(nid)
+    return {k: v for k, v in counts.items() if v or k == dec.root_node}
 
 
 def _write_outputs(dec: Decomposition) -> None:

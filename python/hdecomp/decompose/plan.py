@@ -81,14 +81,15 @@ def natural_level(ops: int, kernel: bool) -> int:
 
 def oversized_module_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                               calls: dict[str, int]) -> list[str]:
-    """Submodules whose content is split at this step instead of becoming children, so that levels stay
-    meaningful (levels descend along every edge, so a layer-sized module cannot be a layer under a layer):
-      * under a model: a layer-sized module that holds layer-sized modules itself (a stage: a Sequential of
-        ResNet blocks, a block holding an 8-op attention) -- those inner modules become the model's layers;
-      * under a layer: a layer-sized module (6+ logical ops; a "fusion" of 8 kernels means nothing) -- its
-        content becomes fusion-sized groups and kernels of the layer.
+    """Submodules whose content is split at this step instead of becoming children, so that the tree follows
+    the model's own blocks: under a model, a layer-sized module that holds layer-sized modules itself and is
+    not one of a container's repeated blocks (a stage: BERT's encoder, a Sequential of ResNet blocks) -- the
+    blocks inside become the model's layers. A repeated block (a decoder layer, a stage among stages) stays
+    whole: it is a layer, and the layer-sized modules it holds (its attention) are layers below it.
     Shared submodules (called more than once) stay whole: splitting them would repeat their content."""
     out: list[str] = []
+    if level != 3:
+        return out
     for n in graph.nodes:
         if n.op != "call_module":
             continue
@@ -96,14 +97,23 @@ def oversized_module_children(root: nn.Module, graph: fx.Graph, level: int, op_c
         m = root.get_submodule(target)
         if is_kernel_module(m) or target in out or calls.get(target, 0) > 1:
             continue
-        if natural_level(logical_ops(root, target, op_counts), False) < 2:
+        if natural_level(logical_ops(root, target, op_counts), False) < 2 or is_repeated_block(root, target):
             continue
-        if level == 2:
-            out.append(target)
-        elif level == 3 and any(not is_kernel_module(sub) and natural_level(logical_ops(root, q, op_counts), False) >= 2
-                                for q, sub in root.named_modules() if q.startswith(target + ".")):
+        if any(not is_kernel_module(sub) and natural_level(logical_ops(root, q, op_counts), False) >= 2
+               for q, sub in root.named_modules() if q.startswith(target + ".")):
             out.append(target)
     return out
+
+
+def is_repeated_block(root: nn.Module, target: str) -> bool:
+    """One of several modules of the same class held by one container (nn.ModuleList / Sequential /
+    ModuleDict): a transformer's decoder layers, a stage's blocks, a network's stages."""
+    parent_name, _, _ = target.rpartition(".")
+    parent = root.get_submodule(parent_name) if parent_name else root
+    if not isinstance(parent, (nn.ModuleList, nn.Sequential, nn.ModuleDict)):
+        return False
+    cls = type(root.get_submodule(target))
+    return sum(1 for c in parent.children() if type(c) is cls) >= 2
 
 
 @dataclass(eq=False)
@@ -454,6 +464,8 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             child.kernel = len(child.compute_members) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
         child.level = min(level - 1, natural_level(size, child.kernel)) if level > 1 else 0
+        if level == 2 and child.kind == "module" and natural_level(size, child.kernel) >= 2:
+            child.level = 2   # a layer of layers: a block's attention is a layer below the block
         if not child.kernel and child.level == 0:
             child.level = 1
     _validate_order(children, pos)

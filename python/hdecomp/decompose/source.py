@@ -12,6 +12,7 @@ import ast
 import builtins
 import dataclasses
 import enum
+import functools
 import inspect
 import math
 import operator
@@ -106,6 +107,10 @@ def literal(value: Any, ctx: SourceContext) -> str:
         if value.numel() <= 16 and value.dim() <= 1:
             return tensor_literal(value)
         raise NotRepresentable(f"tensor argument of shape {tuple(value.shape)}")
+    if isinstance(value, functools.partial):   # a layer factory (`partial(nn.BatchNorm2d, eps=0.001)`)
+        parts = [qualified_name(value.func, ctx)] + [literal(a, ctx) for a in value.args] + \
+            [f"{k}={literal(v, ctx)}" for k, v in value.keywords.items()]
+        return f"{ctx.import_name('functools', 'partial')}({', '.join(parts)})"
     if isinstance(value, enum.Enum):
         return f"{qualified_name(type(value), ctx)}.{value.name}"
     if isinstance(value, type):
@@ -115,6 +120,8 @@ def literal(value: Any, ctx: SourceContext) -> str:
     config = config_literal(value, ctx)
     if config is not None:
         return config
+    if init_call(value) is not None:   # an object built with the model: its class with the recorded arguments
+        return constructor_expr(value, ctx)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls_name = qualified_name(type(value), ctx)
         args = ", ".join(f"{f.name}={literal(getattr(value, f.name), ctx)}"
@@ -301,11 +308,14 @@ def parametrization_calls(module: nn.Module, ctx: SourceContext) -> list[str]:
     return calls
 
 
-def constructor_expr(module: nn.Module, ctx: SourceContext) -> str:
-    """`module`'s class called with its recorded constructor arguments (parametrizations left out)."""
-    cls = plain_class(module)
+def constructor_expr(module: Any, ctx: SourceContext) -> str:
+    """`module`'s class called with its recorded constructor arguments (parametrizations left out); also
+    for other objects built while the model was (a torchvision InvertedResidualConfig handed to a block)."""
+    cls = plain_class(module) if isinstance(module, nn.Module) else type(module)
     call = init_call(module)
     cls_name = qualified_name(cls, ctx)
+    if call is None and not isinstance(module, nn.Module):
+        raise NotRepresentable(f"a {cls.__name__} value")
     if call is None:
         if not any(True for _ in module.children()) and not any(True for _ in module.parameters(recurse=False)):
             try:
@@ -344,7 +354,8 @@ def constructor_expr(module: nn.Module, ctx: SourceContext) -> str:
         else:
             positional_run = False
             parts.append(f"{name}={literal(value, ctx)}")
-    dtypes = {t.dtype for t in list(module.parameters()) + list(module.buffers()) if t.is_floating_point()}
+    dtypes = {t.dtype for t in list(module.parameters()) + list(module.buffers()) if t.is_floating_point()} \
+        if isinstance(module, nn.Module) else set()
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
@@ -377,9 +388,15 @@ def _same_module(a: nn.Module, b: nn.Module) -> bool:
 
 
 def check_rebuild(expr: str, module: nn.Module, namespace: dict[str, Any]) -> str | None:
-    """Build `expr` and compare with `module` (repr, parameter/buffer names, shapes, dtypes). None = same."""
+    """Build `expr` and compare with `module` (repr, parameter/buffer names, shapes, dtypes). None = same.
+    Built on the meta device where its constructor allows (a transformer of 2.7 B parameters is not built
+    a second time for real, nor initialised, only to be compared)."""
     try:
-        rebuilt = eval(expr, namespace)  # the expression we generated ourselves
+        try:
+            with torch.device("meta"):
+                rebuilt = eval(expr, namespace)  # the expression we generated ourselves
+        except Exception:
+            rebuilt = eval(expr, namespace)
     except Exception as exc:
         return f"rebuilding {type(module).__name__} failed ({type(exc).__name__}: {exc})"
     if repr(rebuilt) != repr(module):
