@@ -255,18 +255,63 @@ def test_layer_sized_submodule_is_a_layer_under_a_model() -> None:
     assert oversized_module_children(m, cap2.graph, 3, ref.per_module, cap2.child_calls) == []
 
 
-def test_layer_sized_submodule_inside_a_layer_is_split_there() -> None:
+def test_layer_sized_submodule_inside_a_layer_is_a_layer_below_it() -> None:
     block = Block().eval()
     args, ref = _plan_inputs(block)
     cap = capture(block, args, {}, ref)
-    # attention: 8+ logical ops -> too big to be a fusion; the 3-op MLP and the RMSNorm kernel stay
-    assert oversized_module_children(block, cap.graph, 2, ref.per_module, cap.child_calls) == ["attn"]
-    cap2 = capture(block, args, {}, ref, {"attn"})
-    children = plan_children(block, cap2.graph, 2, ref.per_module, cap2.child_calls, 15)
-    assert all(c.level <= 1 for c in children)
-    groups = [c for c in children if c.kind == "group" and not c.kernel]
-    assert groups and all(len(c.compute_members) <= 5 for c in groups)   # fusion-sized, cap lowered to 5
-    assert not any(c.target == "attn" for c in children)
+    # attention: 8+ logical ops, a layer of its own below the block (a layer of layers); the 3-op MLP is a
+    # fusion and the RMSNorm a kernel
+    assert oversized_module_children(block, cap.graph, 2, ref.per_module, cap.child_calls) == []
+    children = plan_children(block, cap.graph, 2, ref.per_module, cap.child_calls, 15)
+    levels = {c.target: c.level for c in children if c.kind == "module"}
+    assert levels["attn"] == 2 and levels["mlp"] == 1, levels
+
+
+def test_repeated_blocks_stay_layers_under_a_model() -> None:
+    """A ModuleList of same-class blocks holding layer-sized modules: each block is a layer of the model
+    (not split like a stage), its attention a layer below it."""
+    from hdecomp.decompose.plan import is_repeated_block
+
+    class Stack(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks = nn.ModuleList([Block(), Block()])
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    m = Stack().eval()
+    args, ref = _plan_inputs(m)
+    cap = capture(m, args, {}, ref)
+    assert is_repeated_block(m, "blocks.0") and not is_repeated_block(m, "blocks.0.attn")
+    assert oversized_module_children(m, cap.graph, 3, ref.per_module, cap.child_calls) == []
+
+
+@pytest.mark.parametrize("name", sorted(__import__("hdecomp.decompose.capture", fromlist=["x"]).ATEN_RENAMES))
+def test_aten_renames_compute_what_the_aten_op_does(name: str) -> None:
+    """Every aten op an exported graph may hold under a non-public name has a public spelling that
+    computes the same (torch.export gives `aten.log_sigmoid`; the graph is written `F.logsigmoid`)."""
+    from hdecomp.decompose.capture import ATEN_RENAMES
+    op = getattr(torch.ops.aten, name).default
+    torch.manual_seed(0)
+    x1 = torch.randn(2, 3, 4)
+    x2 = torch.randn(1, 2, 4, 6)
+    cases: dict[str, tuple[tuple, dict]] = {
+        "log_sigmoid": ((x1,), {}), "_softmax": ((x1, -1, False), {}), "_log_softmax": ((x1, 1, False), {}),
+        "_adaptive_avg_pool2d": ((x2, [2, 3]), {}), "_adaptive_avg_pool3d": ((torch.randn(1, 2, 4, 4, 4), [2, 2, 2]), {}),
+        "upsample_nearest1d": ((x1, [8]), {}), "upsample_nearest2d": ((x2, [8, 12]), {}),
+        "upsample_nearest3d": ((torch.randn(1, 1, 2, 3, 4), [4, 6, 8]), {}),
+        "upsample_bilinear2d": ((x2, [8, 12], False), {}), "upsample_bicubic2d": ((x2, [8, 12], True), {}),
+        "upsample_linear1d": ((x1, [8], False), {}), "upsample_trilinear3d": ((torch.randn(1, 1, 2, 3, 4), [4, 6, 8], False), {}),
+        "_unsafe_view": ((x1, [6, 4]), {}), "_reshape_alias": ((x1.contiguous(), [6, 4], [4, 1]), {}),
+    }
+    args, kwargs = cases[name]
+    expected = op(*args, **kwargs)
+    kind, target, a, kw = ATEN_RENAMES[name](args, kwargs)
+    got = target(*a, **kw) if kind == "call_function" else getattr(a[0], target)(*a[1:], **kw)
+    assert torch.allclose(got, expected, atol=1e-6), name
 
 
 def test_logical_ops_count_a_norm_module_once() -> None:

@@ -75,10 +75,9 @@ def _recordable(obj: Any) -> bool:
 
 @contextlib.contextmanager
 def record_init_args() -> Iterator[None]:
-    """Record the arguments of every nn.Module constructed in the body (the first __init__ entered per
-    object is the most derived class's, i.e. what the user wrote)."""
+    """Record the arguments of every nn.Module (and other object of a user or package class) constructed in
+    the body (the first __init__ entered per object is the most derived class's, i.e. what the user wrote)."""
     previous = sys.getprofile()
-    seen: set[int] = set()
 
     def profiler(frame: FrameType, event: str, arg: Any) -> None:
         if event == "return" and frame.f_code is _DEEPCOPY_CODE:
@@ -97,14 +96,13 @@ def record_init_args() -> Iterator[None]:
             return
         first = code.co_varnames[0]
         obj = frame.f_locals.get(first)
-        if id(obj) in seen or not _recordable(obj):
+        if not _recordable(obj):
             return
-        try:
+        try:   # (by the object itself, not its id: a freed temporary's id is given to later objects)
             if obj in _INIT_ARGS:
                 return
         except TypeError:
             return
-        seen.add(id(obj))
         names = list(code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount])
         params: list[tuple[str, Any, str]] = [(n, frame.f_locals.get(n), "arg") for n in names]
         idx = code.co_argcount + code.co_kwonlyargcount
@@ -537,6 +535,44 @@ def _leaf_children(module: nn.Module, expand: set[str]) -> list[str]:
     return out
 
 
+def _fn(target: Any, keep: int | None = None) -> Any:
+    """A rename: the public function called with the first `keep` positional arguments (all by default)."""
+    def spell(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, Any, tuple[Any, ...], dict[str, Any]]:
+        return "call_function", target, tuple(args[:keep] if keep is not None else args), dict(kwargs)
+    return spell
+
+
+def _interpolate(mode: str, has_align: bool) -> Any:
+    """aten.upsample_<mode>(x, output_size, [align_corners,] *scales) -> F.interpolate(x, size=..., mode=...)."""
+    def spell(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, Any, tuple[Any, ...], dict[str, Any]]:
+        x, size = args[0], kwargs.get("output_size", args[1] if len(args) > 1 else None)
+        kw: dict[str, Any] = {"size": size, "mode": mode}
+        if has_align:
+            kw["align_corners"] = kwargs.get("align_corners", args[2] if len(args) > 2 else False)
+        return "call_function", torch.nn.functional.interpolate, (x,), kw
+    return spell
+
+
+# aten ops that exported graphs hold under a name no public torch function has (or with other arguments):
+# their public spelling. Each entry is checked against the aten op itself (test_capture.py).
+ATEN_RENAMES: dict[str, Any] = {
+    "log_sigmoid": _fn(torch.nn.functional.logsigmoid),
+    "_softmax": _fn(torch.softmax, 2),           # (x, dim, half_to_float)
+    "_log_softmax": _fn(torch.log_softmax, 2),
+    "_adaptive_avg_pool2d": _fn(torch.nn.functional.adaptive_avg_pool2d),
+    "_adaptive_avg_pool3d": _fn(torch.nn.functional.adaptive_avg_pool3d),
+    "upsample_nearest1d": _interpolate("nearest", False),
+    "upsample_nearest2d": _interpolate("nearest", False),
+    "upsample_nearest3d": _interpolate("nearest", False),
+    "upsample_bilinear2d": _interpolate("bilinear", True),
+    "upsample_bicubic2d": _interpolate("bicubic", True),
+    "upsample_linear1d": _interpolate("linear", True),
+    "upsample_trilinear3d": _interpolate("trilinear", True),
+    "_unsafe_view": lambda args, kwargs: ("call_method", "view", tuple(args), dict(kwargs)),
+    "_reshape_alias": lambda args, kwargs: ("call_method", "reshape", tuple(args[:2]), {}),
+}
+
+
 def _aten_to_torch(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
                    ) -> tuple[str, Any, tuple[Any, ...], dict[str, Any]] | None:
     """(fx op kind, target, args, kwargs) in public torch spelling for an aten OpOverload call; None for
@@ -561,10 +597,16 @@ def _aten_to_torch(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         x, indices = args
         idx = tuple(slice(None) if i is None else i for i in indices)
         return "call_function", operator.getitem, (x, idx if len(idx) > 1 else idx[0]), {}
-    if name == "_to_copy":
-        return "call_method", "to", args, kwargs
+    if name == "_to_copy":   # Tensor.to takes no layout / pin_memory (a strided copy is what .to makes)
+        kw = {k: v for k, v in kwargs.items() if not (k == "layout" and v == torch.strided)
+              and not (k == "pin_memory" and not v)}
+        if set(kw) - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
+            raise CaptureError(f"the exported graph copies a tensor with {sorted(kw)}, which .to cannot spell")
+        return "call_method", "to", args, kw
     if name in _ATEN_AS_METHOD or (name.endswith("_") and hasattr(torch.Tensor, name)):
         return "call_method", name, args, kwargs
+    if name in ATEN_RENAMES:
+        return ATEN_RENAMES[name](args, kwargs)
     if name.startswith("_"):
         raise CaptureError(f"the exported graph uses aten.{name}, which has no public torch spelling")
     for home in (torch, torch.nn.functional, torch.special, torch.linalg, torch.fft):

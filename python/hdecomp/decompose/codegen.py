@@ -182,7 +182,7 @@ RECORDED_INDEX_LIMIT = 1 << 16
 RECORDED_MASK_LIMIT = 256
 
 
-def input_expr(value: Any, ctx: SourceContext) -> str:
+def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> str:
     """Code that makes a fresh random input like `value` (same shape and dtype, a plausible range).
     A full-size stand-in (hdecomp.decompose.shapes) is written with its symbolic dimensions
     (`torch.rand(batch_size, 3, 224, 224)`) and the value range of the recorded tensor."""
@@ -190,8 +190,8 @@ def input_expr(value: Any, ctx: SourceContext) -> str:
         return value.expr
     limit = RECORDED_MASK_LIMIT if isinstance(value, torch.Tensor) and value.dtype == torch.bool \
         else RECORDED_INDEX_LIMIT
-    if isinstance(value, torch.Tensor) and not value.is_floating_point() and not value.is_complex() and \
-            not is_full_size(value) and 0 < value.numel() <= limit:
+    if recorded_ints and isinstance(value, torch.Tensor) and not value.is_floating_point() and \
+            not value.is_complex() and not is_full_size(value) and 0 < value.numel() <= limit:
         # integer and boolean inputs are indices, counts and masks (expert routing, a `torch.where` whose
         # output size is the count): a random draw may be invalid or change the output's shape, so the
         # recorded values themselves
@@ -218,12 +218,13 @@ def input_expr(value: Any, ctx: SourceContext) -> str:
         dt = "" if value.dtype == torch.int64 else f", dtype={value.dtype}"
         return f"torch.randint({lo}, {hi}, {shape_t}{dt})"
     if isinstance(value, tuple):
-        items = [input_expr(v, ctx) for v in value]
+        items = [input_expr(v, ctx, recorded_ints) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(input_expr(v, ctx) for v in value) + "]"
+        return "[" + ", ".join(input_expr(v, ctx, recorded_ints) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx, recorded_ints)}"
+                               for k, v in value.items()) + "}"
     return literal(value, ctx)
 
 
@@ -311,12 +312,13 @@ if __name__ == "__main__":
 
 
 def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, outputs: Any = None,
-                  batch_line: bool = True, init_inputs: str = "[]") -> str:
+                  batch_line: bool = True, init_inputs: str = "[]", recorded_ints: bool = True) -> str:
     """get_inputs() / get_input_kwargs() / get_init_inputs() (returning `init_inputs`); with full-size
     stand-ins among the inputs (or `outputs`), preceded by the module-level `batch_size` they are written
-    with (unless `batch_line` is False: the file defines it already)."""
-    arg_lines = "".join(f"        {input_expr(a, ctx)},\n" for a in args)
-    kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx)},\n" for k, v in kwargs.items())
+    with (unless `batch_line` is False: the file defines it already). `recorded_ints`: integer inputs with
+    their recorded values (a child's); a refactored parent's are the original's, drawn by its own file."""
+    arg_lines = "".join(f"        {input_expr(a, ctx, recorded_ints)},\n" for a in args)
+    kw_lines = "".join(f"        {k!r}: {input_expr(v, ctx, recorded_ints)},\n" for k, v in kwargs.items())
     kw_body = f"{{\n{kw_lines}    }}" if kw_lines else "{}"
     batch = full_batch([args, kwargs, outputs])
     if batch is None:   # only a parameter's or buffer's shape scales with the batch

@@ -451,7 +451,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
     rctx = SourceContext(user_file=None)
     try:
         # the inputs first: the imports they need (a config class) go into the file's header
-        inputs = _inputs_block(list(args_full), dict(kwargs_full), rctx, init_inputs=init_inputs_expr(comp, rctx))
+        inputs = _inputs_block(list(args_full), dict(kwargs_full), rctx, init_inputs=init_inputs_expr(comp, rctx),
+                               recorded_ints=node.parent is not None)
         ref = refactored_source(cap.graph, children, child_files, rctx,
                                 f"{node.id} rewritten to call its {len(children)} children.", ties)
         ref += "\n\n" + inputs

@@ -185,7 +185,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, out,
                                                         device=opts.device, timeout=opts.timeout)
     notes += deviations
-    inputs_block = _inputs_block(list(args_full), dict(kwargs_full), plan.ctx,
+    inputs_block = _inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
                                  init_inputs=init_inputs_expr(comp, plan.ctx))
     doc = f"{node.id} rewritten at its source level: the control flow stays, the compute is in its children."
     # pass 1: placeholder children, to run the refactored model and record what each child receives
