@@ -282,7 +282,18 @@ def compare_outputs(original: Any, refactored: Any, rtol: float | None = None, a
     return result
 
 
+_PLAIN_CONTAINERS = (list, tuple, dict)
+
+
 def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out: list[LeafComparison]) -> None:
+    if isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and type(a) is not type(b) and \
+            (type(a) not in _PLAIN_CONTAINERS or type(b) not in _PLAIN_CONTAINERS):
+        # a named container (a namedtuple, a transformers ModelOutput) is read by attribute (`out.logits`):
+        # the same leaves in a plain tuple or dict are not the same value
+        out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                  reason=f"structure mismatch at {path}: original {type(a).__name__}, "
+                                         f"refactored {type(b).__name__}"))
+        return
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
             out.append(LeafComparison(path=path, match=False, max_diff=math.inf,

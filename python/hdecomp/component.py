@@ -239,26 +239,37 @@ def seed_everything(seed: int) -> None:
         torch.default_generator.manual_seed(seed)
 
 
+def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
+    """`fn` applied to every tensor nested in lists, tuples (namedtuples too) and dicts (a ModelOutput and
+    other dict subclasses keep their type), the containers rebuilt around the results."""
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):   # a namedtuple takes its fields one by one
+        return type(obj)(*(map_nested(o, fn) for o in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(map_nested(o, fn) for o in obj)
+    if isinstance(obj, dict):
+        if type(obj) is not dict:
+            import copy
+            try:
+                new = copy.copy(obj)
+                for k, v in obj.items():
+                    new[k] = map_nested(v, fn)
+                return new
+            except Exception:
+                pass
+        return {k: map_nested(v, fn) for k, v in obj.items()}
+    return obj
+
+
 def clone_nested(obj: Any) -> Any:
     """Clone tensors nested in lists/tuples/dicts (each forward gets its own copy of the inputs)."""
-    if isinstance(obj, torch.Tensor):
-        return obj.clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(clone_nested(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: clone_nested(v) for k, v in obj.items()}
-    return obj
+    return map_nested(obj, lambda t: t.clone())
 
 
 def move_to(obj: Any, device: str | torch.device) -> Any:
     """Move tensors nested in lists/tuples/dicts to `device`."""
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(move_to(o, device) for o in obj)
-    if isinstance(obj, dict):
-        return {k: move_to(v, device) for k, v in obj.items()}
-    return obj
+    return map_nested(obj, lambda t: t.to(device))
 
 
 @contextlib.contextmanager

@@ -76,6 +76,10 @@ PLUMBING_OPS: frozenset[str] = frozenset({
 _FUNCTION_PLUMBING: frozenset[str] = frozenset({
     "get", "getitem", "setitem", "len", "iter", "format", "repr", "hash", "bool", "index", "contains",
     "reversed", "array", "deepcopy", "reduce_ex", "setstate", "dir", "float", "int", "complex",
+    # grad / autocast mode switches (`with torch.no_grad():` inside a forward): state, not compute
+    "_set_grad_enabled", "set_grad_enabled", "is_grad_enabled", "_set_fwd_grad_enabled",
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
 })
 
 _DUNDER_ALIASES = {"radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul",

@@ -38,6 +38,7 @@ from hdecomp.component import (
     clone_nested,
     is_oom,
     load_component,
+    map_nested,
     run_user_code,
     seed_everything,
 )
@@ -177,15 +178,7 @@ def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torc
 
 
 def _detach(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return obj.detach()
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return type(obj)(_detach(o) for o in obj)
-    if isinstance(obj, tuple):  # namedtuple
-        return type(obj)(*(_detach(o) for o in obj))
-    if isinstance(obj, dict):
-        return {k: _detach(v) for k, v in obj.items()}
-    return obj
+    return map_nested(obj, lambda t: t.detach())
 
 
 _BIG_BYTES = 256 << 20

@@ -117,18 +117,22 @@ def test_every_step_passes_and_composes(trees: dict, name: str) -> None:
 
 def test_mask_held_by_a_constant_kernel(trees: dict) -> None:
     dec = trees["masked_blocks"]
-    ref = (dec.root / "steps" / "step_1_masked_blocks" / "refactored.py").read_text()
-    # the parent owns no tensor: it calls the constant kernel and hands the mask to the attention child
+    # the two blocks are a repeated block, so each stays a layer: the model's step calls them
+    root = (dec.root / "steps" / "step_1_masked_blocks" / "refactored.py").read_text()
+    assert re.search(r"self\.blocks_0 = Block\(\)", root) and re.search(r"self\.blocks_1 = BlockV2\(\)", root), root
+    # in the masked block's step, the parent owns no tensor: it calls the constant kernel and hands
+    # the mask to the attention child
+    ref = (dec.root / "steps" / "step_3_block_v2" / "refactored.py").read_text()
     assert "register_buffer" not in ref and "nn.Parameter" not in ref
-    const = re.search(r"self\.(blocks_1_attn_mask) = (Buffer4x4Fp32)\(\)", ref)
+    const = re.search(r"self\.(attn_mask) = (Buffer4x4Fp32)\(\)", ref)
     assert const, ref
-    assert "blocks_1_attn_mask = self.blocks_1_attn_mask()" in ref
-    assert "self.blocks_1_attn(" in ref and "mask=blocks_1_attn_mask)" in ref
-    # the unmasked block (a layer of its own here): its attention is called with mask=None, no constant
+    assert "attn_mask = self.attn_mask()" in ref
+    assert "self.attn(" in ref and "mask=attn_mask)" in ref
+    # the unmasked block: its attention is called with mask=None, no constant
     block = (dec.root / "steps" / "step_2_block" / "refactored.py").read_text()
     assert "self.attn(" in block and "mask=None)" in block and "Buffer" not in block
-    wm = json.loads((dec.root / "steps" / "step_1_masked_blocks" / "weight_map.json").read_text())
-    assert wm["blocks.1.attn_mask"] == "blocks_1_attn_mask.attn_mask"
+    wm = json.loads((dec.root / "steps" / "step_3_block_v2" / "weight_map.json").read_text())
+    assert wm["attn_mask"] == "attn_mask.attn_mask"
     kernel = (dec.root / "level_0_kernel" / "buffer_4x4_fp32.py").read_text()
     assert "self.register_buffer('attn_mask', torch.randn((4, 4)))" in kernel
     assert "def forward(self):" in kernel

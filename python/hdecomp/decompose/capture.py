@@ -420,14 +420,16 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
     """Capture `module`'s forward over its direct children (submodules in `expand` are traced through);
     the result reproduces `expected`."""
     notes: list[str] = []
+    want = _expected_output(expected)
     try:
-        return fold_state_metadata(_capture_fx(module, args, kwargs, expected, expand or set()))
+        return restore_output_type(fold_state_metadata(_capture_fx(module, args, kwargs, expected, expand or set())),
+                                   want)
     except CaptureError as exc:
         notes.append(f"torch.fx: {exc}")
     try:
         cap = _capture_export(module, args, kwargs, expected, expand or set())
         cap.notes = notes + cap.notes
-        return fold_state_metadata(cap)
+        return restore_output_type(fold_state_metadata(cap), want)
     except CaptureError as exc:
         notes.append(f"torch.export: {exc}")
     except Exception as exc:  # a fallback that breaks must not stop the next one
@@ -438,7 +440,83 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
         notes.append(f"execution recording: {exc}")
         raise CaptureError("; ".join(notes)) from exc
     cap.notes = notes + cap.notes
-    return fold_state_metadata(cap)
+    return restore_output_type(fold_state_metadata(cap), want)
+
+
+def _named_container(value: Any) -> bool:
+    """A namedtuple, a dict subclass (a transformers ModelOutput, an OrderedDict) or a dataclass instance:
+    read by field name, so a plain tuple or dict with the same leaves is another value."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return True
+    if isinstance(value, dict) and type(value) is not dict:
+        return True
+    import dataclasses
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _fields_of(value: Any) -> list[str]:
+    import dataclasses
+    if isinstance(value, tuple):
+        return list(getattr(value, "_fields", ()))
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    return [f.name for f in dataclasses.fields(value)]
+
+
+def restore_output_type(cap: Capture, expected: Any) -> Capture:
+    """The captured graph returns what the module returns: where the module's output is a named container
+    (Reformer's AttentionOutput namedtuple, a ModelOutput) and the graph gives the same leaves in a plain
+    tuple or dict, the graph builds the container (`AttentionOutput(hidden_states=..., ...)`), so that a
+    parent reading `out.hidden_states` still can."""
+    out_node = next((n for n in cap.graph.nodes if n.op == "output"), None)
+    if out_node is None:
+        return cap
+
+    def rebuild(struct: Any, want: Any) -> Any:
+        if _named_container(want) and not isinstance(struct, fx.Node) and not _named_container(struct):
+            fields = _fields_of(want)
+            items: list[Any]
+            if isinstance(struct, dict) and set(map(str, struct)) == set(fields):
+                items = [struct[k] for k in fields]
+            elif isinstance(struct, (tuple, list)) and len(struct) == len(fields):
+                items = list(struct)
+            else:
+                return struct
+            if isinstance(want, dict):
+                sub = [rebuild(v, want[k]) for v, k in zip(items, fields, strict=True)]
+            elif isinstance(want, tuple):
+                sub = [rebuild(v, w) for v, w in zip(items, want, strict=True)]
+            else:
+                sub = [rebuild(v, getattr(want, k)) for v, k in zip(items, fields, strict=True)]
+            with cap.graph.inserting_before(out_node):
+                node = cap.graph.call_function(type(want), (), dict(zip(fields, sub, strict=True)))
+            cap.values[node.name] = type(want)(**{k: _node_value(v, cap) for k, v in zip(fields, sub, strict=True)})
+            return node
+        if isinstance(struct, (tuple, list)) and isinstance(want, (tuple, list)) and not _named_container(want) \
+                and len(struct) == len(want):
+            return type(struct)(rebuild(v, w) for v, w in zip(struct, want, strict=True))
+        if isinstance(struct, dict) and isinstance(want, dict) and type(want) is dict:
+            return {k: rebuild(v, want[k]) if k in want else v for k, v in struct.items()}
+        return struct
+
+    try:
+        new = rebuild(out_node.args[0], expected)
+    except Exception:   # a container that will not build from its fields: the graph stays as it is
+        return cap
+    if new is not out_node.args[0]:
+        out_node.args = (new,)
+        cap.graph.lint()
+    return cap
+
+
+def _node_value(v: Any, cap: Capture) -> Any:
+    if isinstance(v, fx.Node):
+        return cap.values[v.name]
+    if isinstance(v, (tuple, list)):
+        return type(v)(_node_value(x, cap) for x in v)
+    if isinstance(v, dict):
+        return {k: _node_value(x, cap) for k, x in v.items()}
+    return v
 
 
 # what a forward may read of a parameter or buffer besides its values: constants of the captured run
@@ -917,7 +995,8 @@ class _OpRecorder(TorchFunctionMode):
             out = func(*args, **kwargs)
         finally:
             self.depth[0] -= 1
-        if not any(isinstance(t, torch.Tensor) for t in _flatten(out)):
+        if not any(isinstance(t, torch.Tensor) for t in _flatten(out)) and \
+                getattr(func, "__name__", "") not in _COMPUTING_QUERIES:
             return out   # size/shape/dtype queries and .item(): constants in the generated code
         try:
             target, op, a, kw = _normalise_call(func, args, kwargs)
@@ -929,9 +1008,17 @@ class _OpRecorder(TorchFunctionMode):
         return out
 
 
+# Calls that compute on tensors and hand Python a plain value (`pad_id in input_ids[:, [-1, 0]]`: eq and
+# any inside `Tensor.__contains__`): recorded as nodes, so the graph runs the ops the module runs
+_COMPUTING_QUERIES = {"__contains__", "equal", "allclose"}
+
+
 def _normalise_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str, tuple[Any, ...],
                                                                                     dict[str, Any]]:
     name = getattr(func, "__name__", "")
+    spelled = _tensor_dunder(func, args, kwargs)
+    if spelled is not None:
+        return spelled
     if name in ("__get__",):
         owner = getattr(func, "__self__", None)
         prop = getattr(owner, "__name__", None) or getattr(getattr(owner, "fget", None), "__name__", "")
@@ -944,12 +1031,50 @@ def _normalise_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         return _INPLACE_DUNDER[name], "call_method", args, kwargs
     if name == "__setitem__":
         return operator.setitem, "call_function", args, kwargs
+    if name == "__contains__" and len(args) == 2:
+        return operator.contains, "call_function", args, kwargs
     if name and getattr(torch.Tensor, name, None) is func:
         return name, "call_method", args, kwargs
     return func, "call_function", args, kwargs
 
 
 builtins_getattr = getattr
+
+
+def _dunder_table() -> dict[Any, tuple[str, Any, bool]]:
+    """Tensor's operator methods by identity (their __name__ lies: `Tensor.__pow__` is named `pow`,
+    `__rtruediv__` is named `__rdiv__`): function -> (fx op kind, target, reflected)."""
+    table: dict[Any, tuple[str, Any, bool]] = {}
+    for dunder, op in _DUNDER_TO_OPERATOR.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_function", op, False))
+    for dunder, op in _REFLECTED.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_function", op, True))
+    for dunder, method in _INPLACE_DUNDER.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_method", method, False))
+    return table
+
+
+_TENSOR_DUNDERS = _dunder_table()
+
+
+def _tensor_dunder(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> tuple[Any, str, tuple[Any, ...], dict[str, Any]] | None:
+    try:
+        hit = _TENSOR_DUNDERS.get(func)
+    except TypeError:   # an unhashable callable
+        return None
+    if hit is None:
+        return None
+    kind, target, reflected = hit
+    if reflected and len(args) == 2:
+        args = (args[1], args[0])
+    return target, kind, args, kwargs
 
 
 def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,

@@ -265,7 +265,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
         # A forward that only calls one container/composite submodule: split that submodule's content here.
         expand: set[str] = set(through)
         while True:
-            called = [n for n in cap.graph.nodes if n.op == "call_module"]
+            # (a submodule that computes nothing, an nn.Identity downsample, does not count)
+            called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
             computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
                         and not is_parent_plumbing(n)]
             if len(called) != 1 or computes or is_kernel_module(model.get_submodule(str(called[0].target))):

@@ -70,14 +70,19 @@ _RESERVED_NAMES = {"Model", "RefactoredModel", "torch", "nn", "F", "math", "get_
 def literal(value: Any, ctx: SourceContext) -> str:
     if value is None or isinstance(value, bool):
         return repr(value)
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):   # np.float64(8.0), np.int64(3)
+        value = value.item()
+        if not isinstance(value, (bool, int, float, complex)):
+            raise NotRepresentable(f"a numpy {type(value).__name__} value")
+        return literal(value, ctx)
     if isinstance(value, int):
-        return repr(value)
+        return repr(int(value))
     if isinstance(value, float):
         if math.isnan(value):
             return 'float("nan")'
         if math.isinf(value):
             return 'float("inf")' if value > 0 else 'float("-inf")'
-        return repr(value)
+        return repr(float(value))
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, torch.Size):
@@ -145,6 +150,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         if getattr(home, name, None) is obj:
             if prefix == "math":
                 ctx.needs_math = True
+            elif prefix == "operator":
+                ctx.imports["operator"] = "import operator"
             return f"{prefix}.{name}"
     if getattr(builtins, name, None) is obj:
         return name

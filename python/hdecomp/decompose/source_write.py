@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.component import Component, clone_nested, load_component
+from hdecomp.component import Component, clone_nested, load_component, map_nested
 from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, shape_text
 from hdecomp.decompose.naming import snake
 from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
@@ -56,13 +56,7 @@ class Recording:
 
 
 def _clone(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return obj.detach().clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_clone(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _clone(v) for k, v in obj.items()}
-    return obj
+    return map_nested(obj, lambda t: t.detach().clone())
 
 
 def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: dict[str, Any],
