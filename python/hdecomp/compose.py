@@ -827,14 +827,20 @@ def build_composed(original, init, device, share):
             composed = None
         if composed is not None:
             src = named_tensors(original)
-            shared = []
+            shared, given = [], {{}}   # id of a composed (meta) tensor -> the original's tensor it now is
             for okey, ckey in WEIGHT_MAP.items():
                 owner_name, _, leaf = ckey.rpartition(".")
                 owner = composed.get_submodule(owner_name) if owner_name else composed
                 table = owner._parameters if leaf in owner._parameters else owner._buffers
                 if okey in src and leaf in table:
+                    given[id(table[leaf])] = (table[leaf], src[okey])   # (held: its id stays its own)
                     table[leaf] = src[okey]
                     shared.append(src[okey])
+            for m in composed.modules():   # a tied tensor (lm_head.weight = wte.weight) is the same one again
+                for table in (m._parameters, m._buffers):
+                    for leaf, t in list(table.items()):
+                        if t is not None and id(t) in given:
+                            table[leaf] = given[id(t)][1]
             tensors = list(composed.parameters()) + list(composed.buffers())
             plain = [v for m in composed.modules() for v in vars(m).values() if isinstance(v, torch.Tensor)]
             if not any(t.is_meta for t in tensors + plain):
@@ -985,8 +991,10 @@ def main(argv=None):
         return 2
     status = "FAIL" if failures else "PASS"
     detail = f" ({{failures[0]}})" if failures else ""
+    weights = "shared" if shared is not None else "copied"
     print(f"{{status}}: composed model vs original, max diff {{worst:.3e}} over {{len(SEEDS)}} seeds{{detail}}")
-    print("{RESULT_MARK}" + json.dumps({{"status": status, "max_diff": worst,
+    print(f"weights: {{weights}} ({{'one copy in memory' if shared is not None else 'two copies in memory'}})")
+    print("{RESULT_MARK}" + json.dumps({{"status": status, "max_diff": worst, "weights": weights,
                                         "reason": failures[0] if failures else None}}))
     return 0 if status == "PASS" else 1
 
@@ -1010,6 +1018,7 @@ class ComposeResult:
     steps: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output: str = ""
+    weights: str | None = None       # shared (the original's tensors themselves) | copied; None: not run
 
     @property
     def exit_code(self) -> int:
@@ -1018,7 +1027,8 @@ class ComposeResult:
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "script": str(self.script) if self.script else None,
                 "max_diff": self.max_diff, "reason": self.reason, "notes": self.notes,
-                "kernels": self.kernels, "steps": self.steps, "seconds": round(self.seconds, 3)}
+                "kernels": self.kernels, "steps": self.steps, "weights": self.weights,
+                "seconds": round(self.seconds, 3)}
 
 
 def compose(root: str | Path, *, run: bool = True, batch_limit: int | None = None, device: str = "cpu",
@@ -1064,6 +1074,7 @@ def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, pyt
                 result.status = data.get("status", "ERROR")
                 result.max_diff = data.get("max_diff")
                 result.reason = data.get("reason")
+                result.weights = data.get("weights")
                 return
     tail = [ln for ln in out.strip().splitlines() if ln.strip()]
     result.status = "ERROR"

@@ -159,3 +159,12 @@ def test_a_package_class_in_a_config_less_module(tmp_path: Path) -> None:
     ctx = SourceContext(user_file=None)
     assert qualified_name(WeightMap, ctx) == "WeightMap"
     assert ctx.import_lines() == ["from hdecomp.weights import WeightMap"]
+
+
+@pytest.mark.parametrize("name", ["tiny_gpt2", "tiny_llama"])
+def test_composition_holds_the_weights_once(trees: dict[str, Any], name: str) -> None:
+    # GPT-2 ties lm_head.weight to wte.weight: the composed model's two kernels get that one tensor, so
+    # nothing is left on the meta device and the composition runs on the original's storage
+    results = json.loads((trees[name].root / "verification" / "test_results.json").read_text())
+    assert results["composition"]["status"] == "PASS"
+    assert results["composition"]["weights"] == "shared", results["composition"]
