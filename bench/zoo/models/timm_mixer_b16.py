@@ -1,0 +1,27 @@
+"""timm `mixer_b16_224` (pretrained=False): MLP-Mixer B/16 (token-mixing and channel-mixing MLPs, no attention).
+
+Input: 224 x 224 RGB images (the model's pretrained_cfg input size). Output: ImageNet logits (batch, 1000).
+"""
+import timm
+import torch
+from torch import nn
+
+batch_size = 1
+image_size = 224
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = timm.create_model("mixer_b16_224", pretrained=False)
+
+    def forward(self, x):
+        return self.model(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, image_size, image_size)]
+
+
+def get_init_inputs():
+    return []
