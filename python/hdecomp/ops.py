@@ -80,6 +80,8 @@ _FUNCTION_PLUMBING: frozenset[str] = frozenset({
     "_set_grad_enabled", "set_grad_enabled", "is_grad_enabled", "_set_fwd_grad_enabled",
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
+    # `torch._assert(H % window == 0, msg)`: a check of the forward's sizes, no compute
+    "_assert",
 })
 
 _DUNDER_ALIASES = {"radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul",

@@ -145,7 +145,10 @@ SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
 # Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
 INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
                            operator.mod, operator.neg, operator.pow, operator.getitem, builtins.int,
-                           builtins.len, builtins.max, builtins.min}
+                           builtins.len, builtins.max, builtins.min,
+                           # comparisons of sizes (`H % window == 0`): Python bools
+                           operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+                           operator.not_, operator.and_, operator.or_, builtins.bool}
 
 
 def is_shape_int(n: fx.Node) -> bool:
@@ -160,6 +163,8 @@ def is_shape_int(n: fx.Node) -> bool:
     if n.target in INT_FUNCTIONS:
         ins = n.all_input_nodes
         return bool(ins) and all(is_shape_int(a) for a in ins)
+    if n.target is torch._assert:   # `torch._assert(H % window == 0, msg)`: a check of sizes, not compute
+        return all(is_shape_int(a) for a in n.all_input_nodes)
     return False
 
 
