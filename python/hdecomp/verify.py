@@ -365,13 +365,18 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     # fingerprints. At most two copies of the inputs exist at once.
     t0 = time.perf_counter()
     o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
+    o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     clock.add("inputs", time.perf_counter() - t0)
     out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
                               seed=seed, record=record, root_locations=False, clock=clock)
     t0 = time.perf_counter()
-    mutated_o = _mutated(pristine, input_tensors(o_args, o_kwargs))
+    # judged as the refactored model is below: changed values, or an in-place write of the same values (a
+    # ReLU(inplace=True) on inputs that are already positive)
+    o_after = input_tensors(o_args, o_kwargs)
+    changed_o = set(_mutated(pristine, o_after))
+    mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=True) if p in changed_o or t._version != v]
     del o_args, o_kwargs
     # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
     # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).

@@ -117,6 +117,42 @@ def test_original_mutating_its_input_does_not_poison_refactored_run(capsys, tmp_
     assert any("modifies its input" in w for w in data["warnings"])
 
 
+def test_in_place_write_of_the_same_values_counts_alike_on_both_sides(tmp_path: Path) -> None:
+    # timm's Bottleneck: nn.Identity then ReLU(inplace=True) on inputs from torch.rand (already >= 0): the
+    # values do not change but both models write their input; the original's write counts as the
+    # refactored model's does (by the tensor's version counter), so the honest refactor passes
+    original = tmp_path / "original.py"
+    original.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.act = nn.ReLU(inplace=True)\n"
+        "        self.fc = nn.Linear(8, 8)\n\n    def forward(self, x):\n        return self.fc(self.act(x))\n\n\n"
+        "def get_inputs():\n    return [torch.rand(4, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
+    (tmp_path / "children").mkdir()
+    (tmp_path / "children" / "act.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.act = nn.ReLU(inplace=True)\n\n"
+        "    def forward(self, x):\n        return self.act(x)\n\n\n"
+        "def get_inputs():\n    return [torch.rand(4, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
+    (tmp_path / "children" / "fc.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(8, 8)\n\n"
+        "    def forward(self, x):\n        return self.fc(x)\n\n\n"
+        "def get_inputs():\n    return [torch.rand(4, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
+    refactored = tmp_path / "refactored.py"
+    refactored.write_text(
+        "import torch\nimport torch.nn as nn\n\nfrom children.act import Model as Act\n"
+        "from children.fc import Model as Fc\n\n\nclass RefactoredModel(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.act = Act()\n        self.fc = Fc()\n\n"
+        "    def forward(self, x):\n        return self.fc(self.act(x))\n\n\n"
+        "def get_inputs():\n    return [torch.rand(4, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
+    (tmp_path / "weight_map.json").write_text('{"fc.weight": "fc.fc.weight", "fc.bias": "fc.fc.bias"}')
+    from hdecomp.verify import verify_step
+    r = verify_step(original, refactored)
+    assert r.data["input_mutation"]["original"] == r.data["input_mutation"]["refactored"] == ["args[0]"], \
+        r.data["input_mutation"]
+    assert r.status == "PASS", r.data.get("fail_detail")
+
+
 def test_mutation_only_in_one_model_fails(capsys, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     code, first = verify(capsys, "refactored_mutates.py", "original.py", "--skip-anticheat", out=out)
