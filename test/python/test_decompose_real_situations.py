@@ -2,7 +2,7 @@
 non-persistent buffers, names that are Python keywords, data-dependent `if`/`while`, autocast and mixed
 dtypes, module trees deeper than the level names, weight-norm parametrizations, recurrent state built in
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
-forward that draws random numbers, and shape checks (`torch._assert`) on sizes. Every tree must be complete and verified (decompose_checks)."""
+forward that draws random numbers, shape checks (`torch._assert`) on sizes, and in-place changes of shape. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
-         "recurrent_state", "moe_top2", "random_forward", "size_checks")
-WITH_SELF_TESTS = {"moe_top2", "bool_ops"}   # one subprocess per component: only where they are the point
+         "recurrent_state", "moe_top2", "random_forward", "size_checks",
+         "inplace_shape", "batch_local")
+WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape"}   # one subprocess per component: only where they are the point
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -64,6 +65,11 @@ def test_fully_decomposed_and_verified(trees: dict[str, Any], name: str) -> None
     res = assert_fully_verified(trees[name], pipeline=name in ("control_flow", "moe_top2"))
     if name in WITH_SELF_TESTS:
         assert res["self_tests"]["status"] == "PASS", res["self_tests"]
+
+
+def test_a_local_named_batch_size_is_carried_into_the_branch_children(trees: dict[str, Any]) -> None:
+    ref = _refactored(trees["batch_local"], "batch_local")
+    assert re.search(r"h = self\.\w+\(h, batch_size, seqlen\)", ref), ref
 
 
 def test_checks_of_sizes_stay_in_the_parent(trees: dict[str, Any]) -> None:

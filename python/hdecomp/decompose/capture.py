@@ -393,8 +393,21 @@ class _ValueRecorder(fx.Interpreter):
 
     def run_node(self, n: fx.Node) -> Any:
         out = super().run_node(n)
-        self.values[n.name] = out
+        self.values[n.name] = frozen_view(out)
         return out
+
+
+def frozen_view(value: Any) -> Any:
+    """`value` as it is now: each tensor (not a parameter) as a fresh alias of its storage, so that a later
+    in-place change of shape (`einsum(...).unsqueeze_(1)`, BigBird) leaves the recorded shape alone."""
+    if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+        try:
+            return value.detach()
+        except Exception:   # a tensor subclass that will not alias
+            return value
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(frozen_view(v) for v in value)
+    return value
 
 
 def node_values(gm: fx.GraphModule, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -422,14 +435,13 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
     notes: list[str] = []
     want = _expected_output(expected)
     try:
-        return restore_output_type(fold_state_metadata(_capture_fx(module, args, kwargs, expected, expand or set())),
-                                   want)
+        return _finish(_capture_fx(module, args, kwargs, expected, expand or set()), want)
     except CaptureError as exc:
         notes.append(f"torch.fx: {exc}")
     try:
         cap = _capture_export(module, args, kwargs, expected, expand or set())
         cap.notes = notes + cap.notes
-        return restore_output_type(fold_state_metadata(cap), want)
+        return _finish(cap, want)
     except CaptureError as exc:
         notes.append(f"torch.export: {exc}")
     except Exception as exc:  # a fallback that breaks must not stop the next one
@@ -440,7 +452,50 @@ def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected
         notes.append(f"execution recording: {exc}")
         raise CaptureError("; ".join(notes)) from exc
     cap.notes = notes + cap.notes
-    return restore_output_type(fold_state_metadata(cap), want)
+    return _finish(cap, want)
+
+
+def _finish(cap: Capture, want: Any) -> Capture:
+    return restore_output_type(thread_inplace(fold_state_metadata(cap)), want)
+
+
+def _returns_self(n: fx.Node) -> bool:
+    """An in-place op that returns the tensor it changed (`x.unsqueeze_(1)`, `x.add_(y)`, `torch.relu_(x)`)."""
+    if n.op == "call_method":
+        name = str(n.target)
+    elif n.op == "call_function":
+        name = getattr(n.target, "__name__", "")
+    else:
+        return False
+    return name.endswith("_") and not name.startswith("_") and not name.endswith("__") and bool(n.args) \
+        and isinstance(n.args[0], fx.Node)
+
+
+def thread_inplace(cap: Capture) -> Capture:
+    """Every use of a tensor after an in-place op on it reads that op's result instead (the same tensor, as
+    the op returns it): the graph says which value each op reads, so a child that holds `scores.unsqueeze_(1)`
+    hands its result on, and the next child is recorded with the shape it really gets."""
+    latest: dict[fx.Node, fx.Node] = {}   # a tensor's first node -> the node of its last in-place change
+    first: dict[fx.Node, fx.Node] = {}    # any node of a tensor -> that tensor's first node
+
+    def now(a: fx.Node) -> fx.Node:
+        return latest.get(first.get(a, a), a)
+
+    changed = False
+    for n in list(cap.graph.nodes):
+        if latest:
+            new_args = fx.node.map_arg(n.args, now)
+            new_kwargs = fx.node.map_arg(n.kwargs, now)
+            if new_args != n.args or new_kwargs != n.kwargs:
+                n.args, n.kwargs = new_args, new_kwargs
+                changed = True
+        if _returns_self(n):
+            base = first.get(n.args[0], n.args[0])   # type: ignore[arg-type]
+            first[n] = base
+            latest[base] = n
+    if changed:
+        cap.graph.lint()
+    return cap
 
 
 def _named_container(value: Any) -> bool:

@@ -38,6 +38,8 @@ from hdecomp.decompose.naming import FILE_NAMES, safe_attr, snake
 from hdecomp.decompose.source import NotRepresentable, SourceContext, import_home, literal, module_expr
 from hdecomp.decompose.stepfiles import check_expr
 
+_MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})
+
 
 class SourceStepError(Exception):
     """The forward cannot be split at its source level (the message says why)."""
@@ -898,7 +900,9 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
             mutated = [n for n in inner.mutated if n in local_names]
             r.outputs = [n for n in [*written, *[m for m in mutated if m not in written]]
                          if n in elsewhere or (r.in_loop and n in r.inputs)]
-        bad = [n for n in [*r.inputs, *r.outputs] if n in FILE_NAMES]
+        # (names the generated files bind only for their module-level code, `batch_size` above all, may be a
+        # forward's locals: a local shadows them inside forward, where generated code never reads them)
+        bad = [n for n in [*r.inputs, *r.outputs] if n in FILE_NAMES and n not in _MODULE_LEVEL_ONLY]
         if bad:
             raise SourceStepError(f"the forward names a variable {bad[0]!r}, a name generated files use")
     # who holds what
