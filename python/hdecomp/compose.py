@@ -418,7 +418,9 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
                 continue
             inner = for_step(sub)
             rest = rkey[len(owner) + 1:]
-            out[okey] = f"{owner}.{inner.get(rest, rest)}"
+            if rest not in inner:   # the child's own step leaves it unmapped (a BatchNorm's num_batches_tracked
+                continue            # when the kernel is F.batch_norm): so does the whole model's map
+            out[okey] = f"{owner}.{inner[rest]}"
         memo[step_dir] = out
         comp.step_maps[step_dir] = out
         return out

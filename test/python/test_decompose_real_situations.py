@@ -20,7 +20,7 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
-         "inplace_shape", "batch_local")
+         "inplace_shape", "batch_local", "batchnorm_act")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape"}   # one subprocess per component: only where they are the point
 
 
@@ -62,7 +62,9 @@ def _refactored(dec: Any, node: str) -> str:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fully_decomposed_and_verified(trees: dict[str, Any], name: str) -> None:
-    res = assert_fully_verified(trees[name], pipeline=name in ("control_flow", "moe_top2"))
+    res = assert_fully_verified(trees[name], pipeline=name in ("control_flow", "moe_top2"),
+                                unused_counters=frozenset({"num_batches_tracked"}) if name == "batchnorm_act"
+                                else frozenset())
     if name in WITH_SELF_TESTS:
         assert res["self_tests"]["status"] == "PASS", res["self_tests"]
 
@@ -70,6 +72,14 @@ def test_fully_decomposed_and_verified(trees: dict[str, Any], name: str) -> None
 def test_a_local_named_batch_size_is_carried_into_the_branch_children(trees: dict[str, Any]) -> None:
     ref = _refactored(trees["batch_local"], "batch_local")
     assert re.search(r"h = self\.\w+\(h, batch_size, seqlen\)", ref), ref
+
+
+def test_a_tensor_a_step_leaves_unmapped_stays_out_of_the_composition(trees: dict[str, Any]) -> None:
+    dec = trees["batchnorm_act"]
+    step = json.loads((dec.root / "steps" / "step_2_stem" / "weight_map.json").read_text())
+    assert "norm1.num_batches_tracked" not in step and "norm1.weight" in step, step
+    script = (dec.root / "verification" / "composition_test.py").read_text()
+    assert "num_batches_tracked" not in script.split("WEIGHT_MAP = ", 1)[1].split("}", 1)[0]
 
 
 def test_checks_of_sizes_stay_in_the_parent(trees: dict[str, Any]) -> None:
