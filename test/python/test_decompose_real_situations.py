@@ -20,7 +20,7 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
-         "inplace_shape", "batch_local", "batchnorm_act")
+         "inplace_shape", "batch_local", "batchnorm_act", "flag_branches")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape"}   # one subprocess per component: only where they are the point
 
 
@@ -80,6 +80,17 @@ def test_a_tensor_a_step_leaves_unmapped_stays_out_of_the_composition(trees: dic
     assert "norm1.num_batches_tracked" not in step and "norm1.weight" in step, step
     script = (dec.root / "verification" / "composition_test.py").read_text()
     assert "num_batches_tracked" not in script.split("WEIGHT_MAP = ", 1)[1].split("}", 1)[0]
+
+
+def test_branches_on_flags_that_never_run_raise_in_the_parent(trees: dict[str, Any]) -> None:
+    dec = trees["flag_branches"]
+    fwd = _refactored(dec, "attention").split("def forward", 1)[1].split("\ndef ", 1)[0]
+    assert fwd.count("raise NotImplementedError(") == 2, fwd
+    assert re.search(r"if use_cache and cache is not None:\n\s+raise NotImplementedError", fwd), fwd
+    assert re.search(r"if self\.\w+\(x\):\n\s+h = self\.\w+\(h\)", fwd), fwd   # the data-dependent if
+    assert "softmax" not in fwd and "update" not in fwd
+    notes = [e["description"] for e in _log(dec) if "never runs for the recorded inputs" in e["description"]]
+    assert len(notes) == 2 and all(n.startswith("attention.py:") for n in notes), notes
 
 
 def test_checks_of_sizes_stay_in_the_parent(trees: dict[str, Any]) -> None:

@@ -29,6 +29,7 @@ import sys
 import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -58,6 +59,8 @@ class ForwardSource:
     module_name: str               # the module the forward is defined in (its globals' home)
     user_code: bool                # defined in a component file (carried over) or in an installed package
     owner: type
+    code: Any = None               # the forward's code object (whose lines a run executes)
+    file_line: dict[int, int] = field(default_factory=dict)   # canonical statement line -> line in its file
 
 
 def forward_source(model: nn.Module) -> ForwardSource:
@@ -101,8 +104,77 @@ def forward_source(model: nn.Module) -> ForwardSource:
     assert isinstance(canon, ast.FunctionDef)
     mod = getattr(fn, "__module__", "") or ""
     user = mod.startswith("_hdecomp_component_") or mod == "__main__"
+    # statement by statement (unparse keeps the structure): a canonical line is this line of the file
+    first = fn.__code__.co_firstlineno
+    file_line = {c.lineno: first + o.lineno - 1
+                 for o, c in zip([n for n in ast.walk(fdef) if isinstance(n, ast.stmt)],
+                                 [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
-                         owner=owner)
+                         owner=owner, code=fn.__code__, file_line=file_line)
+
+
+def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> set[int] | None:
+    """The lines of `model`'s own forward one run executes (a trace of that code object only), or None
+    where it cannot be told (no source, the run raises)."""
+    from hdecomp.component import clone_nested
+    try:
+        fs = forward_source(model)
+    except SourceStepError:
+        return None
+    lines: set[int] = set()
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code is fs.code else None
+
+    old = sys.gettrace()
+    try:
+        sys.settrace(calls)
+        with torch.no_grad():
+            model(*clone_nested(args), **clone_nested(kwargs))
+    except Exception:
+        return None
+    finally:
+        sys.settrace(old)
+    return lines
+
+
+def _raise_not_taken(where: ast.If) -> ast.stmt:
+    stmt = ast.parse('raise NotImplementedError("hdecomp: this branch does not run for the recorded inputs, '
+                     'so it was not decomposed")').body[0]
+    # placed on the `if` keyword, which no flagged range covers
+    for n in ast.walk(stmt):
+        n.lineno, n.col_offset = where.lineno, where.col_offset     # type: ignore[attr-defined]
+        n.end_lineno, n.end_col_offset = where.lineno, where.col_offset + 2   # type: ignore[attr-defined]
+    return stmt
+
+
+def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed: set[int],
+                             flagged: list[Span]) -> list[str]:
+    """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks:
+    no trial can flip it) and one of whose branches never ran and holds compute: that branch becomes a
+    `raise`, instead of a child that is never called and cannot be recorded. Returns notes."""
+    notes: list[str] = []
+
+    def ran(stmts: list[ast.stmt]) -> bool:
+        return any(fs.file_line.get(st.lineno) in executed for st in stmts)
+
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.If) or _flag(node.test, flagged) or fs.file_line.get(node.lineno) not in executed:
+            continue
+        for field_name in ("body", "orelse"):
+            stmts = getattr(node, field_name)
+            if stmts and not ran(stmts) and any(_flag(st, flagged) for st in stmts):
+                setattr(node, field_name, [_raise_not_taken(node)])
+                where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(node.lineno, node.lineno)}"
+                notes.append(f"{where} (`if {ast.unparse(node.test)}`): the "
+                             f"{'if' if field_name == 'body' else 'else'} branch never runs for the recorded "
+                             "inputs; the parent raises there instead of calling a child no trial can reach")
+    return notes
 
 
 def _strip_annotations(fdef: ast.FunctionDef) -> None:
@@ -735,11 +807,13 @@ def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
 
 
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,
-                     full_tensors: dict[str, torch.Tensor] | None = None, max_iterations: int = 8) -> SourcePlan:
+                     full_tensors: dict[str, torch.Tensor] | None = None, max_iterations: int = 8,
+                     executed: set[int] | None = None) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
-    shapes a child writes."""
+    shapes a child writes. `executed`: the forward's file lines a run executed (executed_lines), where
+    known: a branch on flags that never runs is not split into children."""
     import copy
     fs = forward_source(model)
     all_names = names_of([fs.fdef])
@@ -754,8 +828,11 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                     attrs[sub] = attr_info(model, sub)
     flagged = flagged_lines(fs, attrs)
     forced: set[tuple[int, int]] = set()
+    dropped: list[str] = []
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
+        if executed is not None:
+            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
@@ -774,7 +851,9 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
         forced |= more
     else:
         raise SourceStepError("the split does not settle (submodules shared between the parent and children)")
-    return _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
+    plan = _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
+    plan.notes.extend(dropped)
+    return plan
 
 
 def _whole_forward(fdef: ast.FunctionDef, regions: list[Region]) -> bool:

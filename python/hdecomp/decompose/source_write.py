@@ -25,7 +25,13 @@ from hdecomp.component import Component, clone_nested, load_component, map_neste
 from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, shape_text
 from hdecomp.decompose.naming import snake
 from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
-from hdecomp.decompose.source_step import SourceChild, SourcePlan, SourceStepError, plan_source_step
+from hdecomp.decompose.source_step import (
+    SourceChild,
+    SourcePlan,
+    SourceStepError,
+    executed_lines,
+    plan_source_step,
+)
 from hdecomp.decompose.state import LEVEL_DIRS, Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
@@ -166,7 +172,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     notes: list[str] = []
     sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
-    plan = plan_source_step(model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors)
+    plan = plan_source_step(model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
+                            executed=executed_lines(model, args, kwargs))
     # the weight map: module children keep their keys under their attribute, regions hold what they read
     weight_map: dict[str, str] = {}
     for c in plan.children:
@@ -260,6 +267,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
                  + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
                  + f"; {len([c for c in plan.children if c.kind == 'module'])} submodule(s) called by the parent")
+    notes[1:1] = plan.notes
     return child_nodes, notes
 
 
