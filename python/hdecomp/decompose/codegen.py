@@ -37,6 +37,7 @@ from hdecomp.decompose.source import (
     literal,
     module_expr,
     parametrization_calls,
+    qualified_name,
     tensor_literal,
 )
 
@@ -217,6 +218,16 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
         hi = int(value.detach().max()) + 1 if value.numel() else 1
         dt = "" if value.dtype == torch.int64 else f", dtype={value.dtype}"
         return f"torch.randint({lo}, {hi}, {shape_t}{dt})"
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        # a namedtuple (Reformer's LSHSelfAttentionOutput) is read by field: written as its own type
+        try:
+            cls = qualified_name(type(value), ctx)
+        except NotRepresentable:
+            cls = None
+        if cls is not None:
+            fields = ", ".join(f"{f}={input_expr(v, ctx, recorded_ints)}"
+                               for f, v in zip(value._fields, value, strict=True))
+            return f"{cls}({fields})"
     if isinstance(value, tuple):
         items = [input_expr(v, ctx, recorded_ints) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
