@@ -55,6 +55,58 @@ _INIT_ARGS: weakref.WeakKeyDictionary[Any, InitCall] = weakref.WeakKeyDictionary
 _DEEPCOPY_CODE = copy.deepcopy.__code__
 
 
+# parameters a module's own constructor leaves as torch.empty memory (transformers' MixtralExperts and
+# routers: the model's post_init fills them): module -> their names, relative to it
+_UNINITIALISED: weakref.WeakKeyDictionary[nn.Module, list[str]] = weakref.WeakKeyDictionary()
+_EMPTY_FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"})
+
+
+def uninitialised_parameters(module: nn.Module) -> list[str]:
+    """Names (relative to `module`) of the parameters its constructor, run alone, leaves uninitialised:
+    recorded while the model was built under record_init_args()."""
+    found = []
+    for prefix, sub in module.named_modules():
+        with contextlib.suppress(TypeError):
+            found += [f"{prefix}.{n}" if prefix else n for n in _UNINITIALISED.get(sub, [])]
+    return found
+
+
+class _EmptyWatch(TorchFunctionMode):
+    """Storages made by torch.empty & co. during construction, and whether anything wrote them since."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unwritten: set[int] = set()
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = getattr(func, "__name__", "")
+        if name in _EMPTY_FACTORIES and isinstance(out, torch.Tensor) and not out.is_meta:
+            with contextlib.suppress(Exception):
+                self.unwritten.add(out.untyped_storage().data_ptr())
+        elif self.unwritten and ((name.endswith("_") and not name.endswith("__")) or name == "__setitem__") and \
+                args and \
+                isinstance(args[0], torch.Tensor):
+            with contextlib.suppress(Exception):
+                self.unwritten.discard(args[0].untyped_storage().data_ptr())
+        return out
+
+    def check(self, module: nn.Module) -> None:
+        # (torch.nn's own layers initialise themselves when built alone, in reset_parameters, even where a
+        # package's model construction skips that: transformers' no_init_weights)
+        if not self.unwritten or (type(module).__module__ or "").startswith("torch."):
+            return
+        names = []
+        for n, p in module._parameters.items():
+            with contextlib.suppress(Exception):
+                if p is not None and p.numel() and p.untyped_storage().data_ptr() in self.unwritten:
+                    names.append(n)
+        if names:
+            with contextlib.suppress(TypeError):
+                _UNINITIALISED[module] = names
+
+
 def init_call(obj: Any) -> InitCall | None:
     """The arguments `obj` (a module, or another object built with it) was constructed with, if recorded."""
     try:
@@ -78,8 +130,13 @@ def record_init_args() -> Iterator[None]:
     """Record the arguments of every nn.Module (and other object of a user or package class) constructed in
     the body (the first __init__ entered per object is the most derived class's, i.e. what the user wrote)."""
     previous = sys.getprofile()
+    watch = _EmptyWatch()
+    outermost: dict[int, nn.Module] = {}   # id of the frame of a module's first (most derived) __init__
 
     def profiler(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "return" and id(frame) in outermost and frame.f_code.co_name == "__init__":
+            watch.check(outermost.pop(id(frame)))
+            return
         if event == "return" and frame.f_code is _DEEPCOPY_CODE:
             # A module copied with copy.deepcopy (nn.TransformerEncoder clones its layer) never runs
             # __init__: it was built with the arguments of the module it copies.
@@ -116,11 +173,14 @@ def record_init_args() -> Iterator[None]:
         try:
             _INIT_ARGS[obj] = InitCall(type(obj), params)
         except TypeError:
-            pass
+            return
+        if isinstance(obj, nn.Module):
+            outermost[id(frame)] = obj
 
     sys.setprofile(profiler)
     try:
-        yield
+        with watch:
+            yield
     finally:
         sys.setprofile(previous)
 
@@ -460,7 +520,10 @@ def _finish(cap: Capture, want: Any) -> Capture:
 
 
 def _returns_self(n: fx.Node) -> bool:
-    """An in-place op that returns the tensor it changed (`x.unsqueeze_(1)`, `x.add_(y)`, `torch.relu_(x)`)."""
+    """An in-place op that returns the tensor it changed (`x.unsqueeze_(1)`, `x.add_(y)`, `torch.relu_(x)`),
+    or an index assignment (`x[i] = v`: its node stands for the written `x` afterwards)."""
+    if n.op == "call_function" and n.target is operator.setitem:
+        return bool(n.args) and isinstance(n.args[0], fx.Node)
     if n.op == "call_method":
         name = str(n.target)
     elif n.op == "call_function":
@@ -493,6 +556,10 @@ def thread_inplace(cap: Capture) -> Capture:
             base = first.get(n.args[0], n.args[0])   # type: ignore[arg-type]
             first[n] = base
             latest[base] = n
+            if n.target is operator.setitem and cap.values.get(n.name) is None:
+                written = n.args[0]
+                if isinstance(written, fx.Node) and written.name in cap.values:
+                    cap.values[n.name] = cap.values[written.name]
     if changed:
         cap.graph.lint()
     return cap
@@ -1065,7 +1132,9 @@ class _OpRecorder(TorchFunctionMode):
 
 # Calls that compute on tensors and hand Python a plain value (`pad_id in input_ids[:, [-1, 0]]`: eq and
 # any inside `Tensor.__contains__`): recorded as nodes, so the graph runs the ops the module runs
-_COMPUTING_QUERIES = {"__contains__", "equal", "allclose"}
+# `inv_perm[perm] = torch.arange(n)` (Tensor.__setitem__) returns None but writes a tensor: recorded too (left
+# out, a replay reads whatever the allocator left in an empty_like buffer)
+_COMPUTING_QUERIES = {"__contains__", "equal", "allclose", "__setitem__"}
 
 
 def _normalise_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str, tuple[Any, ...],

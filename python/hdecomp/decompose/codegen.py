@@ -7,6 +7,7 @@ writes the files and verifies them.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import re
 from dataclasses import dataclass, field
@@ -170,7 +171,10 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
               attr_of_param: dict[str, str]) -> str:
     if n.op == "call_function" and n.target is operator.setitem:
         obj, idx, val = n.args
-        return f"{fmt(obj, names, ctx)}[{_index(idx, names, ctx)}] = {fmt(val, names, ctx)}"
+        text = f"{fmt(obj, names, ctx)}[{_index(idx, names, ctx)}] = {fmt(val, names, ctx)}"
+        if n.users and n in names:   # read afterwards (capture.thread_inplace): the name is the written tensor
+            text += f"\n{names[n]} = {fmt(obj, names, ctx)}"
+        return text
     return f"{names[n]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
 
 
@@ -380,9 +384,30 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     args = rest[:-1]
     # a parametrized module (weight_norm): the plain class, parametrized in its own constructor
     extra = "".join(f"        {call.replace(PARAMETRIZED, 'self')}\n" for call in parametrization_calls(module, ctx))
+    extra += _initialise_text(module)
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")
     return src, expr
+
+
+def _initialise_text(module: nn.Module) -> str:
+    """Lines that fill the parameters `module`'s constructor leaves as torch.empty memory (the model's
+    post_init fills them: transformers' MoE experts and routers), drawn like the model's own values."""
+    from hdecomp.decompose.capture import uninitialised_parameters
+    names = uninitialised_parameters(module)
+    if not names:
+        return ""
+    lines = [f"        # {type(module).__name__}'s constructor leaves {', '.join(names)} uninitialised (torch.empty;"
+             " the model's own post_init fills them): drawn like the model's values"]
+    for name in names:
+        p = module.get_parameter(name)
+        step = max(1, p.numel() // 100_000)   # a strided sample of a multi-GB expert tensor
+        std = float(p.detach().flatten()[::step].float().std()) if p.numel() > 1 and p.is_floating_point() else 0.0
+        if not math.isfinite(std) or std == 0.0:
+            lines.append(f"        nn.init.zeros_(self.{name})")
+        else:
+            lines.append(f"        nn.init.normal_(self.{name}, std={std:.4g})")
+    return "\n".join(lines) + "\n"
 
 
 def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
@@ -461,7 +486,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     lines += init_lines
     lines += ["", f"    def forward(self, {params}):" if params else "    def forward(self):"]
     lines += getattrs
-    lines += [f"        {b}" for b in body]
+    lines += [f"        {line}" for b in body for line in b.split("\n")]
     lines.append(f"        return {ret}")
     return "\n".join(lines) + "\n", weight_map
 
@@ -590,7 +615,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
               "        super().__init__()"]
     lines += init
     lines += ["", f"    def forward(self, {', '.join(params)}):" if params else "    def forward(self):"]
-    lines += [f"        {b}" for b in body]
+    lines += [f"        {line}" for b in body for line in b.split("\n")]
     return "\n".join(lines) + "\n"
 
 

@@ -231,9 +231,11 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
         if key in base and _same_value(current[key], base[key]):
             continue
         parts.append(f"{key}={literal(mine, ctx)}")
-    attn = getattr(value, "_attn_implementation", None)
-    if isinstance(attn, str):
-        parts.append(f"attn_implementation={attn!r}")
+    # the implementations the model chose at build time (attention: sdpa / eager; MoE experts: grouped_mm /
+    # eager), which the config's defaults leave unset: written as the constructor's `X_implementation=`
+    chosen = _implementations(value)
+    for kind, impl in chosen.items():
+        parts.append(f"{kind}_implementation={impl!r}")
     home = import_home(cls)
     if home is None:
         raise NotRepresentable(f"{cls.__name__} cannot be imported by its name")
@@ -242,12 +244,23 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
         ns: dict[str, Any] = {"torch": torch}
         exec("\n".join(ctx.import_lines()), ns)
         rebuilt = eval(text, ns)
-        same = _config_dict(rebuilt) == _config_dict(value)
+        same = _config_dict(rebuilt) == _config_dict(value) and _implementations(rebuilt) == chosen
     except Exception as exc:
         raise NotRepresentable(f"{cls.__name__} written as {text} does not rebuild ({exc})") from exc
     if not same:
         raise NotRepresentable(f"{cls.__name__} written as {text} rebuilds to a different config")
     return text
+
+
+def _implementations(config: Any) -> dict[str, str]:
+    """{"attn": "sdpa", "experts": "grouped_mm"}: the config's `_X_implementation` choices that are set."""
+    found = {}
+    for key in sorted(vars(config)):
+        if key.startswith("_") and key.endswith("_implementation_internal"):
+            impl = getattr(config, key)
+            if isinstance(impl, str):
+                found[key[1:-len("_implementation_internal")]] = impl
+    return found
 
 
 def _config_dict(config: Any) -> dict[str, Any]:
