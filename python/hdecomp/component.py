@@ -165,7 +165,8 @@ class Component:
             raise ComponentLoadError(f"{self.class_name} is not an nn.Module", self.path)
         if device is not None:
             model = model.to(device)
-        return model.eval()
+        model.eval()   # (not `return model.eval()`: a train() override may return None, timm's EfficientFormer)
+        return model
 
     def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
                     timeout: float | None = None, batch_limit: int | None = None,

@@ -824,7 +824,8 @@ def build_composed(original, init, device, share):
     if share:
         try:
             with torch.device("meta"):
-                composed = ComposedModel(*init).eval()
+                composed = ComposedModel(*init)
+                composed.eval()   # (a train() override may return None: never chained)
         except Exception:
             composed = None
         if composed is not None:
@@ -847,7 +848,8 @@ def build_composed(original, init, device, share):
             plain = [v for m in composed.modules() for v in vars(m).values() if isinstance(v, torch.Tensor)]
             if not any(t.is_meta for t in tensors + plain):
                 return composed, shared, []
-    composed = ComposedModel(*init).eval().to(device)
+    composed = ComposedModel(*init).to(device)
+    composed.eval()
     return composed, None, transfer_weights(original, composed)
 
 
@@ -927,7 +929,9 @@ def meta_model(module, init):
     """The original built on the meta device, for shape-only checks of a cut (None when it cannot be)."""
     try:
         with torch.device("meta"):
-            return module.Model(*init).eval()
+            model = module.Model(*init)
+            model.eval()
+            return model
     except Exception:
         return None
 
@@ -946,7 +950,8 @@ def main(argv=None):
             lower_batch_size(module, args.batch_limit)
         init = list(getattr(original_module, "get_init_inputs", list)())
         torch.manual_seed(0)
-        original = original_module.Model(*init).eval().to(args.device)
+        original = original_module.Model(*init).to(args.device)
+        original.eval()
         composed, shared, unfilled = build_composed(original, init, args.device, not args.copy_weights)
         versions = [t._version for t in shared or []]
         if unfilled:

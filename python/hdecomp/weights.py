@@ -401,7 +401,17 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
         for r in named_tensors(refactored):
             if r.tensor.is_floating_point() and id(r.tensor) not in mapped_ref:
                 _randomize_(r.name, r.tensor, gen(r.tensor.device))
+    for model in (original, refactored):
+        forget_derived_state(model)
     return done
+
+
+def forget_derived_state(model: nn.Module) -> None:
+    """Let modules drop what they computed from their weights before (timm's EfficientFormer caches its
+    gathered attention biases per device): PyTorch's convention is to clear such caches in `_apply`, which
+    `.to()` calls; an identity `_apply` changes no tensor."""
+    with torch.no_grad():
+        model._apply(lambda t: t)
 
 
 __all__ = [

@@ -20,8 +20,9 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
-         "inplace_shape", "batch_local", "batchnorm_act", "flag_branches")
-WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape"}   # one subprocess per component: only where they are the point
+         "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
+         "cached_bias")
+WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias"}   # one subprocess per component: only where they are the point
 
 
 class _Trees(dict):  # type: ignore[type-arg]

@@ -312,7 +312,8 @@ def _tensors(value):
 
 if __name__ == "__main__":
     torch.manual_seed(0)
-    model = Model(*get_init_inputs()).eval()
+    model = Model(*get_init_inputs())
+    model.eval()
     with torch.no_grad():
         output = model(*get_inputs(), **get_input_kwargs())
     tensors = _tensors(output)
