@@ -15,7 +15,8 @@ own ru_maxrss.
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/zoo/sweep.py              # the whole zoo (days on a CPU)
 
 Writes bench/zoo/results.json (`--results`; entries of models run again are replaced, the others kept,
-unless --fresh) and prints the markdown table, also written as table.md next to the results file.
+unless --fresh) and prints the markdown table, also written as table.md next to the results file. Sweeps run
+side by side write results files of their own; `--merge A.json B.json` folds them into --results.
 """
 
 from __future__ import annotations
@@ -265,10 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="where the decompositions go (default: a temp folder)")
     p.add_argument("--results", default=str(HERE / "results.json"))
     p.add_argument("--fresh", action="store_true", help="start a new results file instead of updating it")
+    p.add_argument("--merge", nargs="+", default=None, metavar="RESULTS",
+                   help="merge these results files into --results (their entries replace the same models'), "
+                        "write the table and stop")
     p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker(args.worker[0], args.worker[1], args.batch_limit, not args.no_self_tests, args.step_timeout)
+    if args.merge:
+        return merge(Path(args.results), [Path(m) for m in args.merge])
     files = model_files(args.only)
     if not files:
         p.error("no model file matches --only")
@@ -287,6 +293,22 @@ def main(argv: list[str] | None = None) -> int:
               f"peak {entry['peak_tree_rss_gib']} GiB)", flush=True)
         _save(results, path)
     print(f"decompositions in {out_root}")
+    _print_table(results, path)
+    return 0
+
+
+def merge(path: Path, others: list[Path]) -> int:
+    """Several sweeps (run at once, each with its own --results) into one results file and its table."""
+    base = json.loads(path.read_text()) if path.exists() else {}
+    results: dict[str, Any] = {k: v for k, v in base.items() if k not in ("models", "summary")}
+    results["models"] = {e["model"]: e for e in base.get("models", [])}
+    for other in others:
+        data = json.loads(other.read_text())
+        for k, v in data.items():
+            results.setdefault(k, v)
+        for e in data.get("models", []):
+            results["models"][e["model"]] = e
+    _save(results, path)
     _print_table(results, path)
     return 0
 
