@@ -429,3 +429,29 @@ def test_mini_gpt_block_decomposes_fully(tmp_path: Path) -> None:
     assert res["status"] == "PASS", res
     assert dec.steps and all(s.status == "PASS" for s in dec.steps)
     assert res["composition"]["status"] == "PASS"
+
+
+def test_parameters_left_as_empty_memory_are_found_and_initialised_ones_are_not() -> None:
+    from hdecomp.decompose.capture import record_init_args, uninitialised_parameters
+
+    class Scale(nn.Module):   # timm's LayerScale: empty, then nn.init.constant_ (a keyword tensor to a mode)
+        def __init__(self) -> None:
+            super().__init__()
+            self.gamma = nn.Parameter(torch.empty(4))
+            nn.init.constant_(self.gamma, 1e-5)
+
+    class Experts(nn.Module):   # transformers' MixtralExperts: empty, filled by the model's post_init
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = nn.Parameter(torch.empty(2, 4, 4))
+
+    class Stage(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks = nn.ModuleList([Scale(), Experts()])
+            self.fc = nn.Linear(4, 4)
+
+    with record_init_args():
+        stage = Stage()
+    assert uninitialised_parameters(stage) == ["blocks.1.w"]
+    assert uninitialised_parameters(stage.blocks[0]) == [] and uninitialised_parameters(stage.fc) == []

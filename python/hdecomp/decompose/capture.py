@@ -85,11 +85,13 @@ class _EmptyWatch(TorchFunctionMode):
         if name in _EMPTY_FACTORIES and isinstance(out, torch.Tensor) and not out.is_meta:
             with contextlib.suppress(Exception):
                 self.unwritten.add(out.untyped_storage().data_ptr())
-        elif self.unwritten and ((name.endswith("_") and not name.endswith("__")) or name == "__setitem__") and \
-                args and \
-                isinstance(args[0], torch.Tensor):
-            with contextlib.suppress(Exception):
-                self.unwritten.discard(args[0].untyped_storage().data_ptr())
+        elif self.unwritten and ((name.endswith("_") and not name.endswith("__")) or name == "__setitem__"):
+            # the written tensor: the first argument, or a keyword one (`nn.init.constant_(tensor=..., val=...)`
+            # reaches a mode with its tensor as a keyword)
+            target = next((a for a in [*args[:1], *kwargs.values()] if isinstance(a, torch.Tensor)), None)
+            if target is not None:
+                with contextlib.suppress(Exception):
+                    self.unwritten.discard(target.untyped_storage().data_ptr())
         return out
 
     def check(self, module: nn.Module) -> None:

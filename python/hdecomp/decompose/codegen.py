@@ -405,9 +405,9 @@ def _initialise_text(module: nn.Module) -> str:
         step = max(1, p.numel() // 100_000)   # a strided sample of a multi-GB expert tensor
         std = float(p.detach().flatten()[::step].float().std()) if p.numel() > 1 and p.is_floating_point() else 0.0
         if not math.isfinite(std) or std == 0.0:
-            lines.append(f"        nn.init.zeros_(self.{name})")
+            lines.append(f"        nn.init.zeros_(self.get_parameter({name!r}))")
         else:
-            lines.append(f"        nn.init.normal_(self.{name}, std={std:.4g})")
+            lines.append(f"        nn.init.normal_(self.get_parameter({name!r}), std={std:.4g})")
     return "\n".join(lines) + "\n"
 
 
