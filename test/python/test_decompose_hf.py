@@ -101,16 +101,28 @@ def get_init_inputs():
 '''
 
 
+SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL}
+
+
+class _Trees(dict):  # type: ignore[type-arg]
+    """Each model decomposed once, when a test first asks for it (one test's time limit covers one model)."""
+
+    def __init__(self, out: Any) -> None:
+        super().__init__()
+        self.out = out
+
+    def __missing__(self, name: str) -> Any:
+        path = self.out / f"{name}.py"
+        path.write_text(SOURCES[name])
+        dec = decompose(path, self.out / "trees", DecomposeOptions(self_tests=name == "tiny_mixtral"),
+                        progress=False)
+        self[name] = dec
+        return dec
+
+
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("hf")
-    found = {}
-    for name, text in (("tiny_gpt2", GPT2), ("tiny_llama", LLAMA), ("tiny_mixtral", MIXTRAL)):
-        path = out / f"{name}.py"
-        path.write_text(text)
-        found[name] = decompose(path, out / "trees", DecomposeOptions(self_tests=name == "tiny_mixtral"),
-                                progress=False)
-    return found
+    return _Trees(tmp_path_factory.mktemp("hf"))
 
 
 def _texts(dec: Any) -> dict[str, str]:
