@@ -313,9 +313,28 @@ def merge(path: Path, others: list[Path]) -> int:
     return 0
 
 
+def _portable(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its machine's output folder (`--out`, a temp folder) written as `<out>`: results files
+    are committed, and their reasons name files inside the decompositions."""
+    out = entry.get("output")
+    if not isinstance(out, str) or not os.path.isabs(out):
+        return entry
+    root = str(Path(out).parent)
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.replace(root, "<out>")
+        if isinstance(v, dict):
+            return {k: fix(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        return v
+    return {k: fix(v) for k, v in entry.items()}
+
+
 def _save(results: dict[str, Any], path: Path) -> None:
     data = dict(results)
-    data["models"] = [results["models"][k] for k in sorted(results["models"])]
+    data["models"] = [_portable(results["models"][k]) for k in sorted(results["models"])]
     data["summary"] = {o: sum(1 for e in data["models"] if e["outcome"] == o) for o in ("full", "partial", "failed")}
     _write(data, str(path))
 
@@ -331,7 +350,7 @@ def _fmt(v: Any) -> str:
 
 
 def markdown(results: dict[str, Any]) -> str:
-    entries = [results["models"][k] for k in sorted(results["models"])]
+    entries = [_portable(results["models"][k]) for k in sorted(results["models"])]
     full = sum(1 for e in entries if e["outcome"] == "full")
     lines = [f"Model zoo sweep of `hdecomp decompose` (CPU, `--batch-limit {results['batch_limit']}`, self-tests "
              f"{'on' if results['self_tests'] else 'off'}): {full}/{len(entries)} fully decomposed", "",
