@@ -5,6 +5,7 @@ batch-relative (`x.size(0)`, or `-1` in a view/reshape); what cannot be rewritte
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hdecomp.compose import compose
 from hdecomp.decompose.batch_ints import baked_ints, rewrite_baked_ints
 from hdecomp.decompose.capture import Capture, _capture_record, node_values
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.selftest import run_self_tests
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "batch_ints"
@@ -104,3 +106,74 @@ def test_recorded_model_under_the_batch_limit_is_right_at_full_size(branchy: Any
     # The composition at the ORIGINAL batch (4): kernel files only, wrong if a cut-batch int was baked in.
     full = compose(branchy.root, run=True)
     assert full.status == "PASS", full
+
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    tmp = tmp_path_factory.mktemp("grouped_rows")
+    return decompose(FIXTURES / "grouped_rows.py", tmp, DecomposeOptions(batch_limit=1, self_tests=False),
+                     progress=False)
+
+
+def test_routing_ints_stay_valid_at_the_original_batch(grouped: Any) -> None:
+    """MoE-style grouping under --batch-limit 1: sizes read from intermediate values (`ids.size(0)`, 2 x the
+    batch) are written batch-relative, and integer inputs keep their invariants at the original batch: a
+    sort's permutation is drawn as a permutation, offsets scale with the rows they count."""
+    res = result_dict(grouped)
+    assert res["status"] == "PASS", res
+    log = json.loads((grouped.root / "decomposition_log.json").read_text())["entries"]
+    assert not [e for e in log if "kept" in e["description"] and "batch" in e["title"]], log
+    sources = {p.name: p.read_text() for p in grouped.root.glob("level_[01]_*/*.py")}
+    assert any("torch.randperm(batch_size * 2)" in t for t in sources.values())
+    assert any(re.search(r"torch\.tensor\(\[[\d, ]+\], dtype=torch\.int64\) \* batch_size", t)
+               for t in sources.values()), "offsets not scaled with the batch"
+    assert any(".sort(dim=-1).values" in t for t in sources.values()), "sorted ids not drawn sorted"
+    # every component at the ORIGINAL batch (16): a searchsorted over unscaled offsets indexes out of range
+    report = run_self_tests(grouped.root, jobs=2, write=False)
+    assert [r.status for r in report.results] == ["PASS"] * len(report.results), \
+        [(r.file, r.status, r.cause) for r in report.results if r.status != "PASS"]
+    full = compose(grouped.root, run=True)
+    assert full.status == "PASS", full
+
+
+def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path) -> None:
+    """At batch 1 torch.export turns `inv[perm] = torch.arange(n)` into a one-element view, so the graphs
+    at batch 1 and 2 differ: the forward is recorded instead, and its ints written batch-relative."""
+    src = tmp_path / "inverse_perm.py"
+    src.write_text(INVERSE_PERM)
+    dec = decompose(src, tmp_path / "out", DecomposeOptions(batch_limit=1, self_tests=False), progress=False)
+    assert result_dict(dec)["status"] == "PASS"
+    texts = [e["description"] for e in json.loads((dec.root / "decomposition_log.json").read_text())["entries"]]
+    assert any("torch.export specialised the graph to batch 1" in t for t in texts), texts
+    refactored = next(dec.root.glob("steps/step_1_*/refactored.py")).read_text()
+    assert ".view([])" not in refactored and "x.size(0)" in refactored, refactored
+    assert compose(dec.root, run=True).status == "PASS"
+
+
+INVERSE_PERM = '''
+import torch
+from torch import nn
+
+batch_size = 12
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        perm = torch.argsort(x.sum(-1))
+        y = self.proj(x[perm]).relu()
+        inv = torch.empty_like(perm)
+        inv[perm] = torch.arange(perm.size(0))
+        return y[inv] * 2.0
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 8)]
+
+
+def get_init_inputs():
+    return []
+'''

@@ -2,7 +2,7 @@
 non-persistent buffers, names that are Python keywords, data-dependent `if`/`while`, autocast and mixed
 dtypes, module trees deeper than the level names, weight-norm parametrizations, recurrent state built in
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
-forward that draws random numbers, shape checks (`torch._assert`) on sizes, and in-place changes of shape. Every tree must be complete and verified (decompose_checks)."""
+forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, and in-place changes of shape. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
-         "cached_bias")
+         "cached_bias", "numpy_plan")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias"}   # one subprocess per component: only where they are the point
 
 
@@ -189,3 +189,10 @@ def test_random_draws_are_reproduced_and_reported(trees: dict[str, Any]) -> None
     draws = [json.loads(p.read_text())["forward_draws_random"]
              for p in dec.root.glob("steps/*/verification_result.json")]
     assert any(draws) and not all(draws), draws   # the LSH child draws; the linear kernels' steps do not
+
+
+def test_a_numpy_plan_built_in_forward_is_written_as_a_numpy_array(trees: dict[str, Any]) -> None:
+    files = _files(trees["numpy_plan"])
+    holding = [t for t in files.values() if "torch.tensor(array([[7, 0, 1, 2, 3, 4, 5, 6]" in t]
+    assert holding, files
+    assert all("from numpy import array" in t and "from numpy import int32" in t for t in holding)

@@ -114,11 +114,18 @@ def baked_ints(graph1: fx.Graph, graph2: fx.Graph, b1: int, b2: int) -> tuple[li
 def _size_source(node: fx.Node, graph_nodes: dict[str, fx.Node], values1: dict[str, Any],
                  values2: dict[str, Any], b1: int, b2: int, k: int) -> tuple[fx.Node, int] | None:
     """A tensor the node can read the batch from: a dimension that is k * batch at both batches; the
-    node's own tensor inputs first (the generated code then reads its own operand), then the inputs."""
+    node's own tensor inputs first (the generated code then reads its own operand), then the inputs, then
+    the values computed before it."""
     candidates: list[fx.Node] = []
     for a in node.all_input_nodes:
         candidates.append(a)
     candidates += [n for n in graph_nodes.values() if n.op == "placeholder" and n not in candidates]
+    # then any value computed before it (`torch.arange(ids.size(0))` with ids 2 x the batch, from topk)
+    for n in graph_nodes.values():
+        if n is node:
+            break
+        if n not in candidates and n.op in ("call_function", "call_method", "call_module"):
+            candidates.append(n)
     for c in candidates:
         t1, t2 = values1.get(c.name), values2.get(c.name)
         if not (isinstance(t1, torch.Tensor) and isinstance(t2, torch.Tensor)) or t1.dim() != t2.dim():
@@ -191,15 +198,18 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
                         device: Any = None, timeout: float | None = None) -> tuple[Any, list[str]]:
     """`cap` (an exported or recorded Capture made under `--batch-limit limit`) with its batch-dependent
     int arguments written batch-relative, plus the deviations (ints left as recorded, checks that could
-    not run). As given for torch.fx captures (sizes are traced) and when nothing was cut."""
+    not run). As given for torch.fx captures (sizes are traced) and when nothing was cut.
+
+    An exported graph whose structure differs between the two batches is specialised to the cut batch
+    (at batch 1, torch.export turns `inv[perm] = torch.arange(n)` into a `view([])` of a one-element
+    tensor): the forward is then recorded instead, and the recording checked the same way."""
     from hdecomp.decompose import shapes
     from hdecomp.decompose.capture import (
         CAPTURE_SEED,
         CaptureError,
-        _capture_export,
         _capture_record,
-        _matches,
-        node_values,
+        _expected_output,
+        _finish,
     )
     if cap.method not in ("export", "record"):
         return cap, []
@@ -213,34 +223,71 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
     if avail is not None and need > avail // 2:
         return cap, [f"batch-dependent ints not checked: a capture at batch {sc.b2} needs about "
                      f"{need / 2**30:.1f} GiB, more than half the {avail / 2**30:.1f} GiB available"]
-    step = _capture_export if cap.method == "export" else _capture_record
     model2 = None
     for candidate, on_meta in shapes.models_at(comp, model, sc, device=device, timeout=timeout):
         if not on_meta:  # a capture compares real values
             model2 = candidate
             break
-    cap2 = None
-    why = f"no model at batch {sc.b2}"
-    if model2 is not None:
+    if model2 is None:
+        return cap, [f"batch-dependent ints not checked: no model at batch {sc.b2}"]
+    with torch.no_grad():
+        torch.manual_seed(CAPTURE_SEED)
         try:
-            with torch.no_grad():
-                torch.manual_seed(CAPTURE_SEED)
-                out2 = model2(*clone_nested(args2), **clone_nested(kwargs2))
-            cap2 = step(model2, args2, kwargs2, out2, expand or set())
-        except CaptureError as exc:
-            why = f"capture at batch {sc.b2} failed ({exc})"
+            out2 = model2(*clone_nested(args2), **clone_nested(kwargs2))
         except Exception as exc:  # user code at the second batch
-            why = f"the forward does not run at batch {sc.b2} ({type(exc).__name__}: {exc})"
-    if cap2 is None or model2 is None:
-        return cap, [f"batch-dependent ints not checked: {why}"]
+            return cap, [f"batch-dependent ints not checked: the forward does not run at batch {sc.b2} "
+                         f"({type(exc).__name__}: {exc})"]
+    result, notes, structural = _relative(cap, model, model2, sc, args, kwargs, args2, kwargs2, expected,
+                                          out2, expand or set())
+    if not structural or cap.method != "export":
+        return result, notes
+    try:
+        recorded = _finish(_capture_record(model, args, kwargs, expected, expand or set()),
+                           _expected_output(expected))
+    except CaptureError:
+        return result, notes
+    result2, notes2, structural2 = _relative(recorded, model, model2, sc, args, kwargs, args2, kwargs2,
+                                             expected, out2, expand or set())
+    if structural2 or notes2:
+        return result, notes
+    why = notes[0].removeprefix("batch-dependent ints not checked: ")
+    result2.notes = [*recorded.notes, f"torch.export specialised the graph to batch {sc.b1} ({why}): the "
+                     "forward was recorded instead"]
+    return result2, []
+
+
+def _relative(cap: Any, model: nn.Module, model2: nn.Module, sc: Any, args: list[Any], kwargs: dict[str, Any],
+              args2: list[Any], kwargs2: dict[str, Any], expected: Any, out2: Any,
+              expand: set[str]) -> tuple[Any, list[str], bool]:
+    """relative_batch_ints for one capture: (capture, deviations, whether the graphs at the two batches
+    differ in structure)."""
+    from hdecomp.decompose.capture import (
+        CAPTURE_SEED,
+        CaptureError,
+        _capture_export,
+        _capture_record,
+        _matches,
+        fold_state_metadata,
+        node_values,
+        thread_inplace,
+    )
+    step = _capture_export if cap.method == "export" else _capture_record
+    try:
+        # the same graph transforms the first capture went through (capture._finish), else the two differ
+        cap2 = thread_inplace(fold_state_metadata(step(model2, args2, kwargs2, out2, expand)))
+    except CaptureError as exc:
+        return cap, [f"batch-dependent ints not checked: capture at batch {sc.b2} failed ({exc})"], False
+    except Exception as exc:  # user code at the second batch
+        return cap, [f"batch-dependent ints not checked: the forward does not run at batch {sc.b2} "
+                     f"({type(exc).__name__}: {exc})"], False
     baked, problem = baked_ints(cap.graph, cap2.graph, sc.b1, sc.b2)
     if problem is not None:
-        return cap, [f"batch-dependent ints not checked: {problem}"]
+        return cap, [f"batch-dependent ints not checked: {problem}"], problem.startswith("the graph captured")
     if not baked:
-        return cap, []
+        return cap, [], False
     graph, done, left = rewrite_baked_ints(cap.graph, baked, cap.values, cap2.values, sc.b1, sc.b2)
     if not done:
-        return cap, left
+        return cap, left, False
     # The rewritten graph must still be the module at the cut batch and run at the second batch.
     try:
         with torch.no_grad(), _owner_kept(graph):
@@ -252,12 +299,12 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
             out_b2, _ = node_values(gm2, clone_nested(args2), clone_nested(kwargs2))
     except Exception as exc:
         return cap, [*left, f"batch-relative rewrite rejected ({type(exc).__name__}: {exc}); ints kept as "
-                            "recorded: " + "; ".join(done)]
+                            "recorded: " + "; ".join(done)], False
     if not _matches(expected, out1) or not _matches(out2, out_b2):
         return cap, [*left, "batch-relative rewrite rejected (outputs differ); ints kept as recorded: "
-                     + "; ".join(done)]
+                     + "; ".join(done)], False
     notes = [*cap.notes, "batch-dependent ints written batch-relative: " + "; ".join(done)]
-    return dataclasses.replace(cap, graph=graph, values=values1, notes=notes), left
+    return dataclasses.replace(cap, graph=graph, values=values1, notes=notes), left, False
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import io
 import operator
 import sys
 import types
@@ -455,6 +456,8 @@ class _ValueRecorder(fx.Interpreter):
 
     def run_node(self, n: fx.Node) -> Any:
         out = super().run_node(n)
+        if out is None and n.target is operator.setitem and isinstance(n.args[0], fx.Node):
+            out = self.env[n.args[0]]   # `x[i] = v` stands for the written x afterwards (thread_inplace)
         self.values[n.name] = frozen_view(out)
         return out
 
@@ -944,7 +947,8 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
             warnings.simplefilter("ignore")
             ep = torch.export.export(work, tuple(cargs), dict(ckw), strict=False,
                                      preserve_module_call_signature=tuple(leaves))
-            unflat = torch.export.unflatten(ep)
+            with contextlib.redirect_stdout(io.StringIO()):   # torch 2.14.1 prints while it unflattens
+                unflat = torch.export.unflatten(ep)
     except CaptureError:
         raise
     except Exception as exc:  # export raises many kinds (UserError, GuardOnDataDependent, AssertionError)

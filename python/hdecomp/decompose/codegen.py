@@ -199,13 +199,20 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
             not value.is_complex() and not is_full_size(value) and 0 < value.numel() <= limit:
         # integer and boolean inputs are indices, counts and masks (expert routing, a `torch.where` whose
         # output size is the count): a random draw may be invalid or change the output's shape, so the
-        # recorded values themselves
-        return f"torch.tensor({value.detach().cpu().tolist()!r}, dtype={value.dtype})"
+        # recorded values themselves (offsets over the batch's rows scaled with it: shapes.full_size)
+        text = f"torch.tensor({value.detach().cpu().tolist()!r}, dtype={value.dtype})"
+        b1 = getattr(value, "_hdecomp_counts_of", None)
+        return text if b1 is None else f"{text} * {BATCH}" if b1 == 1 else f"{text} * {BATCH} // {b1}"
     if isinstance(value, torch.Tensor):
         dims = dims_source(value)
+        kind = getattr(value, "_hdecomp_ints", None)
         value = sample(value)
         shape = ", ".join(dims)
         shape_t = f"({shape},)" if len(dims) == 1 else f"({shape})"
+        if kind == "permutation":   # invariants the recorded values keep (shapes.int_structure)
+            dt = "" if value.dtype == torch.int64 else f".to({value.dtype})"
+            return f"torch.randperm({shape}){dt}" if len(dims) == 1 \
+                else f"torch.rand({shape}).argsort(dim=-1){dt}"
         dev = ""
         if value.dtype == torch.bool:
             if value.numel() and bool(value.all()):
@@ -220,7 +227,11 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
             return f"torch.randn({shape_t}, dtype={value.dtype})"
         lo = int(value.detach().min()) if value.numel() else 0
         hi = int(value.detach().max()) + 1 if value.numel() else 1
+        if hi - lo > 1 << 62:   # leftover memory (an empty_like's value): no range to keep
+            lo, hi = max(lo, -(1 << 31)), min(hi, 1 << 31)
         dt = "" if value.dtype == torch.int64 else f", dtype={value.dtype}"
+        if kind == "sorted":
+            return f"torch.randint({lo}, {hi}, {shape_t}{dt}).sort(dim=-1).values"
         return f"torch.randint({lo}, {hi}, {shape_t}{dt})"
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         # a namedtuple (Reformer's LSHSelfAttentionOutput) is read by field: written as its own type

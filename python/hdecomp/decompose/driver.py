@@ -15,6 +15,7 @@ import gc
 import json
 import shutil
 import time
+import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -775,6 +776,9 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
             except HdecompError as exc:
                 new = _leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
             except Exception as exc:  # a bug on one component must not lose the rest of the tree
+                # the traceback goes to the log: an internal error is ours to fix, and this says where
+                dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
+                         "".join(traceback.format_exception(exc)[-12:]).rstrip())
                 new = _leaf(dec, node, f"step_{number}_{node.id}",
                             f"internal error: {type(exc).__name__}: {exc}")
             report(node, time.perf_counter() - t1)

@@ -122,11 +122,20 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
             dims.append(dim_expr(k))
             full.append(k * sc.full)
         if dims == [str(int(d)) for d in v1.shape]:
-            return v1
+            per_batch = _counts_per_batch(v1, v2, sc)
+            if per_batch is None:
+                return v1
+            counts = v1.clone()   # offsets / cumulative counts: written scaled by the batch (codegen)
+            counts._hdecomp_counts_of = sc.b1  # type: ignore[attr-defined]
+            counts._hdecomp_batch = sc.full  # type: ignore[attr-defined]
+            return counts
         t = torch.empty(full, dtype=v1.dtype, device="meta")
         t._hdecomp_dims = tuple(dims)  # type: ignore[attr-defined]
         t._hdecomp_sample = v1  # type: ignore[attr-defined]
         t._hdecomp_batch = sc.full  # type: ignore[attr-defined]
+        kind = int_structure(v1, v2)
+        if kind is not None:
+            t._hdecomp_ints = kind  # type: ignore[attr-defined]
         return t
     if type(v1) is int and type(v2) is int and v1 != v2:
         k = sc.dim(v1, v2)
@@ -146,6 +155,55 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
     if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
         return {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
     return v1
+
+
+def _integer(t: torch.Tensor) -> bool:
+    return not (t.is_floating_point() or t.is_complex() or t.dtype == torch.bool)
+
+
+def _rows(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().reshape(-1, t.shape[-1]).cpu() if t.dim() else t.detach().reshape(1, 1).cpu()
+
+
+def _is_permutation(t: torch.Tensor) -> bool:
+    rows = _rows(t)
+    ref = torch.arange(rows.shape[1]).expand_as(rows)
+    return bool(torch.equal(rows.sort(dim=1).values.to(torch.int64), ref))
+
+
+def _is_sorted(t: torch.Tensor) -> bool:
+    rows = _rows(t)
+    return bool((rows[:, 1:] >= rows[:, :-1]).all())
+
+
+def int_structure(v1: torch.Tensor, v2: torch.Tensor) -> str | None:
+    """The invariant an integer input keeps at both recorded batches, which a random draw of its value
+    range would break: "permutation" (every row, along the last dimension, a permutation of 0..n-1: a sort's
+    indices, an inverse permutation) or "sorted" (every row non-decreasing: expert ids grouped by a sort).
+    Rows of at least 3 entries at the second batch (at batch 1 and 2, a row of one id in a small range is
+    often a permutation of 0 or of 0, 1 by chance: an id written as a permutation would index out of range);
+    None otherwise."""
+    if not (_integer(v1) and _integer(v2)) or v1.dim() == 0 or v1.numel() == 0 or v2.dim() != v1.dim():
+        return None
+    n2 = int(v2.shape[-1])
+    if n2 < 3:
+        return None
+    if _is_permutation(v1) and _is_permutation(v2):
+        return "permutation"
+    if _is_sorted(v1) and _is_sorted(v2) and not torch.equal(v2.min(), v2.max()):
+        return "sorted"
+    return None
+
+
+def _counts_per_batch(v1: torch.Tensor, v2: torch.Tensor, sc: Scaling) -> int | None:
+    """k when `v1`/`v2` (the same shape at both batches) are offsets or cumulative counts over k * batch
+    rows: non-negative, non-decreasing along the last dimension, ending at k * b1 and k * b2 (grouped-GEMM
+    offsets, `cu_seqlens`). Recorded values would be wrong at the original batch; scaled, they stay valid."""
+    if not (_integer(v1) and _integer(v2)) or v1.dim() != 1 or v1.numel() < 2 or torch.equal(v1, v2):
+        return None
+    if int(v1.min()) < 0 or not (_is_sorted(v1) and _is_sorted(v2)):
+        return None
+    return sc.dim(int(v1[-1]), int(v2[-1]))
 
 
 def uses_batch_size_in_definitions(comp: Component) -> bool:

@@ -67,9 +67,20 @@ _RESERVED_NAMES = {"Model", "RefactoredModel", "torch", "nn", "F", "math", "get_
                    "get_input_kwargs", "batch_size", "EXPECTED_OUTPUTS"}
 
 
+# numpy arrays up to this many elements are written as literals (a plan of block indices, a lookup table)
+ARRAY_LITERAL_LIMIT = 1 << 14
+
+
 def literal(value: Any, ctx: SourceContext) -> str:
     if value is None or isinstance(value, bool):
         return repr(value)
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", 0) > 0:   # an array the forward built
+        # (BigBird's random-block plan): numpy's own array of the values, same dtype, when small
+        kind = getattr(getattr(value, "dtype", None), "kind", "")
+        if kind not in ("b", "i", "u", "f") or value.size > ARRAY_LITERAL_LIMIT:
+            raise NotRepresentable(f"a numpy array of shape {tuple(value.shape)} ({value.dtype})")
+        array, dtype = ctx.import_name("numpy", "array"), ctx.import_name("numpy", str(value.dtype))
+        return f"{array}({value.tolist()!r}, dtype={dtype})"
     if type(value).__module__ == "numpy" and hasattr(value, "item"):   # np.float64(8.0), np.int64(3)
         value = value.item()
         if not isinstance(value, (bool, int, float, complex)):
