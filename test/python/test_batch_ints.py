@@ -136,6 +136,23 @@ def test_routing_ints_stay_valid_at_the_original_batch(grouped: Any) -> None:
     assert full.status == "PASS", full
 
 
+def test_integer_invariants_need_evidence_at_both_batches() -> None:
+    from hdecomp.decompose.shapes import Scaling, _counts_per_batch, int_structure
+    t = torch.tensor
+    assert int_structure(t([1, 0]), t([2, 0, 3, 1])) == "permutation"
+    assert int_structure(t([[1, 0]]), t([[1, 0], [0, 1]])) is None        # rows of 2: too little evidence
+    assert int_structure(t([0]), t([1, 0])) is None                        # ids in a small range, by chance
+    assert int_structure(t([1, 0]), t([2, 2, 3, 1])) is None               # a repeat: not a permutation
+    assert int_structure(t([1, 3]), t([0, 1, 1, 5])) == "sorted"
+    assert int_structure(t([2, 2]), t([2, 2, 2, 2])) is None               # constant: nothing to keep
+    assert int_structure(t([0.0, 1.0]), t([0.0, 1.0, 2.0])) is None        # floats are not ids
+    sc = Scaling(full=16, b1=1, b2=2, policy="batch_size")
+    assert _counts_per_batch(t([0, 1, 1, 2]), t([1, 2, 3, 4]), sc) == 2    # offsets over 2 x the batch
+    assert _counts_per_batch(t([0, 1, 1, 3]), t([1, 2, 3, 4]), sc) is None  # ends not proportional
+    assert _counts_per_batch(t([2, 1, 1, 2]), t([1, 2, 3, 4]), sc) is None  # not non-decreasing
+    assert _counts_per_batch(t([0, 1]), t([0, 1]), sc) is None              # the same at both: a constant
+
+
 def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path) -> None:
     """At batch 1 torch.export turns `inv[perm] = torch.arange(n)` into a one-element view, so the graphs
     at batch 1 and 2 differ: the forward is recorded instead, and its ints written batch-relative."""

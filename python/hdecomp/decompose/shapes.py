@@ -122,8 +122,7 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
             dims.append(dim_expr(k))
             full.append(k * sc.full)
         if dims == [str(int(d)) for d in v1.shape]:
-            per_batch = _counts_per_batch(v1, v2, sc)
-            if per_batch is None:
+            if _counts_per_batch(v1, v2, sc) is None:
                 return v1
             counts = v1.clone()   # offsets / cumulative counts: written scaled by the batch (codegen)
             counts._hdecomp_counts_of = sc.b1  # type: ignore[attr-defined]
