@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import write_json_atomic
+from hdecomp.results import dumps_json, write_json_atomic
 from hdecomp.tree import TREE_FILE
 
 RESULTS_FILE = "batch_results.json"
@@ -211,8 +211,7 @@ def cli_batch(args: argparse.Namespace) -> int:
     out = Path(getattr(args, "output", None) or root / RESULTS_FILE)
     write_json_atomic(out, report)
     if as_json:
-        import json
-        print(json.dumps(report, indent=2))
+        print(dumps_json(report))
     else:
         print_table(console, report, verbose=args.verbose)
         console.print(f"results: {out}", highlight=False, soft_wrap=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import read_json, write_json_atomic, write_text_atomic
+from hdecomp.results import dumps_json, read_json, write_json_atomic, write_text_atomic
 from hdecomp.tree import (
     LEVEL_DIRS,
     TREE_FILE,
@@ -1113,7 +1113,7 @@ def cli_compose(args: argparse.Namespace) -> int:
                      timeout=args.timeout)
     as_json = getattr(args, "json", False)
     if as_json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(dumps_json(result.to_dict()))
     # with --json, stdout carries the JSON document only; errors always go to stderr, first
     human = sys.stderr if as_json else sys.stdout
     if result.status == "ERROR":

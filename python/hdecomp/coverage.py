@@ -32,7 +32,7 @@ from hdecomp.batching import limited_inputs
 from hdecomp.component import load_component, run_user_code
 from hdecomp.errors import HdecompError
 from hdecomp.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
-from hdecomp.results import write_json_atomic
+from hdecomp.results import dumps_json, write_json_atomic
 from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
@@ -489,8 +489,7 @@ def cli_coverage(args: argparse.Namespace) -> int:
                               batch_limit=args.batch_limit)
     status = report["status"]
     if getattr(args, "json", False):
-        import json
-        print(json.dumps(report, indent=2, default=str))
+        print(dumps_json(report))
     elif status != "ERROR" or report.get("coverage"):
         _print_report(report)
     if status == "ERROR":

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import write_json_atomic
+from hdecomp.results import dumps_json, write_json_atomic
 from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError, batch_limit_note, discover_steps
 
 SUMMARY_FILE = "step_verification_summary.json"
@@ -350,8 +350,7 @@ def cli_pipeline(args: argparse.Namespace) -> int:
     result = run_pipeline(args.dir, options_from_args(args), coverage=not getattr(args, "no_coverage", False),
                           console=console, progress=True, verbose=args.verbose)
     if getattr(args, "json", False):
-        import json
-        print(json.dumps(result.to_dict(), indent=2, default=str))
+        print(dumps_json(result.to_dict()))
     else:
         print_summary(Console(), result)
     err_stream = sys.stderr if getattr(args, "json", False) else sys.stdout  # keep --json output parseable

@@ -26,7 +26,14 @@ def _sanitize(obj: Any) -> Any:
         return {str(k): _sanitize(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_sanitize(v) for v in obj]
+    if hasattr(obj, "to_dict") and not isinstance(obj, type):
+        return _sanitize(obj.to_dict())
     return obj
+
+
+def dumps_json(data: Any) -> str:
+    """`data` as the JSON every `--json` output and result file uses: indent 2, NaN/Inf as strings."""
+    return json.dumps(_sanitize(data), indent=2, default=_json_default)
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
@@ -49,7 +56,7 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 def write_json_atomic(path: str | Path, data: Any) -> Path:
     """Serialise `data` (dicts, lists, dataclasses with to_dict) to `path` atomically, indent 2."""
-    text = json.dumps(_sanitize(data), indent=2, default=_json_default) + "\n"
+    text = dumps_json(data) + "\n"
     return write_text_atomic(path, text)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import read_json, write_json_atomic
+from hdecomp.results import dumps_json, read_json, write_json_atomic
 from hdecomp.tree import batch_limit_note, component_files
 
 RESULTS_FILE = "test_results.json"
@@ -253,8 +253,7 @@ def cli_test(args: argparse.Namespace) -> int:
                                 batch_limit=getattr(args, "batch_limit", None))
     as_json = getattr(args, "json", False)
     if as_json:
-        import json
-        print(json.dumps(report.to_dict(), indent=2))
+        print(dumps_json(report.to_dict()))
     # with --json, stdout carries the JSON document only
     print(f"{report.status}: {report.passed}/{len(report.results)} self-tests passed "
           f"({root / 'verification' / RESULTS_FILE})", file=sys.stderr if as_json else sys.stdout)

@@ -30,6 +30,7 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.paths import data_dir
+from hdecomp.results import dumps_json
 from hdecomp.tree import LEVEL_DIRS, LEVEL_NAMES
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -845,7 +846,7 @@ def cli_validate(args: Any) -> int:
     """`hdecomp validate DIR [--json]`: 0 valid, 1 problems found, 2 DIR is not a decomposition."""
     report = validate_decomposition(args.dir)
     if getattr(args, "json", False):
-        print(json.dumps(report.to_dict(), indent=2))
+        print(dumps_json(report.to_dict()))
     else:
         print_report(report)
     return report.exit_code

@@ -927,7 +927,6 @@ def _short_traceback(details: str, lines: int = 8) -> str:
 
 def cli_verify_step(args: Any) -> int:
     """`hdecomp verify-step`: exit 0 PASS, 1 FAIL, 2 ERROR."""
-    import json
 
     from rich.console import Console
 
@@ -942,8 +941,8 @@ def cli_verify_step(args: Any) -> int:
     console = Console(file=stream, highlight=False, soft_wrap=True)
     print_report(result, console, quiet=getattr(args, "quiet", False))
     if as_json:
-        from hdecomp.results import _sanitize
-        print(json.dumps(_sanitize(result.to_dict()), indent=2, default=str))
+        from hdecomp.results import dumps_json
+        print(dumps_json(result.to_dict()))
     return result.exit_code
 
 

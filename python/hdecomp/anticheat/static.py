@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
-import json
 import os
 import re
 import sys
@@ -58,6 +57,7 @@ from typing import Any
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, SourceRange
 from hdecomp.errors import HdecompError
+from hdecomp.results import dumps_json
 
 
 def _names_children_folder_expr(arg: ast.expr) -> bool:
@@ -3028,7 +3028,7 @@ def cli_check(args: argparse.Namespace) -> int:
             "files": [{"file": name, "status": "FAIL" if has_errors(vs) else "PASS",
                        "violations": [v.to_dict() for v in vs]} for name, vs in results.items()],
         }
-        print(json.dumps(payload, indent=2))
+        print(dumps_json(payload))
     else:
         for name, vs in results.items():
             for line in _iter_report(name, vs):

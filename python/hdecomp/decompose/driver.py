@@ -59,7 +59,7 @@ from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import LEVEL_DIRS, DecomposeOptions, Decomposition, Node, StepRecord, now_iso
 from hdecomp.decompose.stepfiles import check_expr, init_inputs_expr, io_maps, tie_tied_tensors, workload_key
 from hdecomp.errors import HdecompError
-from hdecomp.results import write_json_atomic, write_text_atomic
+from hdecomp.results import dumps_json, write_json_atomic, write_text_atomic
 
 _WRAP_ATTR = "layers"
 
@@ -165,7 +165,6 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
 
 def outcome_reasons(outcome: Any) -> list[str]:
     """Why a step failed (verification_result.json's fail_reasons), [] when that is not known."""
-    import json
     try:
         data = json.loads(outcome.step.result_file.read_text(encoding="utf-8"))
     except (OSError, ValueError, AttributeError):
@@ -1056,7 +1055,7 @@ def cli_decompose(args: argparse.Namespace) -> int:
     dec = decompose(args.model, args.output, options, console=console, progress=True)
     res = result_dict(dec)
     if args.json:
-        print(json.dumps(res, indent=2, default=str))
+        print(dumps_json(res))
     else:
         # soft_wrap: paths stay on one line, so they can be copied
         console.print(f"{res['status']}: {res['steps_passed']}/{res['steps']} steps passed, "
