@@ -434,7 +434,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             if stem not in node.children:
                 node.children.append(stem)
             node.uses[stem] = node.uses.get(stem, 0) + max(1, len(child.members) if child.kind == "module" else 1)
-    except (NotRepresentable, HdecompError, KeyError) as exc:
+    except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
         return _leaf(dec, node, step_name, f"cannot generate the children: {exc}")
 
     # Write the step.
