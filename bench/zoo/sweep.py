@@ -269,12 +269,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--merge", nargs="+", default=None, metavar="RESULTS",
                    help="merge these results files into --results (their entries replace the same models'), "
                         "write the table and stop")
+    p.add_argument("--readme", action="store_true",
+                   help="print the README's condensed table of the --results file and stop")
     p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker(args.worker[0], args.worker[1], args.batch_limit, not args.no_self_tests, args.step_timeout)
     if args.merge:
         return merge(Path(args.results), [Path(m) for m in args.merge])
+    if args.readme:
+        print(readme_table(json.loads(Path(args.results).read_text())), end="")
+        return 0
     files = model_files(args.only)
     if not files:
         p.error("no model file matches --only")
@@ -367,6 +372,22 @@ def markdown(results: dict[str, Any]) -> str:
         lines.append(f"| {e['model']} | {e['outcome']} | {reason} | {e['wall_seconds']} | {e['peak_tree_rss_gib']} | "
                      f"{_fmt(e.get('maxrss_worker_gib'))} | {_fmt(e.get('num_levels'))} | {_fmt(e.get('max_depth'))} | "
                      f"{_fmt(e.get('unique_kernels'))} | {_fmt(e.get('kernel_instances'))} | {steps} | {st} |")
+    return "\n".join(lines) + "\n"
+
+
+def readme_table(results: dict[str, Any]) -> str:
+    """The README's table: one row per model, its reason where it is not fully decomposed (shortened)."""
+    lines = ["| model | fully decomposed | wall s | peak RSS GiB | levels | unique kernel files / instances | steps "
+             "| self-tests |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for e in sorted(results["models"], key=lambda e: e["model"]):
+        reason = (e.get("reason") or "").replace("|", "\\|").replace("\n", " ")
+        done = "yes" if e["outcome"] == "full" else f"no — {reason[:120]}"
+        steps = f"{e['steps_passed']}/{e['steps']}" if e.get("steps") is not None else ""
+        st = f"{e['self_tests_passed']}/{e['self_tests_total']}" if e.get("self_tests_total") else ""
+        gib = e.get("peak_tree_rss_gib")
+        lines.append(f"| {e['model']} | {done} | {round(e['wall_seconds'])} | {'' if gib is None else f'{gib:.1f}'} | "
+                     f"{_fmt(e.get('num_levels'))} | {_fmt(e.get('unique_kernels'))} / "
+                     f"{_fmt(e.get('kernel_instances'))} | {steps} | {st} |")
     return "\n".join(lines) + "\n"
 
 
