@@ -40,6 +40,9 @@ def worker(model: str, out: str, batch_limit: int | None) -> int:
     except HdecompError as exc:
         res = {"status": "ERROR", "error": exc.headline}
     res["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    if res.get("output"):
+        from hdecomp.quality import quality_totals
+        res["quality"] = quality_totals(res["output"])   # `hdecomp validate --quality` findings per rule, level
     print("SWEEP_RESULT " + json.dumps(res, default=str))
     return 0
 
@@ -177,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             entry = {"level": level, "problem": f.name, "outcome": outcome, "reason_group": group,
                      "seconds": round(time.perf_counter() - t0, 2),
                      **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
-                                                "kernel_instances", "composition", "coverage", "error")}}
+                                                "kernel_instances", "composition", "coverage", "quality",
+                                                "error")}}
             results["problems"].append(entry)
             print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
             _summarise(results)
@@ -212,6 +216,10 @@ def _summarise(results: dict[str, Any]) -> None:
         lv["max_seconds"] = s[-1] if s else None
         lv["total_seconds"] = round(sum(s), 1)
     results["levels"] = levels
+    sys.path.insert(0, str(REPO / "python"))
+    from hdecomp.quality import sum_totals
+    results["quality"] = {str(level): sum_totals([e.get("quality") for e in results["problems"]
+                                                  if str(e["level"]) == str(level)]) for level in levels}
 
 
 def _write(results: dict[str, Any], path: str) -> None:
@@ -238,6 +246,13 @@ def markdown(results: dict[str, Any]) -> str:
     if reasons:
         lines += ["", "| level | not fully decomposed because | problems |", "| --- | --- | --- |"]
         lines += [f"| {lvl} | {r} | {n} |" for lvl, r, n in sorted(reasons, key=lambda x: (x[0], -x[2]))]
+    quality = results.get("quality") or {}
+    if any(quality.values()):
+        sys.path.insert(0, str(REPO / "python"))
+        from hdecomp.quality import totals_text
+        lines += ["", "`hdecomp validate --quality` findings (rule, level of the component, count; trees "
+                  "decomposed by code that wrote them):", "", "| KernelBench level | findings |", "| --- | --- |"]
+        lines += [f"| {level} | {totals_text(q)} |" for level, q in sorted(quality.items())]
     return "\n".join(lines) + "\n"
 
 

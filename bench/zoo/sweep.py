@@ -66,6 +66,8 @@ def worker(model: str, out: str, batch_limit: int | None, self_tests: bool, step
     res["wall_seconds"] = round(time.perf_counter() - t0, 2)
     if res.get("output"):
         res.update(tree_stats(Path(res["output"])))
+        from hdecomp.quality import quality_totals
+        res["quality"] = quality_totals(res["output"])   # `hdecomp validate --quality` findings
         res["self_test_failure"] = first_self_test_failure(Path(res["output"]))
     res["maxrss_self_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     res["maxrss_children_bytes"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
@@ -248,7 +250,7 @@ def run_one(f: Path, out_root: Path, args: argparse.Namespace) -> dict[str, Any]
         "steps": res.get("steps"), "steps_passed": res.get("steps_passed"),
         "self_tests_passed": st.get("passed"), "self_tests_total": st.get("total_components"),
         **{k: res.get(k) for k in ("status", "components", "incomplete", "reasons", "coverage", "self_tests",
-                                   "composition", "self_test_failure", "output", "error")},
+                                   "composition", "self_test_failure", "quality", "output", "error")},
         "decompose_seconds": res.get("seconds"),
         "finished": datetime.datetime.now().isoformat(timespec="seconds"),
     }
@@ -372,6 +374,11 @@ def markdown(results: dict[str, Any]) -> str:
         lines.append(f"| {e['model']} | {e['outcome']} | {reason} | {e['wall_seconds']} | {e['peak_tree_rss_gib']} | "
                      f"{_fmt(e.get('maxrss_worker_gib'))} | {_fmt(e.get('num_levels'))} | {_fmt(e.get('max_depth'))} | "
                      f"{_fmt(e.get('unique_kernels'))} | {_fmt(e.get('kernel_instances'))} | {steps} | {st} |")
+    measured = [e.get("quality") for e in entries if e.get("quality") is not None]
+    if measured:
+        from hdecomp.quality import sum_totals, totals_text
+        lines += ["", f"`hdecomp validate --quality` findings over the {len(measured)} trees linted (rule, level, "
+                  f"count): {totals_text(sum_totals(measured))}"]
     return "\n".join(lines) + "\n"
 
 

@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a whole output tree against the schemas and rules")
     p.add_argument("dir", help="the decomposition's output folder")
+    p.add_argument("--quality", action="store_true",
+                   help="lint the tree against what an expert would draw instead (rules Q1-Q7: fusable fusions, "
+                        "names by role, kernels that take tensors and own their weights, one file per workload, "
+                        "no constant kernels, levels by size, named inputs); exit 1 on findings")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     return parser
 

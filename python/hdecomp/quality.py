@@ -1,0 +1,491 @@
+"""`hdecomp validate --quality DIR`: is the tree one a kernel engineer would draw?
+
+Verification proves a tree computes the model; this lint asks whether it is the tree an expert would
+write by hand, on any tree (ours or an agent's), from the tree file and the component files alone:
+
+- Q1 fusable: a fusion holds one contraction (matmul/linear/conv/bmm/einsum/addmm/sdpa/grouped GEMM) with
+  its prologue and epilogue; the attention core (two contractions around a softmax) and a gated MLP's
+  gate/up pair (two contractions side by side) count as one.
+- Q2 named by role: a fusion's or layer's name is not a list of the ops it holds, and never ends in `_etc`.
+- Q3 kernels take tensors and own their weights: no tuple/list/dict inputs, no slicing of their own packed
+  weight.
+- Q4 one file per workload: kernel files whose code is the same up to names (same ops, input shapes and
+  dtypes, attributes, parameter shapes) are one workload.
+- Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes.
+- Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one.
+- Q7 readable signatures: a kernel's or fusion's inputs are not named `x0`, `x1`, ...
+
+Each finding names the rule, the file and the component; the exit code is 1 when there is any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.results import dumps_json
+from hdecomp.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode, level_name
+
+RULES = {
+    "Q1": "fusion with several contractions",
+    "Q2": "named by its op list",
+    "Q3": "kernel takes a container or slices its own packed weight",
+    "Q4": "duplicate kernel workload",
+    "Q5": "constant-only kernel",
+    "Q6": "level out of its size range",
+    "Q7": "unnamed inputs",
+}
+
+# contractions by op name (lower case, leading underscores dropped): aten, torch and F spellings
+CONTRACTIONS = frozenset("""
+linear bilinear matmul mm bmm baddbmm addmm addbmm addmv mv einsum tensordot dot inner outer
+conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d convolution
+scaled_dot_product_attention grouped_mm
+""".split())
+# nn modules whose call is a contraction
+CONTRACTION_MODULES = frozenset("""
+Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d
+LazyConv1d LazyConv2d LazyConv3d MultiheadAttention
+""".split())
+_ATTENTION_SOFTMAX = frozenset({"softmax", "_softmax", "safe_softmax"})
+_UNNAMED = re.compile(r"^x\d+$")
+_VARIANT = re.compile(r"_v\d+$")
+# ops spelled by the Python operator module or our graph captures
+_OPERATOR_OPS = frozenset("""
+add sub mul truediv floordiv mod pow matmul neg pos invert and or xor lshift rshift getitem setitem
+lt le gt ge eq ne iadd isub imul itruediv
+""".split())
+# calls that make a tensor in get_inputs()
+_TENSOR_MAKERS = frozenset("""
+rand randn randint randperm rand_like randn_like tensor as_tensor zeros ones full empty arange linspace
+eye zeros_like ones_like full_like empty_like from_numpy normal bernoulli
+""".split())
+
+
+@dataclass
+class Finding:
+    rule: str
+    level: str
+    node: str
+    file: str | None
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "title": RULES[self.rule], "level": self.level, "node": self.node,
+                "file": self.file, "message": self.message}
+
+
+@dataclass
+class QualityReport:
+    root: Path
+    components: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+    def totals(self) -> dict[str, dict[str, int]]:
+        """Findings per rule, per level: {"Q1": {"fusion": 3}, ...}."""
+        out: dict[str, dict[str, int]] = {}
+        for f in self.findings:
+            out.setdefault(f.rule, {}).setdefault(f.level, 0)
+            out[f.rule][f.level] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"root": str(self.root), "components": self.components, "status": "FAIL" if self.findings else "PASS",
+                "findings": [f.to_dict() for f in self.findings], "totals": self.totals(),
+                "rules": RULES}
+
+
+# ---- what a component file says ----------------------------------------------------------------------
+
+
+@dataclass
+class _File:
+    tree: ast.Module
+    model: ast.ClassDef | None
+    forward: ast.FunctionDef | None
+    inputs: list[ast.expr] | None          # get_inputs()'s returned list items, when a list literal
+
+    @property
+    def params(self) -> list[str]:
+        if self.forward is None:
+            return []
+        a = self.forward.args
+        return [p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs] if p.arg != "self"]
+
+
+def _read(path: Path) -> _File | None:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return None
+    model = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == "Model"), None)
+    forward = None
+    if model is not None:
+        forward = next((s for s in model.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
+    inputs = None
+    fn = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "get_inputs"), None)
+    if fn is not None:
+        ret = next((s for s in ast.walk(fn) if isinstance(s, ast.Return)), None)
+        if ret is not None and isinstance(ret.value, (ast.List, ast.Tuple)):
+            inputs = list(ret.value.elts)
+    return _File(tree, model, forward, inputs)
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _module_attrs(model: ast.ClassDef) -> dict[str, str]:
+    """self.<attr> = <Class>(...) in __init__: attr -> class name."""
+    out: dict[str, str] = {}
+    for node in ast.walk(model):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    out[t.attr] = _call_name(node.value)
+    return out
+
+
+def _parameter_attrs(model: ast.ClassDef) -> set[str]:
+    out = set()
+    for node in ast.walk(model):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                _call_name(node.value) == "Parameter":
+            out |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+        if isinstance(node, ast.Call) and _call_name(node) in ("register_buffer", "register_parameter") and \
+                node.args and isinstance(node.args[0], ast.Constant):
+            out.add(str(node.args[0].value))
+    return out
+
+
+def _forward_ops(f: _File) -> list[str]:
+    """The compute ops of the forward in source order: calls (a submodule call by its class name) and
+    arithmetic operators; plumbing (views, sizes) is not told apart here: the caller filters."""
+    if f.forward is None or f.model is None:
+        return []
+    modules = _module_attrs(f.model)
+    ops: list[str] = []
+    for node in _postorder(f.forward):
+        name = ""
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                    and func.attr in modules:
+                name = modules[func.attr]
+            else:
+                name = _call_name(node)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            name = "matmul"
+        if name:
+            ops.append(name)
+    return ops
+
+
+def _postorder(node: ast.AST) -> Any:
+    """The nodes under `node` in evaluation order (operands before the call that takes them)."""
+    for child in ast.iter_child_nodes(node):
+        yield from _postorder(child)
+    yield node
+
+
+def _norm_op(name: str) -> str:
+    return name.lower().lstrip("_").rstrip("_")
+
+
+def _is_contraction(op: str) -> bool:
+    return op in CONTRACTION_MODULES or _norm_op(op) in CONTRACTIONS
+
+
+def _contractions(f: _File, ops: list[str]) -> tuple[int, list[str]]:
+    """Contractions of the forward (counted on its source; on the recorded op list where the forward only
+    calls a packaged module), where contractions of one input (a gate/up pair, q/k/v projections: one
+    grouped GEMM) and two around a softmax (the attention core) count as one; and their names."""
+    calls = _contraction_calls(f)
+    if not calls:
+        names = [o for o in ops if _is_contraction(o)]
+        return len(names), names
+    count, inputs, attention_open = 0, set(), False
+    for _name, first, softmax_before in calls:
+        if first is not None and first in inputs:
+            continue
+        if first is not None:
+            inputs.add(first)
+        if attention_open and softmax_before:
+            attention_open = False
+            continue
+        count += 1
+        attention_open = True
+    return count, [c[0] for c in calls]
+
+
+def _contraction_calls(f: _File) -> list[tuple[str, str | None, bool]]:
+    """(op, its first operand as code, whether a softmax ran since the last contraction) for each
+    contraction of the forward, in source order."""
+    if f.forward is None or f.model is None:
+        return []
+    modules = _module_attrs(f.model)
+    events: list[tuple[str, str | None]] = []
+    for node in _postorder(f.forward):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                    and func.attr in modules:
+                name = modules[func.attr]
+            else:
+                name = _call_name(node)
+            operand: ast.expr | None = node.args[0] if node.args else None
+            if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and
+                                                        func.value.id in ("self", "torch", "F")):
+                operand = func.value     # x.matmul(w): the receiver is the first operand
+            if _is_contraction(name) or _norm_op(name) in _ATTENTION_SOFTMAX:
+                events.append((name, ast.dump(operand) if operand is not None else None))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            events.append(("matmul", ast.dump(node.left)))
+    out: list[tuple[str, str | None, bool]] = []
+    softmax = False
+    for name, code in events:
+        if _norm_op(name) in _ATTENTION_SOFTMAX:
+            softmax = True
+            continue
+        out.append((name, code, softmax))
+        softmax = False
+    return out
+
+
+@functools.cache
+def _op_vocabulary() -> frozenset[str]:
+    import torch
+    import torch.nn.functional as F
+    names = {n.lower().rstrip("_") for src in (torch, F, torch.Tensor, torch.special, torch.linalg) for n in dir(src)
+             if not n.startswith("__")}
+    names |= {n.lower() for n in dir(torch.nn) if isinstance(getattr(torch.nn, n, None), type)}
+    return frozenset({n for n in names if n} | _OPERATOR_OPS)
+
+
+def _segments(tokens: list[str], words: frozenset[str] | set[str]) -> int | None:
+    """How many words of `words` the tokens split into, joined with '_' (fewest); None if they do not."""
+    n = len(tokens)
+    best: list[int | None] = [0] + [None] * n
+    for i in range(1, n + 1):
+        for j in range(i):
+            prev = best[j]
+            if prev is not None and "_".join(tokens[j:i]) in words and (best[i] is None or prev + 1 < best[i]):  # type: ignore[operator]
+                best[i] = prev + 1
+    return best[n]
+
+
+def op_list_name(name: str, own_ops: list[str]) -> str | None:
+    """Why `name` (a fusion's or layer's) lists ops instead of naming a role; None when it names a role."""
+    base = _VARIANT.sub("", name)
+    if base.endswith("_etc") or base == "etc":
+        return f"{name!r} lists ops and ends in '_etc'"
+    tokens = [t for t in base.split("_") if t]
+    words = set(_op_vocabulary()) | {_norm_op(o) for o in own_ops}
+    count = _segments(tokens, words)
+    if count is not None and count >= 2:
+        return f"{name!r} is a list of ops, not a role"
+    return None
+
+
+def _workload_key(f: _File) -> str | None:
+    """The file's code up to names: docstrings dropped, local names, parameters and attributes of self
+    numbered by first use (two kernels that differ only in what their values are called are one workload)."""
+    if f.model is None:
+        return None
+    parts: list[ast.AST] = [f.model]
+    parts += [s for s in f.tree.body if isinstance(s, ast.FunctionDef) and s.name in ("get_inputs", "get_init_inputs",
+                                                                                          "get_input_kwargs")]
+    names: dict[str, str] = {}
+    keep = {"self", "torch", "nn", "F", "math", "batch_size"}
+
+    class _Rename(ast.NodeTransformer):
+        def _new(self, n: str) -> str:
+            return n if n in keep else names.setdefault(n, f"v{len(names)}")
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Name(id=self._new(node.id), ctx=node.ctx), node)
+
+        def visit_arg(self, node: ast.arg) -> ast.AST:
+            return ast.copy_location(ast.arg(arg=self._new(node.arg)), node)
+
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            self.generic_visit(node)
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return ast.copy_location(ast.Attribute(value=node.value, attr=self._new(node.attr),
+                                                       ctx=node.ctx), node)
+            return node
+
+    dumped = []
+    for part in parts:
+        part = copy.deepcopy(part)
+        for node in ast.walk(part):
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.body and \
+                    isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                node.body = node.body[1:] or [ast.Pass()]
+        if isinstance(part, (ast.ClassDef, ast.FunctionDef)):
+            part.name = "_"
+        dumped.append(ast.dump(_Rename().visit(part), annotate_fields=False, include_attributes=False))
+    return "\n".join(dumped)
+
+
+# ---- the lint ----------------------------------------------------------------------------------------
+
+
+def check_quality(root: str | Path) -> QualityReport:
+    """Every quality finding of the decomposition in `root` (its decomposition_tree.json and files)."""
+    root = Path(root)
+    if not (root / TREE_FILE).exists():
+        raise HdecompError("not a decomposition (no decomposition_tree.json)", root)
+    try:
+        tree = DecompositionTree.load(root)
+    except TreeFormatError as exc:
+        raise HdecompError(exc.cause, root / TREE_FILE) from exc
+    report = QualityReport(root=root)
+    seen_files: dict[str, TreeNode] = {}
+    for node in tree.nodes.values():
+        if node.path and node.path not in seen_files:
+            seen_files[node.path] = node
+    report.components = len(seen_files)
+    workloads: dict[str, str] = {}
+    for rel, node in sorted(seen_files.items(), key=lambda kv: (kv[1].level or 0, kv[0])):
+        f = _read(root / rel)
+        if f is None:
+            continue
+        _check_node(report, tree, node, rel, f, workloads)
+    report.findings.sort(key=lambda x: (x.rule, x.file or "", x.node))
+    return report
+
+
+def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, rel: str, f: _File,
+                workloads: dict[str, str]) -> None:
+    level = node.level
+    lname = level_name(level)
+    recorded_ops = node.extra.get("ops")
+    ops = [str(o) for o in recorded_ops] if isinstance(recorded_ops, list) and recorded_ops else _forward_ops(f)
+
+    def add(rule: str, message: str) -> None:
+        report.findings.append(Finding(rule, lname, node.id, rel, message))
+
+    is_root = node.id == tree.root_id
+    if level == 1:
+        n, names = _contractions(f, ops)
+        if n > 1:
+            add("Q1", f"{n} contractions ({', '.join(names)}): a fusion holds one, or a known multi-contraction "
+                      "pattern (attention core, gate/up pair)")
+        compute = _compute(ops)
+        size = len(compute)
+        if len(compute) == 1 and compute[0][:1].isupper() and isinstance(node.extra.get("op_count"), int):
+            size = int(node.extra["op_count"])   # one packaged module: its recorded op count
+        if not 2 <= size <= 5:
+            add("Q6", f"{size} compute ops: a fusion holds 2-5")
+    if level in (1, 2) and not is_root:
+        why = op_list_name(node.name, ops)
+        if why is not None:
+            add("Q2", why + " (name components by role: the module's attribute or class, or the pattern)")
+    if level in (0, 1):
+        unnamed = [p for p in f.params if _UNNAMED.match(p)]
+        if unnamed:
+            add("Q7", f"inputs named {', '.join(unnamed)}: keep the original values' names")
+    if level != 0:
+        return
+    compute = _compute(ops)
+    if len(compute) > 1:
+        add("Q6", f"{len(compute)} ops ({', '.join(compute)}): a kernel holds one")
+    if f.inputs is not None:
+        containers = [i for i, e in enumerate(f.inputs) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))]
+        if containers:
+            add("Q3", f"input {', '.join(str(i) for i in containers)} is a container: a kernel takes tensors")
+    if f.model is not None and f.forward is not None:
+        params = _parameter_attrs(f.model)
+        sliced = sorted({a.value.attr for a in ast.walk(f.forward)
+                         if isinstance(a, ast.Subscript) and isinstance(a.value, ast.Attribute)
+                         and isinstance(a.value.value, ast.Name) and a.value.value.id == "self"
+                         and a.value.attr in params})
+        sliced += sorted({c.func.value.attr for c in ast.walk(f.forward)
+                          if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                          and c.func.attr in ("chunk", "split", "narrow", "unbind", "tensor_split")
+                          and isinstance(c.func.value, ast.Attribute) and isinstance(c.func.value.value, ast.Name)
+                          and c.func.value.value.id == "self" and c.func.value.attr in params})
+        if sliced:
+            add("Q3", f"slices its own weight {', '.join(dict.fromkeys(sliced))}: a packed weight's part becomes "
+                      "the parameter of the kernel that uses it")
+        has_weights = bool(params) or bool(_module_attrs(f.model))
+        tensor_inputs = f.inputs is None or any(
+            isinstance(c, ast.Call) and _call_name(c) in _TENSOR_MAKERS for e in f.inputs for c in ast.walk(e))
+        if not has_weights and not tensor_inputs:
+            add("Q5", "no tensor input and no weights: a constant computed from sizes stays plumbing in the "
+                      "parent, or becomes a buffer of the child that reads it")
+    key = _workload_key(f)
+    if key is not None:
+        first = workloads.setdefault(key, rel)
+        if first != rel:
+            add("Q4", f"the same workload as {first}: one file per workload")
+
+
+def _compute(ops: list[str]) -> list[str]:
+    from hdecomp.anticheat.static import PLUMBING_OPS, SHAPE_QUERIES
+    return [o for o in ops if _norm_op(o) not in PLUMBING_OPS and _norm_op(o) not in SHAPE_QUERIES
+            and _norm_op(o) not in ("getitem", "setitem", "size")]
+
+
+def quality_totals(root: str | Path) -> dict[str, dict[str, int]] | None:
+    """check_quality(root).totals(), None where root holds no readable tree (for sweeps)."""
+    try:
+        return check_quality(root).totals()
+    except HdecompError:
+        return None
+
+
+def sum_totals(many: list[dict[str, dict[str, int]] | None]) -> dict[str, dict[str, int]]:
+    """Quality totals of several trees added up, per rule and level."""
+    out: dict[str, dict[str, int]] = {}
+    for totals in many:
+        for rule, by_level in (totals or {}).items():
+            for level, n in by_level.items():
+                out.setdefault(rule, {}).setdefault(level, 0)
+                out[rule][level] += n
+    return out
+
+
+def totals_text(totals: dict[str, dict[str, int]]) -> str:
+    """`Q1 fusion 3; Q5 kernel 2` (rules in order), or `none`."""
+    parts = [f"{rule} {level} {n}" for rule in sorted(totals) for level, n in sorted(totals[rule].items())]
+    return "; ".join(parts) or "none"
+
+
+# ---- CLI ---------------------------------------------------------------------------------------------
+
+
+def print_quality(report: QualityReport) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    console = Console(highlight=False, soft_wrap=True)
+    if not report.findings:
+        console.print(f"[green]PASS[/green] quality: no findings in {report.components} components ({report.root})")
+        return
+    for f in report.findings:
+        console.print(f"[bold]{f.rule}[/bold] {f.level:6} {escape(f.file or f.node)}: {escape(f.message)}")
+    totals = ", ".join(f"{rule} {RULES[rule]}: {sum(c.values())}" for rule, c in sorted(report.totals().items()))
+    console.print(f"[red]FAIL[/red] quality: {len(report.findings)} findings in {report.components} components "
+                  f"({totals})")
+
+
+def cli_quality(args: argparse.Namespace) -> int:
+    report = check_quality(args.dir)
+    if getattr(args, "json", False):
+        print(dumps_json(report.to_dict()))
+    else:
+        print_quality(report)
+    return report.exit_code

@@ -1,0 +1,113 @@
+"""`hdecomp validate --quality`: the lint that holds a tree to what an expert would draw (issue 14, rules
+Q1-Q7), on hand-written trees the way an agent would write them: each rule's finding where it applies, and
+none on the patterns it must accept (an attention core, a gate/up pair, a kernel with named inputs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hdecomp.cli import main
+from hdecomp.quality import check_quality
+
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
+
+
+def _file(cls_init: str, forward: str, inputs: str) -> str:
+    return (HEAD + "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            + "".join(f"        {line}\n" for line in cls_init.splitlines())
+            + "\n" + "".join(f"    {line}\n" for line in forward.splitlines())
+            + f"\n\ndef get_inputs():\n    return {inputs}\n\n\ndef get_init_inputs():\n    return []\n")
+
+
+FILES = {
+    "level_3_model/model.py": _file("self.mlp = nn.Linear(4, 4)", "def forward(self, x):\n    return self.mlp(x)",
+                                    "[torch.randn(2, 4)]"),
+    # Q2: a layer named by its ops, ending in _etc
+    "level_2_layer/sub_diff_ne_cumsum_etc.py": _file(
+        "pass", "def forward(self, ids):\n    d = torch.diff(ids - 1)\n    return torch.cumsum(d.ne(0), 1)",
+        "[torch.randint(0, 4, (2, 8))]"),
+    # Q1: the attention core and the output projection in one fusion
+    "level_1_fusion/self_attn.py": _file(
+        "self.o_proj = nn.Linear(8, 8)",
+        "def forward(self, q, k, v):\n    y = F.scaled_dot_product_attention(q, k, v)\n    return self.o_proj(y)",
+        "[torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8)]"),
+    # accepted: two contractions around a softmax (the attention core) ...
+    "level_1_fusion/attention_core.py": _file(
+        "pass", "def forward(self, q, k, v):\n    s = torch.matmul(q, k.transpose(-1, -2)) * 0.5\n"
+                "    return torch.matmul(torch.softmax(s, dim=-1), v)",
+        "[torch.randn(1, 4, 8), torch.randn(1, 4, 8), torch.randn(1, 4, 8)]"),
+    # ... and a gate/up pair on one input
+    "level_1_fusion/gated_mlp.py": _file(
+        "self.gate = nn.Linear(4, 8)\nself.up = nn.Linear(4, 8)",
+        "def forward(self, hidden_states):\n    return F.silu(self.gate(hidden_states)) * self.up(hidden_states)",
+        "[torch.randn(2, 4)]"),
+    # Q2 + Q7: an op-list name, unnamed inputs
+    "level_1_fusion/mul_add.py": _file("pass", "def forward(self, x0, x1):\n    return torch.add(torch.mul(x0, x1), x1)",
+                                       "[torch.randn(2, 4), torch.randn(2, 4)]"),
+    # Q3 (a tuple input) twice, and the second the same workload as the first up to names (Q4)
+    "level_0_kernel/linear_4x4_fp32.py": _file(
+        "self.weight = nn.Parameter(torch.randn(4, 4))", "def forward(self, chunks):\n    return F.linear(chunks[0], self.weight)",
+        "[(torch.randn(2, 4), torch.randn(2, 4))]"),
+    "level_0_kernel/linear_4x4_fp32_v2.py": _file(
+        "self.w = nn.Parameter(torch.randn(4, 4))", "def forward(self, parts):\n    return F.linear(parts[0], self.w)",
+        "[(torch.randn(2, 4), torch.randn(2, 4))]"),
+    # Q3: a kernel slicing its own packed weight
+    "level_0_kernel/linear_12x4_fp32.py": _file(
+        "self.in_proj_weight = nn.Parameter(torch.randn(12, 4))",
+        "def forward(self, query):\n    return F.linear(query, self.in_proj_weight[:4])", "[torch.randn(2, 4)]"),
+    # Q5: a constant from a size
+    "level_0_kernel/arange_16_any.py": _file("pass", "def forward(self, n):\n    return torch.arange(n)", "[16]"),
+    # Q6: two ops in a kernel
+    "level_0_kernel/relu_mul_fp32.py": _file("pass", "def forward(self, h):\n    return torch.relu(h).mul(2.0)",
+                                             "[torch.randn(2, 4)]"),
+    # clean
+    "level_0_kernel/silu_fp32.py": _file("pass", "def forward(self, hidden_states):\n    return F.silu(hidden_states)",
+                                         "[torch.randn(2, 4)]"),
+}
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    level = {"level_3": "model", "level_2": "layer", "level_1": "fusion", "level_0": "kernel"}
+    nodes = {}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+        stem = Path(rel).stem
+        nodes[stem] = {"id": stem, "name": stem, "level": level[rel[:7]], "path": rel, "children": []}
+    model = next(k for k, n in nodes.items() if n["level"] == "model")
+    nodes[model]["children"] = [k for k in nodes if k != model]
+    (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))
+    return root
+
+
+@pytest.fixture()
+def bad(tmp_path: Path) -> Path:
+    return _tree(tmp_path / "bad", FILES)
+
+
+def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
+    report = check_quality(bad)
+    found = {(f.rule, Path(f.file or "").stem) for f in report.findings}
+    assert found == {
+        ("Q2", "sub_diff_ne_cumsum_etc"), ("Q1", "self_attn"), ("Q2", "mul_add"), ("Q7", "mul_add"),
+        ("Q3", "linear_4x4_fp32"), ("Q3", "linear_4x4_fp32_v2"), ("Q4", "linear_4x4_fp32_v2"),
+        ("Q3", "linear_12x4_fp32"), ("Q5", "arange_16_any"), ("Q6", "relu_mul_fp32"),
+    }, sorted(found)
+    dup = next(f for f in report.findings if f.rule == "Q4")
+    assert "level_0_kernel/linear_4x4_fp32.py" in dup.message
+    assert report.totals()["Q3"] == {"kernel": 3} and report.exit_code == 1
+
+
+def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "silu_fp32")}
+    root = _tree(tmp_path / "clean", clean)
+    assert check_quality(root).findings == []
+    assert main(["validate", "--quality", str(root)]) == 0
+    bad = _tree(tmp_path / "bad", FILES)
+    capsys.readouterr()
+    assert main(["validate", "--quality", "--json", str(bad)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "FAIL" and data["totals"]["Q5"] == {"kernel": 1}
+    assert main(["validate", "--quality", str(tmp_path / "nothing")]) == 2
