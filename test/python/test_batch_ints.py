@@ -194,3 +194,16 @@ def get_inputs():
 def get_init_inputs():
     return []
 '''
+
+
+def test_the_second_capture_estimate_counts_activations_not_weights() -> None:
+    """The memory a second capture at batch N + 1 needs is what grows with the batch: the weights a graph
+    reads (and their views, a transposed expert weight) exist already and are not counted, and two views
+    of one storage count once (Mixtral's 5.6 GB of experts was estimated at 21 GB, and refused)."""
+    from hdecomp.decompose.shapes import state_storages, tensor_bytes
+    lin = nn.Linear(256, 256)
+    act = torch.randn(8, 256)
+    values = {"w": lin.weight, "wt": lin.weight.t(), "x": act, "x_view": act.view(2, 4, 256), "meta":
+              torch.empty(1 << 20, device="meta")}
+    assert tensor_bytes(values) == lin.weight.nbytes + act.nbytes
+    assert tensor_bytes(values, state_storages(lin)) == act.nbytes

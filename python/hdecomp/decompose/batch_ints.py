@@ -218,7 +218,7 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
         return cap, []
     # Memory (hdecomp memory order): a real capture at b2 holds every intermediate at b2 next to the b1
     # capture's; when that cannot fit (a 16384-token attention), the ints stay as recorded, reported.
-    need = shapes.tensor_bytes(cap.values) * sc.b2 // max(sc.b1, 1)
+    need = shapes.tensor_bytes(cap.values, shapes.state_storages(model)) * sc.b2 // max(sc.b1, 1)
     avail = shapes.available_bytes()
     if avail is not None and need > avail // 2:
         return cap, [f"batch-dependent ints not checked: a capture at batch {sc.b2} needs about "

@@ -268,15 +268,41 @@ def models_at(comp: Component, model: nn.Module, sc: Scaling, device: Any = None
 META_FIRST_BYTES = 256 << 20
 
 
-def tensor_bytes(value: Any) -> int:
-    """Bytes of the (real) tensors nested in `value` (a dict of node values, outputs, inputs)."""
-    if isinstance(value, torch.Tensor):
-        return 0 if value.is_meta else value.numel() * value.element_size()
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(tensor_bytes(v) for v in value)
-    return 0
+def tensor_bytes(value: Any, skip: set[int] | None = None) -> int:
+    """Bytes of the (real) tensors nested in `value` (a dict of node values, outputs, inputs), each storage
+    counted once (a view or a transposed weight holds no memory of its own); storages in `skip` (the
+    module's weights: state_storages) not at all, since they do not grow with the batch."""
+    seen = set(skip or ())
+
+    def count(v: Any) -> int:
+        if isinstance(v, torch.Tensor):
+            if v.is_meta:
+                return 0
+            try:
+                storage = v.untyped_storage()
+                key, size = storage.data_ptr(), storage.nbytes()
+            except Exception:   # a tensor subclass without a storage of its own
+                return v.numel() * v.element_size()
+            if key in seen and key != 0:
+                return 0
+            seen.add(key)
+            return size
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, (list, tuple)):
+            return sum(count(x) for x in v)
+        return 0
+    return count(value)
+
+
+def state_storages(module: nn.Module) -> set[int]:
+    """The storages of `module`'s parameters and buffers (skipped by tensor_bytes)."""
+    out = set()
+    for t in [*module.parameters(), *module.buffers()]:
+        if not t.is_meta:
+            with contextlib.suppress(Exception):
+                out.add(t.untyped_storage().data_ptr())
+    return out
 
 
 def available_bytes() -> int | None:
@@ -416,7 +442,7 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
         return cap, args, kwargs, []
     deviations: list[str] = []
     values2 = None
-    cost = tensor_bytes(cap.values) if cost_bytes is None else cost_bytes
+    cost = tensor_bytes(cap.values, state_storages(model)) if cost_bytes is None else cost_bytes
     for model2, on_meta in second_recording_models(comp, model, sc, cost, device=device, timeout=timeout,
                                                    deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
