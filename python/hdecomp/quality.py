@@ -4,8 +4,9 @@ Verification proves a tree computes the model; this lint asks whether it is the 
 write by hand, on any tree (ours or an agent's), from the tree file and the component files alone:
 
 - Q1 fusable: a fusion holds one contraction (matmul/linear/conv/bmm/einsum/addmm/sdpa/grouped GEMM) with
-  its prologue and epilogue; the attention core (two contractions around a softmax) and a gated MLP's
-  gate/up pair (two contractions side by side) count as one.
+  its prologue and epilogue; the attention core (two contractions around a softmax), a gated MLP's
+  gate/up pair (contractions of one input) and squeeze-excitation (pool, two contractions, a sigmoid gate)
+  count as one.
 - Q2 named by role: a fusion's or layer's name is not a list of the ops it holds, and never ends in `_etc`.
 - Q3 kernels take tensors and own their weights: no tuple/list/dict inputs, no slicing of their own packed
   weight.
@@ -213,6 +214,9 @@ def _contractions(f: _File, ops: list[str]) -> tuple[int, list[str]]:
     calls a packaged module), where contractions of one input (a gate/up pair, q/k/v projections: one
     grouped GEMM) and two around a softmax (the attention core) count as one; and their names."""
     calls = _contraction_calls(f)
+    seq = [_norm_op(o) for o in (_forward_ops(f) or ops)]
+    if _squeeze_excitation(seq):
+        return 1, [o for o in seq if _is_contraction(o)]
     if not calls:
         names = [o for o in ops if _is_contraction(o)]
         return len(names), names
@@ -228,6 +232,20 @@ def _contractions(f: _File, ops: list[str]) -> tuple[int, list[str]]:
         count += 1
         attention_open = True
     return count, [c[0] for c in calls]
+
+
+_POOLS = frozenset({"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptiveavgpool1d",
+                    "adaptiveavgpool2d", "adaptiveavgpool3d", "mean", "avg_pool2d"})
+_GATES = frozenset({"sigmoid", "hardsigmoid", "hard_sigmoid", "gate"})
+
+
+def _squeeze_excitation(ops: list[str]) -> bool:
+    """pool -> contraction -> ... -> contraction -> sigmoid gate: squeeze-excitation, one fused kernel (two
+    GEMVs on a pooled vector)."""
+    idx = [i for i, o in enumerate(ops) if _is_contraction(o)]
+    if len(idx) != 2:
+        return False
+    return any(o in _POOLS for o in ops[:idx[0]]) and any(o in _GATES for o in ops[idx[1] + 1:])
 
 
 def _contraction_calls(f: _File) -> list[tuple[str, str | None, bool]]:

@@ -1,6 +1,6 @@
 """`hdecomp validate --quality`: the lint that holds a tree to what an expert would draw (issue 14, rules
 Q1-Q7), on hand-written trees the way an agent would write them: each rule's finding where it applies, and
-none on the patterns it must accept (an attention core, a gate/up pair, a kernel with named inputs)."""
+none on the patterns it must accept (an attention core, a gate/up pair, squeeze-excitation, a kernel with named inputs)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ FILES = {
         "self.gate = nn.Linear(4, 8)\nself.up = nn.Linear(4, 8)",
         "def forward(self, hidden_states):\n    return F.silu(self.gate(hidden_states)) * self.up(hidden_states)",
         "[torch.randn(2, 4)]"),
+    # ... and squeeze-excitation (two 1x1 convs on a pooled vector, gating the input)
+    "level_1_fusion/squeeze_excitation.py": _file(
+        "self.fc1 = nn.Conv2d(8, 2, 1)\nself.fc2 = nn.Conv2d(2, 8, 1)",
+        "def forward(self, features):\n    s = self.fc2(F.silu(self.fc1(F.adaptive_avg_pool2d(features, 1))))\n"
+        "    return features * torch.sigmoid(s)", "[torch.randn(1, 8, 4, 4)]"),
     # Q2 + Q7: an op-list name, unnamed inputs
     "level_1_fusion/mul_add.py": _file("pass", "def forward(self, x0, x1):\n    return torch.add(torch.mul(x0, x1), x1)",
                                        "[torch.randn(2, 4), torch.randn(2, 4)]"),
@@ -101,7 +106,8 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
 
 
 def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "silu_fp32")}
+    clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "squeeze_excitation",
+                                                                   "silu_fp32")}
     root = _tree(tmp_path / "clean", clean)
     assert check_quality(root).findings == []
     assert main(["validate", "--quality", str(root)]) == 0
