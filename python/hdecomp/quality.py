@@ -401,7 +401,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         n, names = _contractions(f, ops)
         if n > 1:
             add("Q1", f"{n} contractions ({', '.join(names)}): a fusion holds one, or a known multi-contraction "
-                      "pattern (attention core, gate/up pair)")
+                      "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _compute(ops)
         size = len(compute)
         if len(compute) == 1 and compute[0][:1].isupper() and isinstance(node.extra.get("op_count"), int):
