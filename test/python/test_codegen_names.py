@@ -8,6 +8,7 @@ import ast
 import builtins
 import keyword
 import operator
+from typing import Any
 
 import torch
 import torch.fx as fx
@@ -108,3 +109,51 @@ def test_binary_ops_named_like_keywords() -> None:
     src, _ = group_child_class(child, nn.Module(), values, SourceContext(user_file=None), "doc")
     compile(src, "<child>", "exec")
     assert "and_ = " in src and "or_ = " in src, src
+
+
+WRAPPED_HELPER = '''
+import torch
+import torch.fx
+from torch import nn
+
+
+def scaled_tanh(x):
+    return torch.tanh(x) * 2.0
+
+
+torch.fx.wrap("scaled_tanh")   # a leaf of the trace, as torchvision wraps shifted_window_attention
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return scaled_tanh(self.fc(x)) + 1.0
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_local_never_takes_the_name_of_a_function_the_file_calls(tmp_path: Any) -> None:
+    """A graph node is named after the function it calls; a local of that name would make the function an
+    unbound local (`scaled_tanh = scaled_tanh(x)`: UnboundLocalError, torchvision's Swin once)."""
+    from decompose_checks import assert_fully_verified
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    src = tmp_path / "wrapped_helper.py"
+    src.write_text(WRAPPED_HELPER)
+    dec = decompose(src, tmp_path / "out", DecomposeOptions(self_tests=True), progress=False)
+    res = assert_fully_verified(dec, pipeline=False)
+    assert res["self_tests"]["status"] == "PASS", res["self_tests"]
+    calling = [p.read_text() for p in dec.root.glob("level_*/*.py") if "scaled_tanh(" in p.read_text()]
+    assert calling
+    for text in calling:
+        assert not [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and n.id == "scaled_tanh"
+                    and isinstance(n.ctx, ast.Store)], text

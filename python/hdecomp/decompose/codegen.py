@@ -162,6 +162,20 @@ def _clean_kwargs(fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _called_function_names(nodes: Any) -> set[str]:
+    """Names of the user and package functions the nodes call (`shifted_window_attention`, a helper of the
+    model file): the file binds them, so no local may take them (`f = f(x)` makes `f` an unbound local)."""
+    out = set()
+    for n in nodes:
+        if n.op != "call_function":
+            continue
+        module = getattr(n.target, "__module__", None) or ""
+        name = getattr(n.target, "__name__", None)
+        if isinstance(name, str) and not module.startswith(("torch", "_operator", "operator", "builtins", "math")):
+            out.add(name)
+    return out
+
+
 def _paren(a: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
     s = fmt(a, names, ctx)
     return f"({s})" if s.startswith("-") else s
@@ -471,7 +485,8 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     names: dict[fx.Node, str] = {}
     taken: set[str] = set(module_attr.values()) | set(attr_of_param.values())
 
-    taken |= set(ctx.imports)
+    taken |= set(ctx.imports) | _called_function_names(child.members)
+    ctx.locals = taken   # the names allocated below: imports made while writing the body avoid them
 
     def fresh(base: str) -> str:
         return safe_local(snake(base), taken)
@@ -564,7 +579,8 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
                 member_of[m] = c
         else:
             module_attr[str(c.target)] = c.attr
-    taken: set[str] = set(ctx.imports)
+    taken: set[str] = set(ctx.imports) | _called_function_names(nodes)
+    ctx.locals = taken   # imports made while writing the body avoid the locals
     aliases: dict[str, str] = {}
     imports: list[str] = []
     for c in children:

@@ -41,6 +41,9 @@ class SourceContext:
     needs_math: bool = False
     # names bound by imports from installed packages (a transformers block, its config): name -> import line
     imports: dict[str, str] = field(default_factory=dict)
+    # the local variable names of the code being written: an import never takes one (a local named after
+    # its op, `shifted_window_attention = shifted_window_attention(...)`, would shadow the function)
+    locals: set[str] = field(default_factory=set)
 
     def need(self, name: str) -> None:
         self.user_names.add(name)
@@ -51,7 +54,7 @@ class SourceContext:
         line = f"from {module} import {name}"
         bound = name
         n = 1
-        while bound in _RESERVED_NAMES or bound in self.user_names or \
+        while bound in _RESERVED_NAMES or bound in self.user_names or bound in self.locals or \
                 (bound in self.imports and self.imports[bound] != (line if bound == name else f"{line} as {bound}")):
             n += 1
             bound = f"{name}_{n}"
