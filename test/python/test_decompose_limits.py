@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,13 @@ def test_literals_and_module_rebuild() -> None:
     ns = {"torch": torch, "nn": nn}
     assert check_rebuild(expr, half, ns) is None
     assert check_rebuild("nn.Linear(4, 5)", half, ns) is not None
+    # a Sequential of named layers (torchvision's ViT head) keeps its OrderedDict: a dict is no module
+    with record_init_args():
+        named = nn.Sequential(OrderedDict([("head", nn.Linear(4, 2)), ("act", nn.Tanh())]))
+    expr = module_expr(named, ctx)
+    assert expr == "nn.Sequential(OrderedDict([('head', nn.Linear(4, 2)), ('act', nn.Tanh())]))"
+    assert ctx.imports["OrderedDict"] == "from collections import OrderedDict"
+    assert check_rebuild(expr, named, {**ns, "OrderedDict": OrderedDict}) is None
 
 
 def test_missing_model_raises() -> None:

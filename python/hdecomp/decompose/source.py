@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import dataclasses
 import enum
 import functools
@@ -106,6 +107,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(value, list):
         return "[" + ", ".join(literal(v, ctx) for v in value) + "]"
+    if isinstance(value, collections.OrderedDict):   # nn.Sequential(OrderedDict(...)): a dict would be a module
+        items = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
+        return f"{ctx.import_name('collections', 'OrderedDict')}([{items}])"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k, ctx)}: {literal(v, ctx)}" for k, v in value.items()) + "}"
     if isinstance(value, slice):
