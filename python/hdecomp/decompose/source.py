@@ -108,8 +108,8 @@ def literal(value: Any, ctx: SourceContext) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(literal(v, ctx) for v in value) + "]"
     if isinstance(value, collections.OrderedDict):   # nn.Sequential(OrderedDict(...)): a dict would be a module
-        items = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
-        return f"{ctx.import_name('collections', 'OrderedDict')}([{items}])"
+        pairs = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
+        return f"{ctx.import_name('collections', 'OrderedDict')}([{pairs}])"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k, ctx)}: {literal(v, ctx)}" for k, v in value.items()) + "}"
     if isinstance(value, slice):
