@@ -455,3 +455,35 @@ def test_parameters_left_as_empty_memory_are_found_and_initialised_ones_are_not(
         stage = Stage()
     assert uninitialised_parameters(stage) == ["blocks.1.w"]
     assert uninitialised_parameters(stage.blocks[0]) == [] and uninitialised_parameters(stage.fc) == []
+
+
+def _scaled_tanh(x: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(x) * 2.0
+
+
+torch.fx.wrap("_scaled_tanh")   # a leaf of any fx trace, as torchvision wraps Swin's shifted_window_attention
+
+
+class _CallsWrapped(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _scaled_tanh(self.fc(x)) + 1.0
+
+
+def test_a_function_a_package_wrapped_as_an_fx_leaf_is_traced_through() -> None:
+    """A Python function is not a kernel: its ops are the step's, not one child's (Swin's whole attention
+    was one child, rejected as the parent in disguise). torch.fx's own leaves are untouched after."""
+    from hdecomp.decompose.capture import capture
+    m = _CallsWrapped().eval()
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        out = m(x)
+    cap = capture(m, [x], {}, out)
+    assert cap.method == "fx"
+    targets = [n.target for n in cap.graph.nodes if n.op == "call_function"]
+    assert _scaled_tanh not in targets and torch.tanh in targets, targets
+    traced = torch.fx.symbolic_trace(m)   # outside our capture the package's wrap still holds
+    assert any(n.target is _scaled_tanh for n in traced.graph.nodes)

@@ -111,49 +111,27 @@ def test_binary_ops_named_like_keywords() -> None:
     assert "and_ = " in src and "or_ = " in src, src
 
 
-WRAPPED_HELPER = '''
-import torch
-import torch.fx
-from torch import nn
 
-
-def scaled_tanh(x):
-    return torch.tanh(x) * 2.0
-
-
-torch.fx.wrap("scaled_tanh")   # a leaf of the trace, as torchvision wraps shifted_window_attention
-
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 8)
-
-    def forward(self, x):
-        return scaled_tanh(self.fc(x)) + 1.0
-
-
-def get_inputs():
-    return [torch.randn(2, 8)]
-
-
-def get_init_inputs():
-    return []
-'''
-
-
-def test_a_local_never_takes_the_name_of_a_function_the_file_calls(tmp_path: Any) -> None:
+def test_a_local_never_takes_the_name_of_a_function_the_file_calls() -> None:
     """A graph node is named after the function it calls; a local of that name would make the function an
-    unbound local (`scaled_tanh = scaled_tanh(x)`: UnboundLocalError, torchvision's Swin once)."""
-    from decompose_checks import assert_fully_verified
-    from hdecomp.decompose.driver import DecomposeOptions, decompose
-    src = tmp_path / "wrapped_helper.py"
-    src.write_text(WRAPPED_HELPER)
-    dec = decompose(src, tmp_path / "out", DecomposeOptions(self_tests=True), progress=False)
-    res = assert_fully_verified(dec, pipeline=False)
-    assert res["self_tests"]["status"] == "PASS", res["self_tests"]
-    calling = [p.read_text() for p in dec.root.glob("level_*/*.py") if "scaled_tanh(" in p.read_text()]
-    assert calling
-    for text in calling:
-        assert not [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and n.id == "scaled_tanh"
-                    and isinstance(n.ctx, ast.Store)], text
+    unbound local (`shifted_window_attention = shifted_window_attention(x)`: UnboundLocalError, torchvision's
+    Swin once). The function is imported from its package and the local takes another name."""
+    from torchvision.ops import stochastic_depth
+    graph = fx.Graph()
+    x = graph.placeholder("x")
+    call = graph.call_function(stochastic_depth, (x, 0.0, "row", False))
+    assert call.name == "stochastic_depth"
+    graph.output(call)
+    child = ChildPlan(attr="", kind="group", members=[call], inputs=[x], outputs=[call], ops=1,
+                      op_names=["stochastic_depth"], core=[call], kernel=True, level=0)
+    ctx = SourceContext(user_file=None)
+    src, _ = group_child_class(child, nn.Module(), {"x": torch.zeros(2, 3), "stochastic_depth": torch.zeros(2, 3)},
+                               ctx, "doc")
+    text = "\n".join(ctx.import_lines()) + "\nimport torch\nimport torch.nn as nn\n" + src
+    tree = ast.parse(text)
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assert "stochastic_depth" not in stored, text
+    ns: dict[str, Any] = {}
+    exec(compile(tree, "<child>", "exec"), ns)   # the generated class runs: no unbound local
+    out = ns["Model"]()(torch.ones(2, 3))
+    assert torch.equal(out, torch.ones(2, 3))

@@ -221,6 +221,32 @@ class _LeafTracer(fx.Tracer):
     def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
         return module_qualified_name not in self.expand
 
+    def trace(self, root: Any, concrete_args: Any = None) -> fx.Graph:
+        with _package_wraps_traced_through():
+            return super().trace(root, concrete_args)
+
+
+@contextlib.contextmanager
+def _package_wraps_traced_through() -> Iterator[None]:
+    """Python functions a package made fx leaves (`torch.fx.wrap("shifted_window_attention")` in
+    torchvision's Swin) are traced into while we trace: a Python function is not a kernel, and as a leaf
+    it would be one child holding the whole attention. torch's own wrapped functions stay leaves."""
+    from torch.fx import _symbolic_trace as st
+    table = getattr(st, "_wrapped_fns_to_patch", None)
+    if not isinstance(table, dict):
+        yield
+        return
+    removed = {}
+    for key, frame_globals in list(table.items()):
+        fn = frame_globals.get(key[1]) if isinstance(frame_globals, dict) else None
+        module = getattr(fn, "__module__", "") or ""
+        if isinstance(fn, types.FunctionType) and module.split(".")[0] != "torch":   # torchvision's are not torch's
+            removed[key] = table.pop(key)
+    try:
+        yield
+    finally:
+        table.update(removed)
+
 
 _COPY_LIMIT_BYTES = 256 * 2**20
 

@@ -171,7 +171,8 @@ def _called_function_names(nodes: Any) -> set[str]:
             continue
         module = getattr(n.target, "__module__", None) or ""
         name = getattr(n.target, "__name__", None)
-        if isinstance(name, str) and not module.startswith(("torch", "_operator", "operator", "builtins", "math")):
+        if isinstance(name, str) and module.split(".")[0] not in ("torch", "_operator", "operator", "builtins",
+                                                                  "math"):
             out.add(name)
     return out
 
