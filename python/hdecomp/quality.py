@@ -496,7 +496,8 @@ def print_quality(report: QualityReport) -> None:
     for f in report.findings:
         console.print(f"[bold]{f.rule}[/bold] {f.level:6} {escape(f.file or f.node)}: {escape(f.message)}")
     totals = ", ".join(f"{rule} {RULES[rule]}: {sum(c.values())}" for rule, c in sorted(report.totals().items()))
-    console.print(f"[red]FAIL[/red] quality: {len(report.findings)} findings in {report.components} components "
+    n = len(report.findings)
+    console.print(f"[red]FAIL[/red] quality: {n} finding{'s' if n != 1 else ''} in {report.components} components "
                   f"({totals})")
 
 
