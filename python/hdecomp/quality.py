@@ -171,15 +171,15 @@ def _parameter_attrs(model: ast.ClassDef) -> set[str]:
     return out
 
 
-def _forward_ops(f: _File) -> list[str]:
-    """The compute ops of the forward in source order: calls (a submodule call by its class name) and
-    arithmetic operators; plumbing (views, sizes) is not told apart here: the caller filters."""
+def _forward_calls(f: _File) -> list[tuple[str, str | None]]:
+    """The forward's calls in evaluation order, each as (op, its first operand as code): a submodule call by
+    its class name, `x.matmul(w)` with the receiver as operand, `a @ b` as matmul. Plumbing (views, sizes)
+    is not told apart here: callers filter."""
     if f.forward is None or f.model is None:
         return []
     modules = _module_attrs(f.model)
-    ops: list[str] = []
+    calls: list[tuple[str, str | None]] = []
     for node in _postorder(f.forward):
-        name = ""
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
@@ -187,11 +187,20 @@ def _forward_ops(f: _File) -> list[str]:
                 name = modules[func.attr]
             else:
                 name = _call_name(node)
+            operand: ast.expr | None = node.args[0] if node.args else None
+            if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and
+                                                        func.value.id in ("self", "torch", "F")):
+                operand = func.value     # x.matmul(w): the receiver is the first operand
+            if name:
+                calls.append((name, ast.dump(operand) if operand is not None else None))
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            name = "matmul"
-        if name:
-            ops.append(name)
-    return ops
+            calls.append(("matmul", ast.dump(node.left)))
+    return calls
+
+
+def _forward_ops(f: _File) -> list[str]:
+    """The forward's ops in evaluation order (_forward_calls without their operands)."""
+    return [name for name, _ in _forward_calls(f)]
 
 
 def _postorder(node: ast.AST) -> Any:
@@ -251,34 +260,14 @@ def _squeeze_excitation(ops: list[str]) -> bool:
 def _contraction_calls(f: _File) -> list[tuple[str, str | None, bool]]:
     """(op, its first operand as code, whether a softmax ran since the last contraction) for each
     contraction of the forward, in source order."""
-    if f.forward is None or f.model is None:
-        return []
-    modules = _module_attrs(f.model)
-    events: list[tuple[str, str | None]] = []
-    for node in _postorder(f.forward):
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
-                    and func.attr in modules:
-                name = modules[func.attr]
-            else:
-                name = _call_name(node)
-            operand: ast.expr | None = node.args[0] if node.args else None
-            if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and
-                                                        func.value.id in ("self", "torch", "F")):
-                operand = func.value     # x.matmul(w): the receiver is the first operand
-            if _is_contraction(name) or _norm_op(name) in _ATTENTION_SOFTMAX:
-                events.append((name, ast.dump(operand) if operand is not None else None))
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            events.append(("matmul", ast.dump(node.left)))
     out: list[tuple[str, str | None, bool]] = []
     softmax = False
-    for name, code in events:
+    for name, code in _forward_calls(f):
         if _norm_op(name) in _ATTENTION_SOFTMAX:
             softmax = True
-            continue
-        out.append((name, code, softmax))
-        softmax = False
+        elif _is_contraction(name):
+            out.append((name, code, softmax))
+            softmax = False
     return out
 
 
