@@ -161,7 +161,8 @@ def _integer(t: torch.Tensor) -> bool:
 
 
 def _rows(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().reshape(-1, t.shape[-1]).cpu() if t.dim() else t.detach().reshape(1, 1).cpu()
+    """`t` (at least 1-D) as rows along its last dimension."""
+    return t.detach().reshape(-1, t.shape[-1]).cpu()
 
 
 def _is_permutation(t: torch.Tensor) -> bool:
