@@ -33,6 +33,7 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.results import dumps_json
 from hdecomp.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode, level_name
+from hdecomp.vocab.roles import ROLES
 
 RULES = {
     "Q1": "fusion with several contractions",
@@ -58,6 +59,8 @@ LazyConv1d LazyConv2d LazyConv3d MultiheadAttention
 _ATTENTION_SOFTMAX = frozenset({"softmax", "_softmax", "safe_softmax"})
 _UNNAMED = re.compile(r"^x\d+$")
 _VARIANT = re.compile(r"_v\d+$")
+# shape and dtype tokens of a name (`conv_norm_act_64x3x7x7`, `linear_768x3072_fp32`): a signature, no role
+_SIGNATURE = re.compile(r"^(\d+(x\d+)*|scalar|any|fp\d+|bf16|i\d+|u8|bool|c\d+)$")
 # ops spelled by the Python operator module or our graph captures
 _OPERATOR_OPS = frozenset("""
 add sub mul truediv floordiv mod pow matmul neg pos invert and or xor lshift rshift getitem setitem
@@ -298,7 +301,9 @@ def op_list_name(name: str, own_ops: list[str]) -> str | None:
     base = _VARIANT.sub("", name)
     if base.endswith("_etc") or base == "etc":
         return f"{name!r} lists ops and ends in '_etc'"
-    tokens = [t for t in base.split("_") if t]
+    tokens = [t for t in base.split("_") if t and not _SIGNATURE.match(t)]
+    if "_".join(tokens) in ROLES:
+        return None
     words = set(_op_vocabulary()) | {_norm_op(o) for o in own_ops}
     count = _segments(tokens, words)
     if count is not None and count >= 2:

@@ -92,7 +92,8 @@ def test_parameters_keep_the_original_batch_in_the_files(run: Any) -> None:
 
 def test_a_file_whose_only_batch_sized_tensor_is_a_parameter_defines_batch_size(run: Any) -> None:
     """sigmoid(C).pow(2).mean(0): no input, an output of shape (d,) — only C's shape reads `batch_size`."""
-    fusion = [p for p in _files(run) if "self.C = nn.Parameter" in p.read_text() and "mean" in p.name]
+    fusion = [p for p in _files(run) if "self.C = nn.Parameter" in p.read_text()
+              and re.search(r"^Ops: .*mean", p.read_text(), re.MULTILINE) and "fusion" in p.parent.name]
     assert fusion, [p.name for p in _files(run)]
     text = fusion[0].read_text()
     assert "def forward(self):" in text and "((6,), torch.float32, True)," in text

@@ -40,6 +40,12 @@ def _step(dec: object, index: int = 1) -> Path:
     return steps[index - 1]
 
 
+def _child_stems(ref: str) -> dict[str, str]:
+    """{attribute: child file stem} of a refactored.py (`self.a = A()` with `from children.a_1 import Model as A`)."""
+    alias = dict((a, stem) for stem, a in re.findall(r"^from children\.(\w+) import Model as (\w+)$", ref, re.MULTILINE))
+    return {attr: alias[cls] for attr, cls in re.findall(r"^        self\.(\w+) = (\w+)\(\)$", ref, re.MULTILINE)}
+
+
 def _weight_map(step: Path) -> dict[str, str]:
     return json.loads((step / "weight_map.json").read_text())
 
@@ -91,7 +97,8 @@ def test_parameter_in_two_fusions_composes_through_the_tie(trees: dict) -> None:
     assert _weight_map(step)["scale"] == f"{tie.group(2)}.scale"
     tree = json.loads((dec.root / "decomposition_tree.json").read_text())
     levels = {n["id"]: n["level"] for n in tree["nodes"].values()}
-    assert levels[tie.group(1)] == levels[tie.group(2)] == "fusion"
+    stems = _child_stems(ref)
+    assert levels[stems[tie.group(1)]] == levels[stems[tie.group(2)]] == "fusion"
     # both fusions are decomposed further (the scale moves on into their mul kernels): the composed
     # model follows the tie there
     script = (dec.root / "verification" / "composition_test.py").read_text()

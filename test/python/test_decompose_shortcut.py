@@ -78,22 +78,23 @@ def test_every_step_passes_and_composes(dec: object) -> None:
 
 def test_both_shortcuts_are_children(dec: object) -> None:
     steps = _steps(dec)
-    # the conv + bn shortcut is a fusion with a step of its own; the empty one is a kernel file
-    assert "sequential" in steps
+    # the conv + bn shortcut is a fusion with a step of its own, named after the attribute that holds the
+    # nn.Sequential; the empty one is a kernel file
+    assert "shortcut" in steps
     kernels = sorted(p.name for p in (dec.root / "level_0_kernel").glob("sequential_*.py"))  # type: ignore[attr-defined]
     assert kernels == ["sequential_2x8x5x5_fp32.py"], kernels
     refs = [(p / "refactored.py").read_text() for p in steps.values()]
-    assert any("self.shortcut = Sequential()" in r for r in refs)
+    assert any("self.shortcut = Shortcut()" in r for r in refs)
     assert any("self.shortcut = Sequential2x8x5x5Fp32()" in r for r in refs)
 
 
 def test_empty_shortcut_composes_as_its_kernel(dec: object) -> None:
     comp = build_composition(dec.root)  # type: ignore[attr-defined]
-    sequential_step = _steps(dec)["sequential"].resolve()
-    # only the unit with the conv + bn shortcut reaches the `sequential` step
-    users = [parent for (parent, child), sub in comp.sub_steps.items() if sub.resolve() == sequential_step]
-    assert len(users) == 1 and all(child.name == "sequential.py"
-                                   for (_, child), sub in comp.sub_steps.items() if sub.resolve() == sequential_step)
+    shortcut_step = _steps(dec)["shortcut"].resolve()
+    # only the unit with the conv + bn shortcut reaches the `shortcut` step
+    users = [parent for (parent, child), sub in comp.sub_steps.items() if sub.resolve() == shortcut_step]
+    assert len(users) == 1 and all(child.name == "shortcut.py"
+                                   for (_, child), sub in comp.sub_steps.items() if sub.resolve() == shortcut_step)
     assert any(leaf.file.name == "sequential_2x8x5x5_fp32.py" and leaf.is_kernel for leaf in comp.leaves.values())
     script = (dec.root / "verification" / "composition_test.py").read_text()  # type: ignore[attr-defined]
     assert "self.shortcut = Sequential2x8x5x5Fp32()" in script

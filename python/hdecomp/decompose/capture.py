@@ -40,6 +40,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from hdecomp.component import clone_nested
+from hdecomp.decompose.value_names import user_frame_trace
 
 # ---- constructor arguments ---------------------------------------------------------------------------
 
@@ -217,6 +218,7 @@ class _LeafTracer(fx.Tracer):
     def __init__(self, expand: set[str] | None = None) -> None:
         super().__init__()
         self.expand = expand or set()
+        self.record_stack_traces = True   # where each value came from: value_names.py names it by its source
 
     def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
         return module_qualified_name not in self.expand
@@ -849,6 +851,13 @@ def _aten_to_torch(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     raise CaptureError(f"the exported graph uses aten.{name}, which has no public torch spelling")
 
 
+def _traced(new: fx.Node, old: fx.Node) -> fx.Node:
+    """`new` with the stack trace of the exported node it stands for (value_names.py reads it)."""
+    if old.meta.get("stack_trace"):
+        new.meta["stack_trace"] = old.meta["stack_trace"]
+    return new
+
+
 class _ExportConverter:
     """Rewrites an unflattened torch.export graph into the capture's graph: the preserved (leaf) children
     become call_module nodes with their real call signature, submodules being traced through are inlined,
@@ -894,7 +903,7 @@ class _ExportConverter:
                 full = prefix + target
                 args, kwargs = load(n.args), load(n.kwargs)
                 if full in self.leaves:
-                    env[n] = self.graph.call_module(full, tuple(args), dict(kwargs))
+                    env[n] = _traced(self.graph.call_module(full, tuple(args), dict(kwargs)), n)
                     self.calls[full] = self.calls.get(full, 0) + 1
                 else:
                     if kwargs:
@@ -917,14 +926,14 @@ class _ExportConverter:
                     if spelled is None:
                         continue
                     kind, target, a, kw = spelled
-                    env[n] = self.graph.create_node(kind, target, a, kw)
+                    env[n] = _traced(self.graph.create_node(kind, target, a, kw), n)
                 elif getattr(t, "__module__", "") in ("_operator", "operator", "builtins", "math") or \
                         t is operator.getitem:
-                    env[n] = self.graph.call_function(t, tuple(args), dict(kwargs))
+                    env[n] = _traced(self.graph.call_function(t, tuple(args), dict(kwargs)), n)
                 else:
                     raise CaptureError(f"the exported graph calls {getattr(t, '__name__', t)!r}")
             elif n.op == "call_method":
-                env[n] = self.graph.call_method(str(n.target), tuple(load(n.args)), dict(load(n.kwargs)))
+                env[n] = _traced(self.graph.call_method(str(n.target), tuple(load(n.args)), dict(load(n.kwargs))), n)
             elif n.op == "output":
                 out = load(n.args[0])
                 return out
@@ -1156,6 +1165,7 @@ class _OpRecorder(TorchFunctionMode):
             target, op, a, kw = _normalise_call(func, args, kwargs)
             b = self.builder
             node = b.graph.create_node(op, target, b.arg(a), b.arg(kw))
+            node.meta["stack_trace"] = user_frame_trace()
             b.bind(node, out)
         except CaptureError as exc:
             self.error = exc
@@ -1259,6 +1269,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
             target = names[mod]
             try:
                 node = b.graph.call_module(target, b.arg(tuple(margs)), b.arg(dict(mkw)))
+                node.meta["stack_trace"] = user_frame_trace()
             except CaptureError as exc:
                 mode.error = exc
                 node = None

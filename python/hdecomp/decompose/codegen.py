@@ -439,10 +439,13 @@ def _initialise_text(module: nn.Module) -> str:
 
 def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
                       doc: str, rebuild_check: Any = None, input_names: list[str] | None = None,
+                      value_names: dict[fx.Node, str] | None = None, params_out: list[str] | None = None,
                       ) -> tuple[str, dict[str, str]]:
     """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key}).
-    `input_names`: the forward's parameter names (the model's own, for a model that is one kernel); by
-    default canonical ones (x, x0, x1, ...) so identical workloads give identical files."""
+    `input_names`: the forward's parameter names (the model's own, for a model that is one kernel).
+    `value_names`: readable names of the parent graph's values (value_names.py), which the forward's
+    parameters and locals take (`q, k, v`); without them, canonical ones (x, x0, x1, ..., then op names),
+    which the driver dedups workloads by. `params_out` receives the forward's parameter names."""
     module_attr: dict[str, str] = {}
     attr_of_param: dict[str, str] = {}
     used: set[str] = set()
@@ -497,11 +500,18 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
         if own is not None and is_safe_local(own, taken):   # never shadow the generated file's names
             taken.add(own)
             names[a] = own
+        elif value_names is not None and a in value_names:
+            names[a] = fresh(value_names[a])
         else:
             names[a] = fresh("x" if len(child.inputs) == 1 else f"x{i}")
     from hdecomp.decompose.plan import node_op_name
     for m in child.members:
-        names[m] = fresh(str(m.target).split(".")[-1] if m.op == "get_attr" else node_op_name(m, root))
+        if value_names is not None and m in value_names and m.op != "get_attr":
+            names[m] = fresh(value_names[m])
+        else:
+            names[m] = fresh(str(m.target).split(".")[-1] if m.op == "get_attr" else node_op_name(m, root))
+    if params_out is not None:
+        params_out[:] = [names[a] for a in child.inputs]
     params = ", ".join(names[a] for a in child.inputs)
     body = [statement(m, names, ctx, module_attr, attr_of_param) for m in child.members if m.op != "get_attr"]
     getattrs = [f"        {names[m]} = self.{attr_of_param[str(m.target)]}" for m in child.members if m.op == "get_attr"]
@@ -567,8 +577,10 @@ def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: S
 
 
 def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: dict[str, str],
-                      ctx: SourceContext, doc: str, ties: list[tuple[str, str]] | None = None) -> str:
-    """The parent rewritten to call its children: `class RefactoredModel`, forward = calls + plumbing."""
+                      ctx: SourceContext, doc: str, ties: list[tuple[str, str]] | None = None,
+                      value_names: dict[fx.Node, str] | None = None) -> str:
+    """The parent rewritten to call its children: `class RefactoredModel`, forward = calls + plumbing.
+    `value_names`: readable names of the graph's values (value_names.py) for its locals."""
     nodes = list(graph.nodes)
     group_at: dict[fx.Node, ChildPlan] = {}
     member_of: dict[fx.Node, ChildPlan] = {}
@@ -603,7 +615,11 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
         # forward's parameters keep their names where they can (callers may pass them by keyword)
         keep = n.op == "placeholder" and n.name.isidentifier() and not keyword_like(n.name) and \
             n.name not in FILE_NAMES and n.name not in taken and n.name not in called
-        names[n] = n.name if keep else safe_local(n.name, taken)
+        if keep:
+            names[n] = n.name
+        else:
+            base = value_names.get(n, n.name) if value_names is not None and n.op != "placeholder" else n.name
+            names[n] = safe_local(base, taken)
         taken.add(names[n])
     placeholders = [n for n in nodes if n.op == "placeholder"]
     params = []

@@ -44,7 +44,7 @@ from hdecomp.decompose.codegen import (
     refactored_source,
     shape_text,
 )
-from hdecomp.decompose.naming import SHAPE_FREE_OPS, dtype_short, shape_sig, snake
+from hdecomp.decompose.naming import SHAPE_FREE_OPS, dtype_short, module_base_name, shape_sig, snake
 from hdecomp.decompose.plan import (
     LEVEL_NAMES,
     ChildPlan,
@@ -58,8 +58,10 @@ from hdecomp.decompose.shapes import full_size_capture, full_size_io
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import LEVEL_DIRS, DecomposeOptions, Decomposition, Node, StepRecord, now_iso
 from hdecomp.decompose.stepfiles import check_expr, init_inputs_expr, io_maps, tie_tied_tensors, workload_key
+from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.results import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.vocab.roles import category, role_of
 
 _WRAP_ATTR = "layers"
 
@@ -107,15 +109,21 @@ def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     return "_".join(parts)
 
 
-def _group_base_name(child: ChildPlan) -> str:
-    ops: list[str] = []
-    for o in child.op_names:
-        if not ops or ops[-1] != o:
-            ops.append(o)
-    name = "_".join(snake(o) for o in ops[:4]) + ("_etc" if len(ops) > 4 else "")
-    return name or "group"
-
-
+def _group_base_name(child: ChildPlan, root: nn.Module) -> str:
+    """A fusion's or layer's file name: its role (vocab/roles.py: `conv_norm_act`, `attention_core`), then
+    the signature of its first contraction module where it has one (`conv_norm_act_64x3x7x7`), so that
+    groups of one role with other weights are told apart by name rather than by a `_vN`."""
+    role = child.role or role_of(child.op_names)
+    for m in child.compute_members:
+        if m.op != "call_module":
+            continue
+        sub = root.get_submodule(str(m.target))
+        if isinstance(sub, nn.Linear):
+            return f"{role}_{sub.in_features}x{sub.out_features}"
+        weight = getattr(sub, "weight", None)
+        if category(type(sub).__name__) == "conv" and isinstance(weight, torch.Tensor):
+            return f"{role}_{shape_sig(weight.shape)}"
+    return role
 
 
 def decompose_component(dec: Decomposition, node: Node, step_number: int) -> list[Node]:
@@ -351,6 +359,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
     texts: dict[str, str] = {}
     used_attrs: set[str] = set()
     shared_ties: list[tuple[str, str]] = []   # (copy, first): a parent tensor several children read
+    vnames = value_names(cap.graph)
     try:
         for child in children:
             ctx = SourceContext(user_file=ctx_root)
@@ -374,7 +383,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                     for key in sub.state_dict():
                         weight_map[f"{alias}.{key}"] = f"{{attr}}.{inner}{key}"
                 ops = [type(sub).__name__]
-                base = snake(type(sub).__name__) if not child.kernel else _kernel_base_name(child, model, cap)
+                base = module_base_name(sub, str(child.target)) if not child.kernel else \
+                    _kernel_base_name(child, model, cap)
                 attr = child.target.replace(".", "_") if child.target else "child"
                 in_names = [f"arg{i}" for i in range(len(in_args))]
             else:
@@ -383,7 +393,12 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                     held = str(child.members[0].target).split(".")[-1]
                     doc = (f"Holds the {child.op_names[0]} `{held}` and returns it: the parent passes it on to "
                            "the child that reads it.")
-                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr)
+                params: list[str] = []
+                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr,
+                                                  value_names=vnames, params_out=params)
+                # the workload is the file up to names: one file per workload, named like its first use
+                canon_ctx = SourceContext(user_file=ctx_root)
+                canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc)
                 for k, v in wm.items():
                     if k in weight_map:   # read by an earlier child too: this copy is tied to that one
                         shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
@@ -394,20 +409,22 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 outs = [cap.values[o.name] for o in child.outputs]
                 out_val = outs[0] if len(outs) == 1 else tuple(outs)
                 ops = child.op_names
-                base = _kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child)
+                base = _kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model)
                 single = child.compute_members
                 attr = (str(single[0].target).replace(".", "_")
                         if len(single) == 1 and single[0].op in ("call_module", "get_attr")
-                        else base if child.kernel else _group_base_name(child))
-                in_names = [a.name for a in child.inputs]
+                        else base if child.kernel else child.role or role_of(child.op_names))
+                in_names = params
             attr = _unique_attr(attr, used_attrs)
             child.attr = attr
             for k in [k for k, v in weight_map.items() if v.startswith("{attr}.")]:
                 weight_map[k] = weight_map[k].replace("{attr}", attr, 1)
             shared_ties = [(d.replace("{attr}", attr, 1), src) for d, src in shared_ties]
             body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
+            canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
+                                                                  canon_ctx)
             level = 0 if child.kernel else child.level
-            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, child.kernel, ops)}")
+            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}")
             child_files[attr] = stem
             ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)
@@ -455,7 +472,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
         inputs = _inputs_block(list(args_full), dict(kwargs_full), rctx, init_inputs=init_inputs_expr(comp, rctx),
                                recorded_ints=node.parent is not None)
         ref = refactored_source(cap.graph, children, child_files, rctx,
-                                f"{node.id} rewritten to call its {len(children)} children.", ties)
+                                f"{node.id} rewritten to call its {len(children)} children.", ties,
+                                value_names=vnames)
         ref += "\n\n" + inputs
     except NotRepresentable as exc:
         shutil.rmtree(step_dir)

@@ -129,3 +129,16 @@ class NameRegistry:
         self.taken[name] = content_key
         self.by_content[content_key] = name
         return name, True
+
+
+def module_base_name(sub: nn.Module, target: str) -> str:
+    """A submodule child's file name base: its class (`bottleneck`, `llama_attention`), or for a torch.nn
+    container (`nn.Sequential`, `nn.ModuleList`), whose class says nothing of its role, the attribute that
+    holds it (`downsample`, `layer1`; `features_3` for an item of a container)."""
+    if getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children()):
+        parts = [p for p in target.split(".") if p]
+        while len(parts) > 1 and parts[-1].isdigit():
+            parts[-2:] = [f"{parts[-2]}_{parts[-1]}"]
+        if parts:
+            return snake(parts[-1])
+    return snake(type(sub).__name__)

@@ -33,7 +33,12 @@ PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze
                   "view_as", "reshape_as", "unbind"}
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
-                              torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat}
+                              torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat,
+                              # tensors made from sizes and literals (position ids, a mask's ones): constants
+                              # are data plumbing (anti-cheat's PLUMBING_OPS), never a kernel of their own
+                              torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.linspace,
+                              torch.zeros_like, torch.ones_like, torch.full_like, torch.empty_like}
+PARENT_METHODS |= {"new_zeros", "new_ones", "new_full", "new_empty"}
 
 # Leaf modules that are one logical op even if written as several primitives.
 SEMANTIC_KERNEL = re.compile(r"(norm|gelu|silu|swish|mish|softmax|activation|act$|relu|sigmoid|identity|"
@@ -134,6 +139,7 @@ class ChildPlan:
     core: list[fx.Node] = field(default_factory=list)   # the ops it was formed from (no absorbed plumbing)
     semantic: str | None = None     # a run of primitives that is one logical kernel: its name (`rms_norm`)
     constant: bool = False          # a kernel that holds one parent tensor and returns it (see plan_children)
+    role: str | None = None         # a fusion recognised by its dataflow (`rope`): named so, never extended
 
     @property
     def compute_members(self) -> list[fx.Node]:
@@ -269,6 +275,79 @@ def semantic_runs(root: nn.Module, graph: fx.Graph) -> list[tuple[str, list[fx.N
     return runs
 
 
+_ADDS = {operator.add, torch.add, operator.iadd}
+_MULS = {operator.mul, torch.mul, operator.imul}
+_NEGS = {operator.neg, torch.neg}
+
+
+def _is_call(n: Any, fns: set[Any], methods: tuple[str, ...]) -> bool:
+    return isinstance(n, fx.Node) and ((n.op == "call_function" and n.target in fns) or
+                                       (n.op == "call_method" and str(n.target) in methods))
+
+
+def rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+    """Rotary position embeddings applied to a tensor, `x * cos + rotate(x) * sin`, each as its nodes in
+    graph order: `rotate(x)` is data plumbing of `x` around one negation (`cat(-x2, x1)` of its halves, or
+    `stack(-x2, x1).flatten()` of its even and odd items), and cos and sin do not come from `x`. Every
+    intermediate value is used only inside the run, so the run is one fusion (LLaMA, Mistral, Qwen, GPT-J,
+    GPT-NeoX apply it to q and to k)."""
+    runs: list[list[fx.Node]] = []
+    pos = {n: i for i, n in enumerate(graph.nodes)}
+    for add in graph.nodes:
+        if not _is_call(add, _ADDS, ("add", "__add__")) or len(add.all_input_nodes) != 2:
+            continue
+        m1, m2 = add.all_input_nodes
+        if not (_is_call(m1, _MULS, ("mul", "__mul__")) and _is_call(m2, _MULS, ("mul", "__mul__"))):
+            continue
+        for direct, rotated in ((m1, m2), (m2, m1)):
+            run = _rope_run(add, direct, rotated)
+            if run is not None:
+                runs.append(sorted(run, key=pos.__getitem__))
+                break
+    return runs
+
+
+def _rope_run(add: fx.Node, direct: fx.Node, rotated: fx.Node) -> set[fx.Node] | None:
+    if len(direct.all_input_nodes) != 2 or len(rotated.all_input_nodes) != 2:
+        return None
+    for x, cos in (direct.all_input_nodes, reversed(direct.all_input_nodes)):
+        for rot, sin in (rotated.all_input_nodes, reversed(rotated.all_input_nodes)):
+            if cos is sin or x in (cos, sin):
+                continue
+            inner = _rotation_of(rot, x)
+            if inner is None:
+                continue
+            run = {add, direct, rotated} | inner
+            if all(u in run for m in run - {add} for u in m.users):
+                return run
+    return None
+
+
+def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
+    """The nodes from `x` to `rot` when they are plumbing around exactly one negation, else None."""
+    seen: set[fx.Node] = set()
+    negs = 0
+    stack = [rot]
+    reached = False
+    while stack:
+        n = stack.pop()
+        if n is x:
+            reached = True
+            continue
+        if n in seen:
+            continue
+        seen.add(n)
+        if _is_call(n, _NEGS, ("neg", "__neg__")):
+            negs += 1
+        elif not is_parent_plumbing(n) or is_shape_int(n):
+            return None
+        ins = [a for a in n.all_input_nodes if not is_shape_int(a)]
+        if not ins:
+            return None
+        stack.extend(ins)
+    return seen if reached and negs == 1 else None
+
+
 def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                   calls: dict[str, int], cap: int) -> list[ChildPlan]:
     """Split the graph into children. `op_counts`: compute ops per submodule (qualified name). `cap`: the
@@ -292,7 +371,11 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         target = str(n.target)
         m = root.get_submodule(target)
         shared = calls.get(target, 0) > 1 or sum(calls.get(q, 0) for q in modules_by_obj[id(m)]) > 1
-        return is_kernel_module(m) and not shared
+        # a stateless module called several times (ResNet's one `self.relu`) is a function: each call fuses
+        # with the ops around it, as an expert draws conv-bn-relu; one with state stays one child (one
+        # tensor, called from each place)
+        stateful = any(True for _ in m.parameters()) or any(True for _ in m.buffers())
+        return is_kernel_module(m) and not (shared and stateful)
 
     # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
     # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_ints writes a batch-dependent int) with
@@ -334,6 +417,12 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         new_run = ChildPlan(attr="", kind="group", members=[], semantic=name)
         for m in run_nodes:
             run_of[m] = new_run
+    if level > 1:   # under a fusion, its ops are kernels
+        for run_nodes in rope_runs(graph):
+            if not any(m in run_of for m in run_nodes):
+                new_run = ChildPlan(attr="", kind="group", members=[], role="rope")
+                for m in run_nodes:
+                    run_of[m] = new_run
 
     for n in nodes:
         if n.op in ("placeholder", "output", "get_attr"):
@@ -343,7 +432,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             if not run_child.members:   # listed where its first op is, as every group
                 children.append(run_child)
             run_child.members.append(n)
-            if not (n.op == "call_function" and n.target is operator.getitem):
+            if not is_parent_plumbing(n):
                 run_child.core.append(n)
                 run_child.ops += 1
             group_of[n] = run_child
@@ -370,12 +459,16 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                     via.append(cur)
                     cur = cur.all_input_nodes[0]
                 g = group_of.get(cur)
-                if g is None or g.kind != "group" or g.semantic or g.compute_members[-1] is not cur or \
+                if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
                         len(cur.users) != 1:
                     continue
                 # An in-place op stays with the op that produced its input (a child never mutates its input).
                 if not _inplace(n, root):
                     if g.ops + size_of(n) > cap:
+                        continue
+                    # a fusion holds one contraction with its prologue and epilogue (the attention core's
+                    # second matmul after its softmax excepted): the next contraction starts a new one
+                    if cap <= GROUP_CAP[2] and _second_contraction(g, n, root):
                         continue
                     # pooling / downsampling ends a stage: the next op starts a new group
                     if cap > 1 and POOL_NAMES.search(node_op_name(cur, root)) and g.ops >= 2:
@@ -475,6 +568,21 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             child.level = 1
     _validate_order(children, pos)
     return children
+
+
+def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
+    """Whether `n` is a contraction that group `g` (which holds one already) cannot take: anything but the
+    attention core's `softmax(q @ k^T ...) @ v`."""
+    from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category
+    kind = category(node_op_name(n, root))
+    if kind not in CONTRACTION_KINDS:
+        return False
+    cats = [category(node_op_name(m, root)) for m in g.compute_members]
+    held = [c for c in cats if c in CONTRACTION_KINDS]
+    if not held:
+        return False
+    attention_core = kind == MATMUL and held == [MATMUL] and SOFTMAX in cats[cats.index(MATMUL):]
+    return not attention_core
 
 
 def _validate_order(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:

@@ -35,9 +35,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.naming import FILE_NAMES, safe_attr, snake
+from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, snake
 from hdecomp.decompose.source import NotRepresentable, SourceContext, import_home, literal, module_expr
 from hdecomp.decompose.stepfiles import check_expr
+from hdecomp.vocab.roles import role_of
 
 _MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})
 
@@ -1093,7 +1094,18 @@ def _reads_outside(original: ast.FunctionDef, r: Region) -> set[str]:
 
 
 def _region_base(r: Region, attrs: dict[str, AttrInfo]) -> str:
-    """A child attribute / file name base from what the region calls (`linear_relu`, `logsigmoid`)."""
+    """A child attribute / file name base: the role of what the region calls (vocab/roles.py:
+    `linear_act`, `gating`); a region of one call is named after it (`logsigmoid`)."""
+    ops = _region_ops(r, attrs)
+    if r.contexts or any(isinstance(s, (ast.With, ast.AsyncWith)) for s in r.stmts):
+        return "region"
+    if len(ops) == 1:
+        return ops[0]
+    return role_of(ops) if ops else "region"
+
+
+def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
+    """What the region calls, in order, each once (`linear`, `relu`; a submodule by its class)."""
     ops: list[str] = []
     for node in r.nodes:
         for n in ast.walk(node):
@@ -1112,13 +1124,9 @@ def _region_base(r: Region, attrs: dict[str, AttrInfo]) -> str:
                 name = _BINOP_NAMES.get(type(n.op))
             elif isinstance(n, ast.Compare):
                 name = "compare"
-            if name and name not in ops and not name.startswith("_") and name not in _PLUMBING_CALLS:
+            if name and snake(name) not in ops and not name.startswith("_") and name not in _PLUMBING_CALLS:
                 ops.append(snake(name))
-    if r.contexts:
-        ops.insert(0, "autocast")
-    if any(isinstance(s, (ast.With, ast.AsyncWith)) for s in r.stmts):
-        ops.insert(0, "region")
-    return "_".join(ops[:3]) or "region"
+    return ops
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
@@ -1142,7 +1150,7 @@ def _module_child(attr: str, sub: nn.Module, user_file: Any, fdef: ast.FunctionD
         raise SourceStepError(f"self.{attr} cannot be written as a child: {exc}") from exc
     inner = "layers." if wrap else ""
     wm = {key: f"{inner}{key}" for key in _state_keys(sub)}
-    base = snake(type(sub).__name__)
+    base = module_base_name(sub, attr)
     return SourceChild(attr=attr, kind="module", class_src=class_src, ctx=ctx, base=base, weight_map=wm,
                        ops=[type(sub).__name__], module=sub, call_args=_call_sites(fdef, attr))
 
@@ -1245,7 +1253,8 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
         lines += ["    " + ln if ln else ln for ln in textwrap.dedent(m).rstrip().split("\n")]
     lines += ["", f"    def forward(self, {', '.join(r.inputs)}):" if r.inputs else "    def forward(self):"]
     lines += ["        " + ln if ln else ln for ln in body]
-    ops = [o for o in _region_base(r, attrs).split("_") if o]
+    ops = (["region"] if any(isinstance(s, (ast.With, ast.AsyncWith)) for s in r.stmts) else []) + \
+        (["autocast"] if r.contexts else []) + _region_ops(r, attrs)
     held = [attrs[a].value for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
     return SourceChild(attr=r.attr, kind="region", class_src="\n".join(lines) + "\n", ctx=ctx,
                        base=_region_base(r, attrs), weight_map=wm, ops=ops, region=r, region_modules=held)

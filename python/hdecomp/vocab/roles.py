@@ -1,0 +1,278 @@
+"""Role names of fusions and layers: what a group of ops *is* (`conv_norm_act`, `attention_core`, `rope`,
+`gated_mlp`), not which ops it holds. Torch-free: the decomposer names its groups with `role_of`, and the
+quality lint (`hdecomp validate --quality`, rule Q2) accepts the names in `ROLES`.
+
+`role_of(ops)` takes the op names of a group in graph order: torch/method names (`matmul`, `softmax`,
+`add`), snake-cased module classes (`conv2d`, `batch_norm2d`, `llama_rms_norm`, `gelu_activation`) or aten
+names (`aten.mm.default`). Ops fall into categories (contraction kinds, norm, activation, softmax, pool,
+embedding, reduction, pointwise, constant-maker), and the categories decide the role, most specific first.
+Every group gets a role: the last resort says what kind of kernel it is (`pointwise`, `reduction`,
+`linear_epilogue`), as a kernel compiler would, and never lists ops.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+# ---- op categories ----------------------------------------------------------------------------------
+
+CONV = "conv"
+LINEAR = "linear"
+MATMUL = "matmul"
+SDPA = "sdpa"
+NORM = "norm"
+ACT = "act"
+GATE = "gate"          # sigmoid-like: an activation that also gates (squeeze-excitation, GLU)
+SOFTMAX = "softmax"
+POOL = "pool"
+EMBED = "embedding"
+REDUCE = "reduce"
+ADD = "add"
+MUL = "mul"
+TRIG = "trig"          # cos / sin: rotary embeddings
+ROTATE = "rotate"      # neg / cat of halves: rotate_half
+MASK = "mask"          # masked_fill / where / triu / tril
+TOPK = "topk"
+MAKE = "make"          # arange / ones / zeros / full: a tensor from sizes
+OTHER = "other"        # any other pointwise op
+NEUTRAL = "neutral"    # dropout, identity, casts: no compute of their own
+
+CONTRACTION_KINDS = frozenset({CONV, LINEAR, MATMUL, SDPA})
+
+_CONV = re.compile(r"^(conv(_transpose)?\d?d?|convolution|conv_tbc|.*conv\d?d?)$")
+_NORM = re.compile(r"norm")
+_GATE = re.compile(r"^(sigmoid|hardsigmoid|hard_sigmoid|log_sigmoid|logsigmoid|glu)")
+_ACT = re.compile(r"(relu|gelu|silu|swish|mish|tanh|elu|selu|celu|softplus|softsign|hardswish|hard_swish|"
+                  r"hardtanh|quick_gelu|activation|^act$|^act_|_act$)")
+_POOL = re.compile(r"pool")
+_SOFTMAX = re.compile(r"softmax|safe_softmax")
+_EMBED = re.compile(r"embedding")
+_SIMPLE = {
+    "linear": LINEAR, "addmm": LINEAR, "bilinear": LINEAR, "lazy_linear": LINEAR,
+    "matmul": MATMUL, "mm": MATMUL, "bmm": MATMUL, "baddbmm": MATMUL, "einsum": MATMUL, "addbmm": MATMUL,
+    "mv": MATMUL, "addmv": MATMUL, "tensordot": MATMUL, "dot": MATMUL, "inner": MATMUL, "outer": MATMUL,
+    "grouped_mm": MATMUL,
+    "scaled_dot_product_attention": SDPA, "multihead_attention": SDPA, "flash_attention": SDPA,
+    "sum": REDUCE, "mean": REDUCE, "amax": REDUCE, "amin": REDUCE, "max": REDUCE, "min": REDUCE, "var": REDUCE,
+    "std": REDUCE, "logsumexp": REDUCE, "prod": REDUCE, "argmax": REDUCE, "argmin": REDUCE, "cumsum": REDUCE,
+    "cumprod": REDUCE, "all": REDUCE, "any": REDUCE, "var_mean": REDUCE, "std_mean": REDUCE,
+    "add": ADD, "iadd": ADD, "sub": ADD, "rsub": ADD, "isub": ADD,
+    "mul": MUL, "imul": MUL, "div": MUL, "truediv": MUL, "true_divide": MUL, "itruediv": MUL,
+    "cos": TRIG, "sin": TRIG,
+    "neg": ROTATE, "cat": ROTATE, "concat": ROTATE, "stack": ROTATE, "roll": ROTATE,
+    "masked_fill": MASK, "where": MASK, "triu": MASK, "tril": MASK, "masked_select": MASK,
+    "topk": TOPK, "sort": TOPK, "argsort": TOPK,
+    "arange": MAKE, "ones": MAKE, "zeros": MAKE, "full": MAKE, "empty": MAKE, "ones_like": MAKE,
+    "zeros_like": MAKE, "full_like": MAKE, "empty_like": MAKE, "linspace": MAKE, "eye": MAKE, "tensor": MAKE,
+    "dropout": NEUTRAL, "identity": NEUTRAL, "to": NEUTRAL, "float": NEUTRAL, "half": NEUTRAL,
+    "type_as": NEUTRAL, "contiguous": NEUTRAL, "clone": NEUTRAL, "detach": NEUTRAL, "alias": NEUTRAL,
+    "copy": NEUTRAL, "_to_copy": NEUTRAL, "feature_alpha_dropout": NEUTRAL, "alpha_dropout": NEUTRAL,
+    "dropout1d": NEUTRAL, "dropout2d": NEUTRAL, "dropout3d": NEUTRAL, "drop_path": NEUTRAL,
+    "stochastic_depth": NEUTRAL,
+}
+
+
+def canonical(op: str) -> str:
+    """`aten.mm.default` -> `mm`, `__truediv__` -> `truediv`, `relu_` -> `relu`, `F.gelu` -> `gelu`."""
+    op = op.strip()
+    if "aten." in op:
+        op = op.split("aten.", 1)[1].split(".", 1)[0]
+    op = op.rsplit(".", 1)[-1]
+    op = op.strip("_") if op.startswith("__") else op
+    if op.endswith("_") and not op.startswith("_"):
+        op = op[:-1]
+    return op.lower()
+
+
+def category(op: str) -> str:
+    """The category of one op name (see the module docstring)."""
+    name = canonical(op)
+    if name in _SIMPLE:
+        return _SIMPLE[name]
+    if _SOFTMAX.search(name):
+        return SOFTMAX
+    if _NORM.search(name):
+        return NORM
+    if _CONV.match(name):
+        return CONV
+    if _EMBED.search(name):
+        return EMBED
+    if _POOL.search(name):
+        return POOL
+    if _GATE.search(name):
+        return GATE
+    if _ACT.search(name):
+        return ACT
+    if "dropout" in name or name in ("identity", "drop_path"):
+        return NEUTRAL
+    if "linear" in name:
+        return LINEAR
+    return OTHER
+
+
+# ---- roles ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    what: str
+
+
+ROLE_LIST: tuple[Role, ...] = (
+    Role("attention", "scaled-dot-product attention with its projections"),
+    Role("attention_core", "QK^T, scale, mask, softmax, times V: the flash-attention candidate"),
+    Role("attention_scores", "QK^T with its scale, mask and softmax"),
+    Role("attention_context", "softmax probabilities times V"),
+    Role("attention_probs", "the scale, mask and softmax of attention scores"),
+    Role("rope", "rotary position embedding applied to q or k"),
+    Role("rope_tables", "the cos/sin tables of rotary embeddings"),
+    Role("qkv_proj", "the q/k/v projections of one input"),
+    Role("projections", "several projections of their inputs"),
+    Role("gated_mlp", "gate and up projections, activation times up, down projection (SwiGLU)"),
+    Role("gated_act", "activation of the gate times the up projection"),
+    Role("gate_up_proj", "a gated MLP's gate/up pair with its activation and product"),
+    Role("mlp", "up projection, activation, down projection"),
+    Role("linear_act", "a projection and its activation"),
+    Role("linear_residual", "a projection added to the residual stream"),
+    Role("linear_residual_norm", "a projection, the residual add and the norm after it"),
+    Role("linear_norm", "a projection and the norm after it"),
+    Role("norm_proj", "a norm and the projection after it"),
+    Role("linear_epilogue", "a projection with its elementwise epilogue"),
+    Role("matmul_epilogue", "a matmul with its elementwise epilogue"),
+    Role("moe_router", "router logits, softmax and top-k of a mixture of experts"),
+    Role("moe_experts", "the experts of a mixture of experts"),
+    Role("conv_norm_act", "convolution, norm and activation"),
+    Role("conv_norm_act_pool", "convolution, norm, activation and the pooling after them (a stem)"),
+    Role("conv_norm_residual", "convolution and norm added to the residual"),
+    Role("conv_norm", "convolution and norm"),
+    Role("conv_act", "convolution and activation"),
+    Role("conv_residual", "convolution added to the residual"),
+    Role("conv_epilogue", "a convolution with its elementwise epilogue"),
+    Role("conv_pair", "two convolutions"),
+    Role("conv_block", "convolutions with their norms and activations"),
+    Role("residual_block", "convolutions with their norms and activations, and the residual add"),
+    Role("squeeze_excitation", "pool, reduce and expand projections, a sigmoid gate times the input"),
+    Role("patch_embed", "a patch projection and the embedding added to it"),
+    Role("classifier_head", "pooling and the classifier projection"),
+    Role("residual_norm", "the residual add and the norm after it"),
+    Role("norm_act", "a norm and its activation"),
+    Role("act_pool", "an activation and the pooling after it"),
+    Role("embeddings", "embedding lookups and their sum"),
+    Role("pooling", "pooling with its elementwise ops"),
+    Role("causal_mask", "a mask built from sizes"),
+    Role("constants", "tensors computed from sizes and literals"),
+    Role("gating", "a sigmoid-like gate times a value"),
+    Role("transformer_block", "attention and MLP with their norms"),
+    Role("block", "a layer of several fusions"),
+    Role("reduction", "a reduction with its elementwise prologue and epilogue"),
+    Role("pointwise", "elementwise ops"),
+)
+ROLES: frozenset[str] = frozenset(r.name for r in ROLE_LIST)
+
+
+def role_of(ops: list[str]) -> str:
+    """The role of a group of ops (graph order); see the module docstring."""
+    cats = [c for c in (category(o) for o in ops) if c != NEUTRAL]
+    n = Counter(cats)
+    contractions = [c for c in cats if c in CONTRACTION_KINDS]
+    k = len(contractions)
+    matmuls = n[MATMUL]
+    if n[SDPA]:
+        return "attention" if n[LINEAR] else "attention_core"
+    if matmuls >= 2 and n[SOFTMAX]:
+        return "attention" if n[LINEAR] else "attention_core"
+    if n[POOL] and k >= 2 and n[GATE] and n[MUL]:
+        return "squeeze_excitation"
+    if n[CONV]:
+        return _conv_role(cats, n, k)
+    if n[LINEAR] or matmuls:
+        return _linear_role(cats, n, k)
+    # no contraction
+    if n[TRIG] and not (n[MUL] or n[ROTATE]):
+        return "rope_tables"
+    if (n[TRIG] or n[ROTATE]) and n[MUL] and n[ADD]:
+        return "rope"
+    if n[SOFTMAX]:
+        return "attention_probs"
+    if n[EMBED]:
+        return "embeddings"
+    if n[NORM] and n[ADD] and cats.index(NORM) > cats.index(ADD):
+        return "residual_norm"
+    if n[NORM] and (n[ACT] or n[GATE]):
+        return "norm_act"
+    if n[POOL] and (n[ACT] or n[GATE]) and not n[NORM]:
+        return "act_pool"
+    if n[POOL]:
+        return "pooling"
+    if n[GATE] and n[MUL]:
+        return "gating"
+    if n[ACT] and n[MUL] and len(cats) <= 3:
+        return "gated_act"
+    if set(cats) <= {MAKE, MASK, ADD, MUL, OTHER} and n[MAKE]:
+        return "causal_mask" if n[MASK] else "constants"
+    if n[REDUCE] or n[NORM] or n[TOPK]:
+        return "reduction"
+    return "pointwise"
+
+
+def _conv_role(cats: list[str], n: Counter[str], k: int) -> str:
+    if n[CONV] >= 2 or k >= 2:
+        if n[ADD]:
+            return "residual_block"
+        return "conv_block" if (n[NORM] or n[ACT] or n[GATE]) else "conv_pair"
+    if n[LINEAR] or n[MATMUL]:
+        return "block"
+    if n[NORM] and n[ADD]:
+        return "conv_norm_residual"
+    if n[NORM] and (n[ACT] or n[GATE]):
+        return "conv_norm_act_pool" if n[POOL] and cats.index(POOL) > cats.index(CONV) else "conv_norm_act"
+    if n[NORM]:
+        return "conv_norm"
+    if n[ACT] or n[GATE]:
+        return "conv_act"
+    if n[ADD]:
+        return "conv_residual"
+    if n[EMBED] or (n[ADD] and n[MAKE]):
+        return "patch_embed"
+    return "conv_epilogue"
+
+
+def _linear_role(cats: list[str], n: Counter[str], k: int) -> str:
+    linears = n[LINEAR]
+    acts = n[ACT] + n[GATE]
+    if (linears and n[TOPK]) or (linears == 1 and n[SOFTMAX] and not n[MATMUL]):
+        return "moe_router"
+    if n[MATMUL] == 1 and n[SOFTMAX]:
+        return "attention_scores" if cats.index(SOFTMAX) > cats.index(MATMUL) else "attention_context"
+    if k >= 3 and acts and n[MUL]:
+        return "gated_mlp"
+    if k == 2 and acts and n[MUL]:
+        return "gate_up_proj"
+    if k >= 2 and acts:
+        return "mlp"
+    if k >= 2 and set(cats) <= {LINEAR, MATMUL, OTHER, ADD}:
+        return "qkv_proj" if k == 3 and not n[ADD] else "projections"
+    if k >= 2:
+        return "block"
+    first = cats.index(LINEAR) if linears else cats.index(MATMUL)
+    if n[NORM] and cats.index(NORM) < first:
+        return "norm_proj"
+    if n[POOL] and cats.index(POOL) < first:
+        return "classifier_head"
+    if n[NORM] and n[ADD]:
+        return "linear_residual_norm"
+    if n[NORM]:
+        return "linear_norm"
+    if acts and linears:
+        return "linear_act"
+    if n[ADD] and linears and n[EMBED] == 0 and cats[-1] == ADD:
+        return "linear_residual"
+    if n[EMBED]:
+        return "patch_embed" if n[ADD] else "embeddings"
+    return "linear_epilogue" if linears else "matmul_epilogue"
+
+
+__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "canonical", "category", "role_of"]
