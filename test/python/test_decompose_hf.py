@@ -228,3 +228,29 @@ def test_composition_holds_the_weights_once(trees: dict[str, Any], name: str) ->
     results = json.loads((trees[name].root / "verification" / "test_results.json").read_text())
     assert results["composition"]["status"] == "PASS"
     assert results["composition"]["weights"] == "shared", results["composition"]
+
+
+def test_llama_attention_is_drawn_as_an_expert_would(trees: dict[str, Any]) -> None:
+    """Issue 14's LLaMA attention: q/k/v projections, one RoPE fusion per rotated tensor, the attention core
+    and the output projection, each child taking the model's own names for its values; no quality finding."""
+    from hdecomp.quality import check_quality
+    dec = trees["tiny_llama"]
+    report = check_quality(dec.root)
+    assert not report.findings, [f.to_dict() for f in report.findings]
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    nodes = tree["nodes"]
+    attention = next(n for i, n in nodes.items() if i.startswith("llama_attention"))
+    kids = attention["children"]
+    ropes = [c for c in kids if c.startswith("rope")]
+    assert len(ropes) == 2 and all(nodes[c]["level"] == "fusion" for c in ropes), kids
+    assert any(c.startswith("scaled_dot_product_attention") for c in kids), kids
+    assert sum(c.startswith("linear_") for c in kids) >= 2, kids
+    rope = (dec.root / nodes[ropes[0]]["path"]).read_text()
+    forward = ast.parse(rope).body
+    model = next(s for s in forward if isinstance(s, ast.ClassDef) and s.name == "Model")
+    fwd = next(f for f in model.body if isinstance(f, ast.FunctionDef) and f.name == "forward")
+    # the names apply_rotary_pos_emb's caller and body give them (transformers' own source)
+    assert [a.arg for a in fwd.args.args] == ["self", "query_states", "cos", "sin"], ast.unparse(fwd)
+    assert "return q_embed" in ast.unparse(fwd)
+    ref = (dec.root / attention["step"] / "refactored.py").read_text()
+    assert re.search(r"q_embed = self\.rope\w*\(query_states, cos, sin\)", ref), ref

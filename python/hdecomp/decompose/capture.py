@@ -1105,6 +1105,7 @@ class _GraphBuilder:
             for i, v in enumerate(value):
                 if _flatten(v) and any(isinstance(t, torch.Tensor) for t in _flatten(v)):
                     sub = self.graph.call_function(operator.getitem, (node, i))
+                    sub.meta["stack_trace"] = node.meta.get("stack_trace")   # `q, k, v = ...`: named by it
                     self.values[sub.name] = v
                     self._bind(sub, v)
         elif isinstance(value, dict):
@@ -1112,6 +1113,7 @@ class _GraphBuilder:
                 v = value[k]
                 if any(isinstance(t, torch.Tensor) for t in _flatten(v)):
                     sub = self.graph.call_function(operator.getitem, (node, k))
+                    sub.meta["stack_trace"] = node.meta.get("stack_trace")
                     self.values[sub.name] = v
                     self._bind(sub, v)
 

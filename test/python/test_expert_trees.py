@@ -1,0 +1,168 @@
+"""Trees an expert would draw (issue 14), on small models written like the real ones: a ResNet with
+torchvision's Bottleneck layout (one shared `self.relu`, a `downsample` Sequential) and an encoder whose
+position ids are an `arange`. Each is decomposed and verified; the tree has no quality finding, its fusions
+are named by role and hold one contraction, and children take the names the model's source gives values."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from decompose_checks import assert_fully_verified
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.quality import check_quality
+
+RESNET = '''
+import torch
+import torch.nn as nn
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, cin, width, stride=1):
+        super().__init__()
+        cout = width * 4
+        self.conv1 = nn.Conv2d(cin, width, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, stride=stride, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.conv3 = nn.Conv2d(width, cout, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        identity = x
+        out = self.conv1(x)
+        out = self.bn1(out)
+        out = self.relu(out)
+        out = self.conv2(out)
+        out = self.bn2(out)
+        out = self.relu(out)
+        out = self.conv3(out)
+        out = self.bn3(out)
+        identity = self.downsample(x)
+        out += identity
+        out = self.relu(out)
+        return out
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 7, stride=2, padding=3, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
+        self.layer1 = nn.Sequential(Bottleneck(8, 4), Bottleneck(16, 8, stride=2))
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer1(x)
+        x = torch.flatten(self.avgpool(x), 1)
+        return self.fc(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 32, 32)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+POSITIONS = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(50, 16)
+        self.pos = nn.Embedding(32, 16)
+        self.norm = nn.LayerNorm(16)
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, input_ids):
+        positions = torch.arange(input_ids.size(1), device=input_ids.device)
+        hidden_states = self.tok(input_ids) + self.pos(positions)
+        hidden_states = self.norm(hidden_states)
+        return torch.relu(self.proj(hidden_states))
+
+
+def get_inputs():
+    return [torch.randint(0, 50, (2, 12))]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("expert")
+    out = {}
+    for name, src in (("mini_resnet", RESNET), ("positions", POSITIONS)):
+        path = tmp / f"{name}.py"
+        path.write_text(src)
+        out[name] = decompose(path, tmp / "trees", DecomposeOptions(self_tests=False), progress=False)
+    return out
+
+
+def _nodes(dec: Any) -> dict[str, Any]:
+    return json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+
+
+def _forward_params(path: Path) -> list[str]:
+    model = next(s for s in ast.parse(path.read_text()).body if isinstance(s, ast.ClassDef) and s.name == "Model")
+    fwd = next(f for f in model.body if isinstance(f, ast.FunctionDef) and f.name == "forward")
+    return [a.arg for a in fwd.args.args[1:]]
+
+
+@pytest.mark.parametrize("name", ["mini_resnet", "positions"])
+def test_verified_with_no_quality_finding(trees: dict[str, Any], name: str) -> None:
+    assert_fully_verified(trees[name], pipeline=False)
+    report = check_quality(trees[name].root)
+    assert not report.findings, [f.to_dict() for f in report.findings]
+
+
+def test_bottleneck_is_three_conv_norm_fusions_and_its_downsample(trees: dict[str, Any]) -> None:
+    dec = trees["mini_resnet"]
+    nodes = _nodes(dec)
+    block = next(n for i, n in nodes.items() if i.startswith("bottleneck"))
+    kids = block["children"]
+    # the shared, stateless ReLU fuses at each of its three calls: no ReLU kernel beside the fusions
+    roles = sorted(re.sub(r"(_\d+(x\d+)*)?(_v\d+)?$", "", k) for k in kids)   # the role, without signature
+    assert roles == ["conv_norm_act", "conv_norm_act", "conv_norm_residual", "downsample"], kids
+    for kid in kids:
+        n = nodes[kid]
+        assert n["level"] == "fusion", (kid, n["level"])
+        if kid.startswith("conv_"):
+            ops = [o for o in n["ops"] if o in ("conv2d", "linear", "matmul")]
+            assert ops == ["conv2d"], (kid, n["ops"])   # one contraction per fusion
+    residual = next(c for c in kids if c.startswith("conv_norm_residual"))
+    assert _forward_params(dec.root / nodes[residual]["path"]) == ["out", "identity"]
+    # the stem (conv, bn, relu, maxpool) is one fusion named by its role, the head another
+    root = nodes[next(i for i, n in nodes.items() if n.get("parent") is None)]
+    assert any(c.startswith("conv_norm_act_pool") for c in root["children"]), root["children"]
+    assert any(c.startswith("classifier_head") for c in root["children"]), root["children"]
+
+
+def test_position_ids_stay_plumbing_in_the_parent(trees: dict[str, Any]) -> None:
+    dec = trees["positions"]
+    nodes = _nodes(dec)
+    assert not any("arange" in i for i in nodes), sorted(nodes)   # a constant is no kernel
+    root = next(n for n in nodes.values() if n.get("parent") is None)
+    ref = (dec.root / root["step"] / "refactored.py").read_text()
+    assert "positions = torch.arange(" in ref, ref
+    # the embedding lookups read the values under the source's names
+    emb = [n for i, n in nodes.items() if i.startswith("embedding") and n["level"] == "kernel"]
+    assert emb and all(nodes[k]["level"] for k in root["children"])
+    assert any(_forward_params(dec.root / n["path"]) == ["positions"] for n in emb), [n["path"] for n in emb]
