@@ -104,6 +104,12 @@ def test_names_and_dedup() -> None:
     assert reg.name_for("relu_fp32", "A") == ("relu_fp32", True)
     assert reg.name_for("relu_fp32", "A") == ("relu_fp32", False)
     assert reg.name_for("relu_fp32", "B") == ("relu_fp32_v2", True)
+    # a workload that differs by its input shapes is named by them; one with the same shapes gets `_v2`
+    assert reg.name_for("batch_norm2d_8_fp32", "C", "1x8x16x16") == ("batch_norm2d_8_fp32", True)
+    assert reg.name_for("batch_norm2d_8_fp32", "D", "1x8x4x4") == ("batch_norm2d_8_1x8x4x4_fp32", True)
+    assert reg.name_for("batch_norm2d_8_fp32", "E", "1x8x16x16") == ("batch_norm2d_8_fp32_v2", True)
+    assert reg.name_for("conv_norm_act_8x3x7x7", "F", "1x3x32x32") == ("conv_norm_act_8x3x7x7", True)
+    assert reg.name_for("conv_norm_act_8x3x7x7", "G", "1x3x64x64") == ("conv_norm_act_8x3x7x7_1x3x64x64", True)
 
 
 def test_literals_and_module_rebuild() -> None:

@@ -147,6 +147,9 @@ def test_bottleneck_is_three_conv_norm_fusions_and_its_downsample(trees: dict[st
         if kid.startswith("conv_"):
             ops = [o for o in n["ops"] if o in ("conv2d", "linear", "matmul")]
             assert ops == ["conv2d"], (kid, n["ops"])   # one contraction per fusion
+    # workloads of one name that differ by their inputs are named by them, never `_v2`
+    assert not [i for i in nodes if re.search(r"_v\d+$", i)], sorted(nodes)
+    assert any(re.fullmatch(r"batch_norm2d_8_2x8x\d+x\d+_fp32", i) for i in nodes), sorted(nodes)
     residual = next(c for c in kids if c.startswith("conv_norm_residual"))
     assert _forward_params(dec.root / nodes[residual]["path"]) == ["out", "identity"]
     # the stem (conv, bn, relu, maxpool) is one fusion named by its role, the head another

@@ -39,12 +39,20 @@ from hdecomp.decompose.codegen import (
     _inputs_block,
     assemble,
     describe,
+    flat_tensors,
     group_child_class,
     module_child_class,
     refactored_source,
     shape_text,
 )
-from hdecomp.decompose.naming import SHAPE_FREE_OPS, dtype_short, module_base_name, shape_sig, snake
+from hdecomp.decompose.naming import (
+    SHAPE_FREE_OPS,
+    dtype_short,
+    input_signature,
+    module_base_name,
+    shape_sig,
+    snake,
+)
 from hdecomp.decompose.plan import (
     LEVEL_NAMES,
     ChildPlan,
@@ -424,7 +432,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
                                                                   canon_ctx)
             level = 0 if child.kernel else child.level
-            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}")
+            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
+                                                 input_signature(flat_tensors(list(in_args))))
             child_files[attr] = stem
             ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)

@@ -117,18 +117,39 @@ class NameRegistry:
 
     by_content: dict[str, str] = field(default_factory=dict)
     taken: dict[str, str] = field(default_factory=dict)   # name -> content key
+    shapes: dict[str, str] = field(default_factory=dict)  # name -> its workload's input signature
 
-    def name_for(self, base: str, content_key: str) -> tuple[str, bool]:
-        """(name, is_new). `content_key` identifies the workload (the generated body)."""
+    def name_for(self, base: str, content_key: str, shapes: str = "") -> tuple[str, bool]:
+        """(name, is_new). `content_key` identifies the workload (the generated body); `shapes` is its input
+        signature (`input_signature`). A new workload whose base is taken by one with other input shapes is
+        named with its own (`with_signature`: a name that says how it differs), else `_v2`, `_v3`, ..."""
         if content_key in self.by_content:
             return self.by_content[content_key], False
-        name, n = base, 1
+        name = base
+        if base in self.taken and shapes and shapes != self.shapes.get(base) and shapes not in base:
+            name = with_signature(base, shapes)
+        stem, n = name, 1
         while name in self.taken:
             n += 1
-            name = f"{base}_v{n}"
+            name = f"{stem}_v{n}"
         self.taken[name] = content_key
         self.by_content[content_key] = name
+        self.shapes[name] = shapes
         return name, True
+
+
+def input_signature(inputs: list[torch.Tensor]) -> str:
+    """The shapes of the first two tensor inputs (`1x64x56x56`, `2x16_2x16x8`); empty without tensors."""
+    return "_".join(shape_sig(t.shape) for t in inputs[:2])
+
+
+def with_signature(base: str, sig: str) -> str:
+    """`base` with an input signature before its dtype (`batch_norm2d_64_fp32` -> `batch_norm2d_64_1x64x56x56_fp32`,
+    `conv_norm_act_64x3x7x7` -> `conv_norm_act_64x3x7x7_1x3x224x224`)."""
+    head, _, tail = base.rpartition("_")
+    if head and (tail in DTYPE_SHORT.values() or tail == "any"):
+        return f"{head}_{sig}_{tail}"
+    return f"{base}_{sig}"
 
 
 def module_base_name(sub: nn.Module, target: str) -> str:

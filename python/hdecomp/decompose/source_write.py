@@ -22,8 +22,8 @@ import torch
 from torch import nn
 
 from hdecomp.component import Component, clone_nested, load_component, map_nested
-from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, shape_text
-from hdecomp.decompose.naming import snake
+from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, flat_tensors, shape_text
+from hdecomp.decompose.naming import input_signature, snake
 from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
 from hdecomp.decompose.source_step import (
     SourceChild,
@@ -316,7 +316,8 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
         base = c.base
-    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}")
+    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
+                                         input_signature(flat_tensors(list(r.args))))
     header = {
         "Level": LEVEL_NAMES[level],
         "Ops": ", ".join(c.ops) or "-",
