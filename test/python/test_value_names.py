@@ -18,6 +18,7 @@ class Attention(nn.Module):
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         q, k, v = self.qkv(hidden_states).chunk(3, dim=-1)
+        _, _unused = q.chunk(2, dim=-1)
         attn_weights = torch.softmax(q @ k.transpose(-1, -2), dim=-1)
         attn_output = attn_weights @ v
         return self.proj(attn_output)
@@ -31,7 +32,8 @@ def test_fx_graph_values_take_their_assigned_names() -> None:
     names = _by_name(_LeafTracer().trace(Attention()))
     assert names["hidden_states"] == "hidden_states"
     items = sorted(v for n, v in names.items() if n.startswith("getitem"))
-    assert items == ["k", "q", "v"]                 # `q, k, v = ...chunk(3)`: one name per item
+    # `q, k, v = ...chunk(3)`: one name per item; `_, _unused = ...`: thrown away, named after the op
+    assert items == ["chunk_0", "chunk_1", "k", "q", "v"], items
     assert names["softmax"] == "attn_weights"       # the last op of its line takes the assigned name
     assert names["matmul"] != "attn_weights"        # an inner op of that line does not
     assert "attn_output" in names.values()

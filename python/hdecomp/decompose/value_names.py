@@ -37,16 +37,22 @@ def value_names(graph: fx.Graph) -> dict[fx.Node, str]:
         if not targets:
             continue
         value = [n for n in group if not _is_item(n)] or group   # `x1 = x[..., :h]`: the item is the value
-        if len(targets) == 1 and value:
+        if len(targets) == 1 and value and _readable(targets[0]):
             names[value[-1]] = targets[0]
         elif len(targets) > 1:
             for n in group:
-                if _is_item(n) and isinstance(n.args[1], int) and 0 <= n.args[1] < len(targets):
+                if _is_item(n) and isinstance(n.args[1], int) and 0 <= n.args[1] < len(targets) and \
+                        _readable(targets[n.args[1]]):
                     names[n] = targets[n.args[1]]
     for n in nodes:
         if n not in names:
             names[n] = _fallback(n, names)
     return names
+
+
+def _readable(name: str) -> bool:
+    """A name worth keeping: not `_` (a value the source throws away) nor a private `_tmp`."""
+    return not name.startswith("_")
 
 
 def _is_item(n: fx.Node) -> bool:
