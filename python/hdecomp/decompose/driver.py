@@ -432,8 +432,9 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
                                                                   canon_ctx)
             level = 0 if child.kernel else child.level
+            shape_free = child.kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS   # named without shapes
             stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
-                                                 input_signature(flat_tensors(list(in_args))))
+                                                 "" if shape_free else input_signature(flat_tensors(list(in_args))))
             child_files[attr] = stem
             ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)
