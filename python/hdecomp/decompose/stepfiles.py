@@ -56,17 +56,19 @@ def init_inputs_expr(comp: Any, ctx: SourceContext) -> str:
 
 
 def workload_key(body: str, kernel: bool, ops: list[str]) -> str:
-    """Dedup key: the file body; for shape-free single ops, the body without its example shapes."""
+    """Dedup key: the file body without its example inputs' value ranges; for shape-free single ops, the body
+    without its example shapes."""
     import re
     if kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
         # (and without the `batch_size` line the example inputs are written with)
         return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
-    if kernel:  # value ranges and finiteness of the example inputs are not part of the workload
-        body = re.sub(r"torch\.rand\(", "torch.randn(", body)
-        # nor the recorded values of small index inputs (codegen.input_expr), beyond their shape
-        body = re.sub(r"torch\.tensor\((\[[-0-9, \[\]TrueFals]*\]), dtype=(torch\.\w+)\)",
-                      lambda m: f"<{_nested_shape(m.group(1))} {m.group(2)}>", body)
-        body = re.sub(r", (True|False)\),\n", "),\n", body)
+    # value ranges and finiteness of the example inputs are not part of the workload (a residual add whose
+    # identity is a ReLU's output in one block and a downsample's in the next is one fusion)
+    body = re.sub(r"torch\.rand\(", "torch.randn(", body)
+    # nor the recorded values of small index inputs (codegen.input_expr), beyond their shape
+    body = re.sub(r"torch\.tensor\((\[[-0-9, \[\]TrueFals]*\]), dtype=(torch\.\w+)\)",
+                  lambda m: f"<{_nested_shape(m.group(1))} {m.group(2)}>", body)
+    body = re.sub(r", (True|False)\),\n", "),\n", body)
     return body
 
 
