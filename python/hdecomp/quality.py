@@ -119,6 +119,7 @@ class _File:
     model: ast.ClassDef | None
     forward: ast.FunctionDef | None
     inputs: list[ast.expr] | None          # get_inputs()'s returned list items, when a list literal
+    modules: dict[str, str] | None = None   # attr -> op name of the submodules, where not read off __init__
 
     @property
     def params(self) -> list[str]:
@@ -144,6 +145,35 @@ def _read(path: Path) -> _File | None:
         if ret is not None and isinstance(ret.value, (ast.List, ast.Tuple)):
             inputs = list(ret.value.elts)
     return _File(tree, model, forward, inputs)
+
+
+def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | None:
+    """A decomposed component's forward as its step's refactored.py writes it, each child call named by
+    what the child holds (a contraction, a softmax, else its first op): what Q1 counts where the component's
+    own file only subclasses a package module (`class Model(LlamaMLP)`)."""
+    step = node.step
+    if not step:
+        return None
+    f = _read(root / step / "refactored.py")
+    if f is None:
+        return None
+    model = next((s for s in f.tree.body if isinstance(s, ast.ClassDef) and s.name == "RefactoredModel"), None)
+    if model is None:
+        return None
+    forward = next((s for s in model.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
+    stems = {a.asname or a.name: s.module.split(".", 1)[1] for s in f.tree.body
+             if isinstance(s, ast.ImportFrom) and s.module and s.module.startswith("children.") for a in s.names}
+    modules: dict[str, str] = {}
+    for attr, cls in _module_attrs(model).items():
+        child = tree.nodes.get(stems.get(cls, ""))
+        ops = [str(o) for o in child.extra.get("ops") or []] if child is not None else []
+        if any(_is_contraction(o) for o in ops):
+            modules[attr] = "linear"
+        elif any(_norm_op(o) in _ATTENTION_SOFTMAX for o in ops):
+            modules[attr] = "softmax"
+        elif ops:
+            modules[attr] = ops[0]
+    return _File(f.tree, model, forward, None, modules)
 
 
 def _call_name(node: ast.Call) -> str:
@@ -180,7 +210,7 @@ def _forward_calls(f: _File) -> list[tuple[str, str | None]]:
     is not told apart here: callers filter."""
     if f.forward is None or f.model is None:
         return []
-    modules = _module_attrs(f.model)
+    modules = f.modules if f.modules is not None else _module_attrs(f.model)
     calls: list[tuple[str, str | None]] = []
     for node in _postorder(f.forward):
         if isinstance(node, ast.Call):
@@ -392,7 +422,8 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
 
     is_root = node.id == tree.root_id
     if level == 1:
-        n, names = _contractions(f, ops)
+        view = _step_view(report.root, tree, node) if not _forward_ops(f) else None
+        n, names = _contractions(view, []) if view is not None else _contractions(f, ops)
         if n > 1:
             add("Q1", f"{n} contractions ({', '.join(names)}): a fusion holds one, or a known multi-contraction "
                       "pattern (attention core, gate/up pair, squeeze-excitation)")

@@ -254,3 +254,17 @@ def test_llama_attention_is_drawn_as_an_expert_would(trees: dict[str, Any]) -> N
     assert "return q_embed" in ast.unparse(fwd)
     ref = (dec.root / attention["step"] / "refactored.py").read_text()
     assert re.search(r"q_embed = self\.rope\w*\(query_states, cos, sin\)", ref), ref
+
+
+def test_gated_mlp_is_a_layer_of_its_gate_up_fusion_and_down_projection(trees: dict[str, Any]) -> None:
+    """LlamaMLP holds two contractions beyond its gate/up pair: a layer, whose gate/up pair (two
+    contractions of one input) with the SiLU and the product is one fusion, the down projection a kernel."""
+    nodes = json.loads((trees["tiny_llama"].root / "decomposition_tree.json").read_text())["nodes"]
+    mlp = next(n for i, n in nodes.items() if i.startswith("llamamlp"))
+    assert mlp["level"] == "layer", mlp["level"]
+    kids = mlp["children"]
+    gate_up = [c for c in kids if c.startswith("gate_up_proj")]
+    assert len(gate_up) == 1 and nodes[gate_up[0]]["level"] == "fusion", kids
+    ops = nodes[gate_up[0]]["ops"]
+    assert sum(o == "linear" for o in ops) == 2 and "mul" in ops, ops
+    assert [c for c in kids if c not in gate_up] == ["linear_64x32_fp32"], kids

@@ -117,3 +117,32 @@ def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: py
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "FAIL" and data["totals"]["Q5"] == {"kernel": 1}
     assert main(["validate", "--quality", str(tmp_path / "nothing")]) == 2
+
+
+def test_a_packaged_module_fusion_is_judged_by_its_step(tmp_path: Path) -> None:
+    """`class Model(LlamaMLP)` shows no ops: Q1 reads the fusion's step, where the gate/up pair (one input)
+    counts as one contraction and the down projection as a second."""
+    opaque = HEAD + "class Model(nn.Sequential):\n    pass\n\n\ndef get_inputs():\n    return [torch.randn(2, 4)]\n"
+    files = {"level_3_model/model.py": FILES["level_3_model/model.py"], "level_1_fusion/mlp.py": opaque,
+             "level_1_fusion/gate_mlp.py": opaque}
+    root = _tree(tmp_path / "t", files)
+    tree = json.loads((root / "decomposition_tree.json").read_text())
+    for name, down in (("mlp", True), ("gate_mlp", False)):
+        step = root / "steps" / f"step_{name}"
+        step.mkdir(parents=True)
+        calls = "        y = self.act(self.gate(x)) * self.up(x)\n" + (
+            "        return self.down(y)\n" if down else "        return y\n")
+        (step / "refactored.py").write_text(
+            "import torch.nn as nn\nfrom children.linear_4x8_fp32 import Model as Lin\n"
+            "from children.silu_fp32 import Model as Act\nfrom children.linear_8x4_fp32 import Model as Down\n\n\n"
+            "class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.gate = Lin()\n        self.up = Lin()\n        self.act = Act()\n        self.down = Down()\n\n"
+            "    def forward(self, x):\n" + calls)
+        tree["nodes"][name]["step"] = f"steps/step_{name}"
+        tree["nodes"][name]["ops"] = ["LlamaMLP"]
+    for stem, ops in (("linear_4x8_fp32", ["Linear"]), ("silu_fp32", ["silu"]), ("linear_8x4_fp32", ["Linear"])):
+        tree["nodes"][stem] = {"id": stem, "name": stem, "level": "kernel", "path": f"level_0_kernel/{stem}.py",
+                               "ops": ops, "children": []}
+    (root / "decomposition_tree.json").write_text(json.dumps(tree))
+    found = {(f.rule, Path(f.file or "").stem) for f in check_quality(root).findings if f.rule == "Q1"}
+    assert found == {("Q1", "mlp")}, found

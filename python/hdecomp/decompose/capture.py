@@ -41,6 +41,7 @@ from torch.overrides import TorchFunctionMode
 
 from hdecomp.component import clone_nested
 from hdecomp.decompose.value_names import user_frame_trace
+from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 # ---- constructor arguments ---------------------------------------------------------------------------
 
@@ -379,6 +380,9 @@ class Reference:
     inventory: Counter[str]
     total: int
     per_module: dict[str, int]
+    # per submodule: its contractions, softmaxes, pools and gates in execution order
+    # (vocab/roles.effective_contractions)
+    contraction_ops: dict[str, list[str]] = field(default_factory=dict)
     # the component's own code (not a child's) turned a tensor into a Python value (`if x.mean() > 0:`,
     # `.item()`): a graph holds only the recorded path through it
     materializes: list[str] = field(default_factory=list)
@@ -413,16 +417,20 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
     total = 0
     materializes = sorted({e.raw.rsplit(".", 1)[-1] for e in trace.events
                            if e.level == "function" and e.module == "" and e.raw.rsplit(".", 1)[-1] in _MATERIALIZE})
+    contraction_ops: dict[str, list[str]] = {}
     for e in trace.events:
         if e.level != "aten" or not e.compute:
             continue
         total += 1
         parts = e.module.split(".") if e.module else []
+        kind = category(e.name)
         for i in range(1, len(parts) + 1):
             key = ".".join(parts[:i])
             per[key] = per.get(key, 0) + 1
+            if kind in STRUCTURE_KINDS or e.name == "mean":
+                contraction_ops.setdefault(key, []).append(e.name)
     return Reference(output=out, inventory=trace.compute_inventory("aten"), total=total, per_module=per,
-                     materializes=materializes, _rerun=plain)
+                     contraction_ops=contraction_ops, materializes=materializes, _rerun=plain)
 
 
 # Tensor methods that hand a tensor's value to Python (which may then branch on it)

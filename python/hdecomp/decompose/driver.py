@@ -327,12 +327,14 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                  "recorded the real execution instead" if cap.method == "record" else None)
 
     # Choose children; a cap that yields a single child equal to the parent is lowered.
-    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else [5, 1] if total > 5 else [1]
+    # (a layer of 5 ops or fewer, made a layer by its contractions, still splits into fusions)
+    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else [5, 1] if total > 5 or total > 1 else [1]
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in caps:
         try:
-            children = plan_children(model, cap.graph, node.level, per_module, cap.child_calls, group_cap)
+            children = plan_children(model, cap.graph, node.level, per_module, cap.child_calls, group_cap,
+                                     expected.contraction_ops)
         except PlanError as exc:
             last_err = str(exc)
             children = []

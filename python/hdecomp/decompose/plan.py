@@ -25,6 +25,8 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.vocab.roles import effective_contractions
+
 LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
 
 # What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
@@ -349,9 +351,12 @@ def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
 
 
 def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
-                  calls: dict[str, int], cap: int) -> list[ChildPlan]:
+                  calls: dict[str, int], cap: int, contraction_ops: dict[str, list[str]] | None = None,
+                  ) -> list[ChildPlan]:
     """Split the graph into children. `op_counts`: compute ops per submodule (qualified name). `cap`: the
-    most ops one group may hold; never more than the level below allows (a layer's groups are fusions)."""
+    most ops one group may hold; never more than the level below allows (a layer's groups are fusions).
+    `contraction_ops`: per submodule, its recorded contractions (capture.Reference): a submodule holding
+    several is a layer, whatever its size (a fusion holds one contraction)."""
     cap = min(cap, GROUP_CAP.get(level, cap))
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
@@ -530,6 +535,9 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             children.insert(min(readers, default=len(children)), const)
             owner[const.members[0]] = const
 
+    if cap <= GROUP_CAP[2]:
+        _merge_gate_up_pairs(children, root, cap)
+
     # inputs / outputs of each child (graph order)
     for child in children:
         member_set = set(child.members)
@@ -564,10 +572,45 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         child.level = min(level - 1, natural_level(size, child.kernel)) if level > 1 else 0
         if level == 2 and child.kind == "module" and natural_level(size, child.kernel) >= 2:
             child.level = 2   # a layer of layers: a block's attention is a layer below the block
+        if level >= 2 and child.kind == "module" and not child.kernel and contraction_ops is not None and \
+                effective_contractions(contraction_ops.get(str(child.target), [])) >= 2:
+            child.level = 2   # an MLP, an attention with its projections: several contractions make a layer
         if not child.kernel and child.level == 0:
             child.level = 1
     _validate_order(children, pos)
     return children
+
+
+def _merge_gate_up_pairs(children: list[ChildPlan], root: nn.Module, cap: int) -> None:
+    """A contraction kernel whose every output feeds one fusion that holds a contraction of the same input
+    joins that fusion: a gated MLP's `act(gate(x)) * up(x)` is one fusion (one grouped GEMM and its
+    epilogue), as rule Q1 counts it."""
+    from hdecomp.vocab.roles import CONTRACTION_KINDS, category
+
+    def contraction(n: fx.Node) -> bool:
+        return category(node_op_name(n, root)) in CONTRACTION_KINDS
+
+    def first_input(n: fx.Node) -> fx.Node | None:
+        ins = [a for a in n.all_input_nodes if a.op != "get_attr"]
+        return ins[0] if ins else None
+
+    for k in list(children):
+        if k.kind != "group" or k.semantic or k.role or k.constant or len(k.core) != 1 or not contraction(k.core[0]):
+            continue
+        x = first_input(k.core[0])
+        users = {u for m in k.members for u in m.users if u not in k.members}
+        owners = [g for g in children if g is not k and g.kind == "group" and users and users <= set(g.members)]
+        if x is None or len(owners) != 1:
+            continue
+        g = owners[0]
+        if g.semantic or g.role or g.ops + k.ops > cap or \
+                not any(contraction(m) and first_input(m) is x for m in g.core):
+            continue
+        order = {n: i for i, n in enumerate(g.members[0].graph.nodes)}
+        g.members = sorted(g.members + k.members, key=order.__getitem__)
+        g.core = sorted(g.core + k.core, key=order.__getitem__)
+        g.ops += k.ops
+        children.remove(k)
 
 
 def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:

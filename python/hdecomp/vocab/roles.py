@@ -91,6 +91,8 @@ def category(op: str) -> str:
     name = canonical(op)
     if name in _SIMPLE:
         return _SIMPLE[name]
+    if "scaled_dot_product" in name or "flash_attention" in name or "efficient_attention" in name:
+        return SDPA   # aten's `_scaled_dot_product_flash_attention_for_cpu` and friends
     if _SOFTMAX.search(name):
         return SOFTMAX
     if _NORM.search(name):
@@ -110,6 +112,10 @@ def category(op: str) -> str:
     if "linear" in name:
         return LINEAR
     return OTHER
+
+
+# categories an op sequence keeps for `effective_contractions`
+STRUCTURE_KINDS = CONTRACTION_KINDS | {SOFTMAX, POOL, GATE}
 
 
 # ---- roles ------------------------------------------------------------------------------------------
@@ -275,4 +281,29 @@ def _linear_role(cats: list[str], n: Counter[str], k: int) -> str:
     return "linear_epilogue" if linears else "matmul_epilogue"
 
 
-__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "canonical", "category", "role_of"]
+def effective_contractions(ops: list[str]) -> int:
+    """How many contractions a run of ops holds, in execution order, counting the attention core (a
+    contraction, a softmax, then a second contraction) as one: what rule Q1 counts where the operands are
+    not known (a recorded op sequence). Contractions of one input (a gate/up pair) need the dataflow
+    (plan.py merges those). Squeeze-excitation (a pool, two contractions, a sigmoid-like gate) is one."""
+    kinds = [category(o) for o in ops]
+    where = [i for i, k in enumerate(kinds) if k in CONTRACTION_KINDS]
+    if len(where) == 2 and any(k == POOL or canonical(o) == "mean" for k, o in zip(kinds[:where[0]], ops, strict=False)) \
+            and GATE in kinds[where[1] + 1:]:
+        return 1
+    count, open_core, softmax = 0, False, False
+    for op in ops:
+        kind = category(op)
+        if kind == SOFTMAX:
+            softmax = open_core
+        elif kind in CONTRACTION_KINDS:
+            if open_core and softmax and kind == MATMUL:
+                open_core = softmax = False
+                continue
+            count += 1
+            open_core, softmax = kind == MATMUL, False
+    return count
+
+
+__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "canonical", "category", "effective_contractions",
+           "role_of"]
