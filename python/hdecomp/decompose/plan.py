@@ -39,8 +39,11 @@ PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten,
                               # tensors made from sizes and literals (position ids, a mask's ones): constants
                               # are data plumbing (anti-cheat's PLUMBING_OPS), never a kernel of their own
                               torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.linspace,
-                              torch.zeros_like, torch.ones_like, torch.full_like, torch.empty_like}
-PARENT_METHODS |= {"new_zeros", "new_ones", "new_full", "new_empty"}
+                              torch.zeros_like, torch.ones_like, torch.full_like, torch.empty_like,
+                              torch.tensor, torch.as_tensor, torch.scalar_tensor,
+                              # copies: `original_x = x.clone().detach()` moves no compute
+                              torch.clone, torch.detach}
+PARENT_METHODS |= {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "clone", "detach"}
 
 # Leaf modules that are one logical op even if written as several primitives.
 SEMANTIC_KERNEL = re.compile(r"(norm|gelu|silu|swish|mish|softmax|activation|act$|relu|sigmoid|identity|"
