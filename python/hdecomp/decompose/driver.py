@@ -117,6 +117,11 @@ def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     return "_".join(parts)
 
 
+def _is_nn_container(m: nn.Module) -> bool:
+    """A torch.nn Sequential / ModuleList / ModuleDict itself (not a subclass: a package's block)."""
+    return type(m) in (nn.Sequential, nn.ModuleList, nn.ModuleDict) and any(True for _ in m.children())
+
+
 def _group_base_name(child: ChildPlan, root: nn.Module) -> str:
     """A fusion's or layer's file name: its role (vocab/roles.py: `conv_norm_act`, `attention_core`), then
     the signature of its first contraction module where it has one (`conv_norm_act_64x3x7x7`), so that
@@ -293,6 +298,18 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
+        # A torch.nn container around one op (torchvision's `heads = Sequential(Linear)`) is no component of
+        # its own: its op is a child of this step (a kernel, not a one-op fusion).
+        one_op = sorted({str(n.target) for n in cap.graph.nodes if n.op == "call_module"
+                         and str(n.target) not in expand and per_module.get(str(n.target), 0) == 1
+                         and _is_nn_container(model.get_submodule(str(n.target)))})
+        if one_op:
+            expand |= set(one_op)
+            del cap
+            gc.collect()
+            cap = capture(model, args, kwargs, expected, expand)
+            dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
+                     "a torch.nn container around one op: the op is a child of this step")
         # Stages of layers (under a model) and layer-sized modules inside a layer: split here (plan.py).
         for _ in range(8):
             big = [t for t in oversized_module_children(model, cap.graph, node.level, per_module,
