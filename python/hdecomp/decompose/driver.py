@@ -413,7 +413,9 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 base = module_base_name(sub, str(child.target)) if not child.kernel else \
                     _kernel_base_name(child, model, cap)
                 attr = child.target.replace(".", "_") if child.target else "child"
-                in_names = [f"arg{i}" for i in range(len(in_args))]
+                # the header and the tree name the inputs like the module's forward does (`hidden_states`)
+                in_names = _forward_parameter_names(sub, len(in_args), prefix=True) or \
+                    [f"arg{i}" for i in range(len(in_args))]
             else:
                 doc = " -> ".join(child.op_names) + "."
                 if child.constant:   # plan.py: a parent tensor that a submodule child is called with
@@ -580,8 +582,9 @@ def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: i
                      ops=ops, op_names=op_names, kernel=True, level=0, core=core)
 
 
-def _forward_parameter_names(model: nn.Module, count: int) -> list[str] | None:
-    """The names of `model.forward`'s positional parameters, when there are exactly `count` of them."""
+def _forward_parameter_names(model: nn.Module, count: int, prefix: bool = False) -> list[str] | None:
+    """The names of `model.forward`'s positional parameters, when there are exactly `count` of them (with
+    `prefix`: the first `count`, for a call that leaves the others to their defaults)."""
     import inspect
     try:
         params = inspect.signature(model.forward).parameters.values()
@@ -590,6 +593,8 @@ def _forward_parameter_names(model: nn.Module, count: int) -> list[str] | None:
     if any(p.kind == p.VAR_POSITIONAL for p in params):
         return None
     names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if prefix and len(names) >= count:
+        return names[:count]
     return names if len(names) == count else None
 
 
