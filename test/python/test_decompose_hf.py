@@ -268,3 +268,15 @@ def test_gated_mlp_is_a_layer_of_its_gate_up_fusion_and_down_projection(trees: d
     ops = nodes[gate_up[0]]["ops"]
     assert sum(o == "linear" for o in ops) == 2 and "mul" in ops, ops
     assert [c for c in kids if c not in gate_up] == ["linear_64x32_fp32"], kids
+
+
+def test_gpt2_conv1d_projections_are_kernels(trees: dict[str, Any]) -> None:
+    """transformers' Conv1D (one addmm between views, no submodules) is a kernel, not a one-op fusion; the
+    GPT-2 tree has no quality finding."""
+    from hdecomp.quality import check_quality
+    dec = trees["tiny_gpt2"]
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    conv1d = [i for i in nodes if i.startswith("conv1d")]
+    assert conv1d and all(nodes[i]["level"] == "kernel" for i in conv1d), {i: nodes[i]["level"] for i in conv1d}
+    report = check_quality(dec.root)
+    assert not report.findings, [f.to_dict() for f in report.findings]
