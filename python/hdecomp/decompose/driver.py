@@ -345,7 +345,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
 
     # Choose children; a cap that yields a single child equal to the parent is lowered.
     # (a layer of 5 ops or fewer, made a layer by its contractions, still splits into fusions)
-    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else [5, 1] if total > 5 or total > 1 else [1]
+    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else \
+        [5, 1] if total > 5 or (total > 1 and node.level == 2) else [1]
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in caps:
