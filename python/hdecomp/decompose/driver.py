@@ -65,7 +65,14 @@ from hdecomp.decompose.plan import (
 from hdecomp.decompose.shapes import full_size_capture, full_size_io
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import LEVEL_DIRS, DecomposeOptions, Decomposition, Node, StepRecord, now_iso
-from hdecomp.decompose.stepfiles import check_expr, init_inputs_expr, io_maps, tie_tied_tensors, workload_key
+from hdecomp.decompose.stepfiles import (
+    check_expr,
+    init_inputs_expr,
+    io_maps,
+    is_shape_free,
+    tie_tied_tensors,
+    workload_key,
+)
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.results import dumps_json, write_json_atomic, write_text_atomic
@@ -454,9 +461,9 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
                                                                   canon_ctx)
             level = 0 if child.kernel else child.level
-            shape_free = child.kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS   # named without shapes
             stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
-                                                 "" if shape_free else input_signature(flat_tensors(list(in_args))))
+                                                 "" if is_shape_free(child.kernel, ops) else
+                                                 input_signature(flat_tensors(list(in_args))))
             child_files[attr] = stem
             ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)

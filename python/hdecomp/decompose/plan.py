@@ -25,7 +25,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.vocab.roles import effective_contractions
+from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 
 LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
 
@@ -591,8 +591,6 @@ def _merge_gate_up_pairs(children: list[ChildPlan], root: nn.Module, cap: int) -
     """A contraction kernel whose every output feeds one fusion that holds a contraction of the same input
     joins that fusion: a gated MLP's `act(gate(x)) * up(x)` is one fusion (one grouped GEMM and its
     epilogue), as rule Q1 counts it."""
-    from hdecomp.vocab.roles import CONTRACTION_KINDS, category
-
     def contraction(n: fx.Node) -> bool:
         return category(node_op_name(n, root)) in CONTRACTION_KINDS
 
@@ -622,7 +620,6 @@ def _merge_gate_up_pairs(children: list[ChildPlan], root: nn.Module, cap: int) -
 def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
     """Whether `n` is a contraction that group `g` (which holds one already) cannot take: anything but the
     attention core's `softmax(q @ k^T ...) @ v`."""
-    from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category
     kind = category(node_op_name(n, root))
     if kind not in CONTRACTION_KINDS:
         return False

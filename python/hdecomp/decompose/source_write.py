@@ -23,7 +23,7 @@ from torch import nn
 
 from hdecomp.component import Component, clone_nested, load_component, map_nested
 from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, flat_tensors, shape_text
-from hdecomp.decompose.naming import SHAPE_FREE_OPS, input_signature, snake
+from hdecomp.decompose.naming import input_signature, snake
 from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
 from hdecomp.decompose.source_step import (
     SourceChild,
@@ -36,6 +36,7 @@ from hdecomp.decompose.state import LEVEL_DIRS, Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
     io_maps,
+    is_shape_free,
     module_kernel_name,
     op_kernel_name,
     tie_tied_tensors,
@@ -316,9 +317,9 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
         base = c.base
-    shape_free = kernel and bool(c.ops) and snake(c.ops[0]) in SHAPE_FREE_OPS   # named without shapes
     stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
-                                         "" if shape_free else input_signature(flat_tensors(list(r.args))))
+                                         "" if is_shape_free(kernel, c.ops) else
+                                         input_signature(flat_tensors(list(r.args))))
     header = {
         "Level": LEVEL_NAMES[level],
         "Ops": ", ".join(c.ops) or "-",

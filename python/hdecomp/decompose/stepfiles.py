@@ -55,11 +55,17 @@ def init_inputs_expr(comp: Any, ctx: SourceContext) -> str:
         return "[]"
 
 
+def is_shape_free(kernel: bool, ops: list[str]) -> bool:
+    """A kernel of one op whose work depends on the element count only (`relu`, `mul`): its workload and
+    name carry no shapes."""
+    return kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS
+
+
 def workload_key(body: str, kernel: bool, ops: list[str]) -> str:
     """Dedup key: the file body without its example inputs' value ranges; for shape-free single ops, the body
     without its example shapes."""
     import re
-    if kernel and ops and snake(ops[0]) in SHAPE_FREE_OPS:
+    if is_shape_free(kernel, ops):
         # (and without the `batch_size` line the example inputs are written with)
         return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
     # value ranges and finiteness of the example inputs are not part of the workload (a residual add whose
