@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.results import dumps_json, read_json, write_json_atomic, write_text_atomic
@@ -38,6 +38,11 @@ from hdecomp.tree import (
     discover_steps,
     source_key,
 )
+
+if TYPE_CHECKING:
+    from hdecomp.weights import WeightSlice
+
+    MapValue = str | list[WeightSlice]   # a composed key, or the slices of a packed original tensor
 
 SCRIPT = "composition_test.py"
 RESULT_MARK = "COMPOSITION_RESULT "
@@ -86,11 +91,11 @@ class Composition:
     order: list[Path] = field(default_factory=list)                # step dirs, children before parents
     leaves: dict[Path, Leaf] = field(default_factory=dict)         # child file (resolved) -> leaf
     targets: dict[tuple[Path, str], str] = field(default_factory=dict)  # (step dir, alias) -> class name
-    weight_map: dict[str, str] = field(default_factory=dict)
+    weight_map: dict[str, MapValue] = field(default_factory=dict)   # original key -> composed key or slices
     notes: list[str] = field(default_factory=list)
     sub_steps: dict[tuple[Path, Path], Path] = field(default_factory=dict)  # (step dir, child file) -> step dir
     kernel_root: Leaf | None = None   # a one-kernel model: the composed model is this kernel file itself
-    step_maps: dict[Path, dict[str, str]] = field(default_factory=dict)  # step dir -> its key -> composed key
+    step_maps: dict[Path, dict[str, MapValue]] = field(default_factory=dict)  # step dir -> its key -> composed
 
 
 # ---- reading the steps --------------------------------------------------------------------------------
@@ -382,15 +387,44 @@ def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[st
     return found
 
 
-def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, str]:
-    """original key -> composed key, each step's weight map applied along the path to the kernels."""
+def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
+    """`value` (a key, or the slices of a packed tensor) with each key followed by `resolve` (key -> the
+    composed key or slices, None where a lower step leaves it unmapped)."""
+    from hdecomp.weights import WeightSlice
+    if isinstance(value, str):
+        got: MapValue | None = resolve(value)
+        return got
+    out: list[WeightSlice] = []
+    for p in value:
+        inner = resolve(p.key)
+        if inner is None:
+            continue
+        if isinstance(inner, str):
+            out.append(WeightSlice(inner, p.dim, p.start, p.stop))
+            continue
+        for q in inner:   # a slice of a slice: along the same dimension, offsets add
+            if q.dim != p.dim:
+                raise ComposeError(f"weight map: {p.key} is a slice of a packed tensor that a lower step slices "
+                                   "again along another dimension", where)
+            out.append(WeightSlice(q.key, p.dim, p.start + q.start, p.start + q.stop))
+    return out or None
+
+
+def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
+    from hdecomp.weights import map_value_json
+    return {k: map_value_json(v) for k, v in wm.items()}
+
+
+def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
+    """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
+    the path to the kernels."""
     from hdecomp.weights import build_weight_map, load_explicit_map
     if comp.kernel_root is not None or comp.top is None:
-        return _kernel_root_weight_map(comp, timeout)
+        return dict(_kernel_root_weight_map(comp, timeout))
     top = comp.top
-    memo: dict[Path, dict[str, str]] = {}
+    memo: dict[Path, dict[str, MapValue]] = {}
 
-    def for_step(step_dir: Path) -> dict[str, str]:
+    def for_step(step_dir: Path) -> dict[str, MapValue]:
         if step_dir in memo:
             return memo[step_dir]
         plan = comp.plans[step_dir]
@@ -409,18 +443,26 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
         sub_for: dict[str, Path | None] = {}
         for qn, f in instances:
             sub_for[qn] = comp.sub_steps.get((step_dir, f))
-        out: dict[str, str] = {}
-        for okey, rkey in wm.mapping.items():
+        def resolve(rkey: str) -> MapValue | None:
+            """A key of this step's refactored model, followed into the step of the child that holds it."""
+            from hdecomp.weights import WeightSlice
             owner = next((qn for qn, _ in instances if rkey.startswith(qn + ".")), None)
             sub = sub_for.get(owner) if owner else None
             if owner is None or sub is None:
-                out[okey] = rkey
-                continue
-            inner = for_step(sub)
-            rest = rkey[len(owner) + 1:]
-            if rest not in inner:   # the child's own step leaves it unmapped (a BatchNorm's num_batches_tracked
-                continue            # when the kernel is F.batch_norm): so does the whole model's map
-            out[okey] = f"{owner}.{inner[rest]}"
+                return rkey
+            # (the child's own step may leave it unmapped, a BatchNorm's num_batches_tracked when the kernel is
+            # F.batch_norm: so does the whole model's map)
+            got = for_step(sub).get(rkey[len(owner) + 1:])
+            if got is None or isinstance(got, str):
+                return None if got is None else f"{owner}.{got}"
+            return [WeightSlice(f"{owner}.{q.key}", q.dim, q.start, q.stop) for q in got]
+
+        out: dict[str, MapValue] = {}
+        values: list[tuple[str, MapValue]] = [*wm.mapping.items(), *wm.slices.items()]
+        for okey, value in values:
+            got = _through(value, resolve, s.weight_map or s.refactored)
+            if got is not None:
+                out[okey] = got
         memo[step_dir] = out
         comp.step_maps[step_dir] = out
         return out
@@ -502,7 +544,7 @@ class _ChildTensorPaths(ast.NodeTransformer):
     composed step: that step moved the tensor into a child of its own, so the name follows the step's
     weight map (`self.a.w` -> `self.a.mul.w`)."""
 
-    def __init__(self, maps: dict[str, dict[str, str]]) -> None:
+    def __init__(self, maps: dict[str, dict[str, MapValue]]) -> None:
         self.maps = maps
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
@@ -514,7 +556,7 @@ class _ChildTensorPaths(ast.NodeTransformer):
         if isinstance(cur, ast.Name) and cur.id == "self" and len(chain) >= 2 and chain[0] in self.maps:
             key = ".".join(chain[1:])
             new_key = self.maps[chain[0]].get(key)
-            if new_key is not None and new_key != key:
+            if isinstance(new_key, str) and new_key != key:   # (a tie cannot name a slice)
                 new: ast.expr = ast.Name(id="self", ctx=ast.Load())
                 for part in [chain[0], *new_key.split(".")]:
                     new = ast.Attribute(value=new, attr=part, ctx=ast.Load())
@@ -525,7 +567,7 @@ class _ChildTensorPaths(ast.NodeTransformer):
         return node
 
 
-def _child_step_maps(comp: Composition, plan: StepPlan) -> dict[str, dict[str, str]]:
+def _child_step_maps(comp: Composition, plan: StepPlan) -> dict[str, dict[str, MapValue]]:
     """Attribute of each child of the step that a step decomposes -> that step's original key -> composed
     key (filled by composed_weight_map; empty before it ran)."""
     return {a: comp.step_maps[d] for a, d in _child_steps(comp, plan).items() if d in comp.step_maps}
@@ -731,7 +773,7 @@ def generate_script(comp: Composition, *, batch_limit: int | None = None, device
                         f"    return {var}(*getattr(_kernel_file, \"get_init_inputs\", list)())")
     else:
         composed_def = f"ComposedModel = {comp.plans[comp.top.dir].class_name}"
-    wm = json.dumps(comp.weight_map, indent=4)
+    wm = json.dumps(weight_map_json(comp.weight_map), indent=4)
     model_name = root.name
     if comp.kernel_root is not None:
         how = (f"for a model that is one kernel (the tree's\nroot is level 0, there are no steps): the kernel "
@@ -801,15 +843,25 @@ def named_tensors(model):
     return out
 
 
+def targets(okey, src):
+    """(composed key, the original's tensor or its slice) for each tensor original key `okey` fills: one key,
+    or the slices of a packed tensor (`{{"key", "dim", "start", "stop"}}`)."""
+    value = WEIGHT_MAP[okey]
+    if isinstance(value, str):
+        return [(value, src[okey])]
+    return [(p["key"], src[okey].narrow(p["dim"], p["start"], p["stop"] - p["start"])) for p in value]
+
+
 def transfer_weights(original, composed):
     src, dst = named_tensors(original), named_tensors(composed)
-    missing = [k for k in WEIGHT_MAP if k not in src or WEIGHT_MAP[k] not in dst]
+    missing = [k for k in WEIGHT_MAP if k not in src or any(c not in dst for c, _ in targets(k, src))]
     if missing:
         raise KeyError(f"weight map names tensors that do not exist: {{missing[:3]}}")
     with torch.no_grad():
-        for okey, ckey in WEIGHT_MAP.items():
-            dst[ckey].copy_(src[okey])
-    filled = set(WEIGHT_MAP.values())
+        for okey in WEIGHT_MAP:
+            for ckey, tensor in targets(okey, src):
+                dst[ckey].copy_(tensor)
+    filled = {{c for okey in WEIGHT_MAP for c, _ in targets(okey, src)}}
     filled_ids = {{id(dst[k]) for k in filled}}  # tied tensors: an alias of a filled tensor is filled
     persistent = set(composed.state_dict())  # a non-persistent buffer is state, not a weight
     return [k for k in dst if k not in filled and id(dst[k]) not in filled_ids and dst[k].is_floating_point()
@@ -831,14 +883,19 @@ def build_composed(original, init, device, share):
         if composed is not None:
             src = named_tensors(original)
             shared, given = [], {{}}   # id of a composed (meta) tensor -> the original's tensor it now is
-            for okey, ckey in WEIGHT_MAP.items():
-                owner_name, _, leaf = ckey.rpartition(".")
-                owner = composed.get_submodule(owner_name) if owner_name else composed
-                table = owner._parameters if leaf in owner._parameters else owner._buffers
-                if okey in src and leaf in table:
-                    given[id(table[leaf])] = (table[leaf], src[okey])   # (held: its id stays its own)
-                    table[leaf] = src[okey]
-                    shared.append(src[okey])
+            for okey in [k for k in WEIGHT_MAP if k in src]:
+                for ckey, tensor in targets(okey, src):
+                    owner_name, _, leaf = ckey.rpartition(".")
+                    owner = composed.get_submodule(owner_name) if owner_name else composed
+                    table = owner._parameters if leaf in owner._parameters else owner._buffers
+                    if leaf not in table:
+                        continue
+                    if tensor is not src[okey] and isinstance(src[okey], nn.Parameter):
+                        with torch.no_grad():   # a slice of a packed weight: a view, the same storage
+                            tensor = nn.Parameter(tensor, requires_grad=src[okey].requires_grad)
+                    given[id(table[leaf])] = (table[leaf], tensor)   # (held: its id stays its own)
+                    table[leaf] = tensor
+                    shared.append(tensor)
             for m in composed.modules():   # a tied tensor (lm_head.weight = wte.weight) is the same one again
                 for table in (m._parameters, m._buffers):
                     for leaf, t in list(table.items()):

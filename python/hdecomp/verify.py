@@ -46,11 +46,13 @@ from hdecomp.errors import HdecompError
 from hdecomp.ops import OpTrace, format_counter_diff, record_ops
 from hdecomp.results import write_json_atomic
 from hdecomp.weights import (
+    ExplicitMap,
     WeightMap,
     WeightMapError,
     apply_weight_map,
     build_weight_map,
     load_explicit_map,
+    parse_explicit_map,
     randomize_weights,
     share_weight_map,
 )
@@ -71,7 +73,7 @@ class VerifyOptions:
     device: str = "cpu"
     batch_limit: int | None = None
     timeout: float | None = None
-    weight_map: str | Path | dict[str, str] | None = None  # None: <refactored dir>/weight_map.json if present
+    weight_map: str | Path | dict[str, Any] | None = None  # None: <refactored dir>/weight_map.json if present
     randomized_trial: bool = True
     # the refactored model built on the meta device and given the original's tensors themselves (one copy
     # of the weights in memory); copies instead where sharing cannot be exact (see _build_refactored)
@@ -432,12 +434,12 @@ def _static_violations(refactored: Path) -> tuple[list[AntiCheatViolation], str 
     return list(static.analyze_file(refactored)), None
 
 
-def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[dict[str, str] | None, str | None, bool]:
+def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[ExplicitMap | None, str | None, bool]:
     """(map, its file, picked up automatically?): without --weight-map, <refactored dir>/weight_map.json
     is used when present (the original workspace's convention for steps)."""
     wm = options.weight_map
     if isinstance(wm, dict):
-        return dict(wm), "<given>", False
+        return parse_explicit_map(wm, "<given>"), "<given>", False
     auto = wm is None
     if wm is None:
         wm = refactored.parent / "weight_map.json"

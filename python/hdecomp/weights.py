@@ -6,6 +6,11 @@ buffers (BatchNorm running stats) are mapped; tied tensors (one tensor under sev
 once and their other names listed as aliases. Nothing is guessed silently: a structural match between
 several same-shaped candidates is reported as ambiguous (and said to be resolved by registration order
 when both sides list the candidates in the same number), and anything left over is reported unmapped.
+
+A packed tensor (nn.MultiheadAttention's in_proj_weight, chunked into the q, k and v projections) maps to
+several refactored tensors, each one slice of it along one dimension: in weight_map.json its value is a
+list `[{"key": "q_proj.weight", "dim": 0, "start": 0, "stop": 128}, ...]` instead of one key. The slices
+are disjoint; each refactored tensor has exactly its slice's shape and the original's dtype.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +34,43 @@ Source = Literal["explicit", "name", "structure"]
 
 class WeightMapError(HdecompError):
     """The explicit weight map is unreadable or wrong (unknown key, shape or dtype mismatch)."""
+
+
+@dataclass(frozen=True)
+class WeightSlice:
+    """The refactored tensor `key` holds original[..., start:stop, ...] (along `dim`) of a packed tensor."""
+
+    key: str
+    dim: int
+    start: int
+    stop: int
+
+    def of(self, t: torch.Tensor) -> torch.Tensor:
+        """The slice of `t` (a view: same storage)."""
+        return t.narrow(self.dim, self.start, self.stop - self.start)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "dim": self.dim, "start": self.start, "stop": self.stop}
+
+    @staticmethod
+    def from_dict(d: Any, where: str) -> WeightSlice:
+        fields = ("key", "dim", "start", "stop")
+        if not isinstance(d, dict) or set(d) != set(fields) or not isinstance(d["key"], str) or \
+                not all(isinstance(d[f], int) and not isinstance(d[f], bool) for f in fields[1:]):
+            raise ValueError(f"{where}: a slice is {{\"key\": str, \"dim\": int, \"start\": int, \"stop\": int}}, "
+                             f"got {json.dumps(d)[:80]}")
+        if d["start"] < 0 or d["stop"] <= d["start"]:
+            raise ValueError(f"{where}: slice {d['start']}:{d['stop']} is empty or negative")
+        return WeightSlice(d["key"], d["dim"], d["start"], d["stop"])
+
+
+# weight_map.json: original key -> refactored key, or the slices of a packed tensor
+ExplicitMap = dict[str, str | list[WeightSlice]]
+
+
+def map_value_json(value: str | list[WeightSlice]) -> str | list[dict[str, Any]]:
+    """A map value as weight_map.json writes it."""
+    return value if isinstance(value, str) else [s.to_dict() for s in value]
 
 
 @dataclass
@@ -91,6 +134,7 @@ class WeightMap:
     """original name -> refactored name, how each pair was found, and what could not be paired."""
 
     mapping: dict[str, str] = field(default_factory=dict)
+    slices: dict[str, list[WeightSlice]] = field(default_factory=dict)   # a packed original tensor's parts
     sources: dict[str, Source] = field(default_factory=dict)
     ambiguous: list[Ambiguity] = field(default_factory=list)
     unmapped_original: list[str] = field(default_factory=list)
@@ -116,7 +160,9 @@ class WeightMap:
         by: dict[str, int] = defaultdict(int)
         for s in self.sources.values():
             by[s] += 1
-        parts = [f"{len(self.mapping)} mapped"]
+        parts = [f"{len(self.mapping) + len(self.slices)} mapped"]
+        if self.slices:
+            parts.append(f"{len(self.slices)} packed into {sum(len(v) for v in self.slices.values())} slices")
         parts += [f"{n} by {s}" for s, n in sorted(by.items())]
         if self.ambiguous:
             parts.append(f"{len(self.ambiguous)} ambiguous")
@@ -130,10 +176,10 @@ class WeightMap:
         # keys of the original workspace: status, mapped_count, unmapped_original, unmapped_refactored, weight_map
         return {
             "status": self.status,
-            "mapped_count": len(self.mapping),
+            "mapped_count": len(self.mapping) + len(self.slices),
             "unmapped_original": self.unmapped_original,
             "unmapped_refactored": self.unmapped_refactored,
-            "weight_map": dict(self.mapping),
+            "weight_map": {**self.mapping, **{k: map_value_json(v) for k, v in self.slices.items()}},
             "sources": dict(self.sources),
             "ambiguous": [a.to_dict() for a in self.ambiguous],
             "aliases_original": self.aliases_original,
@@ -144,8 +190,9 @@ class WeightMap:
         }
 
 
-def load_explicit_map(path: str | Path) -> dict[str, str]:
-    """Read weight_map.json ({original_key: refactored_key}); raise WeightMapError naming the problem."""
+def load_explicit_map(path: str | Path) -> ExplicitMap:
+    """Read weight_map.json ({original_key: refactored_key or [slices]}); raise WeightMapError naming the
+    problem."""
     path = Path(path)
     if not path.exists():
         raise WeightMapError("weight map file not found", path)
@@ -158,11 +205,24 @@ def load_explicit_map(path: str | Path) -> dict[str, str]:
     if not isinstance(data, dict):
         raise WeightMapError(f"expected a JSON object {{original_key: refactored_key}}, got {type(data).__name__}",
                              path)
-    bad = [k for k, v in data.items() if not isinstance(v, str)]
-    if bad:
-        raise WeightMapError(f"value of {bad[0]!r} is {type(data[bad[0]]).__name__}, expected a refactored "
-                             f"state_dict key (string)", path)
-    return {str(k): v for k, v in data.items()}
+    return parse_explicit_map(data, path)
+
+
+def parse_explicit_map(data: dict[str, Any], where: str | Path | None = None) -> ExplicitMap:
+    """A weight map's JSON object as an ExplicitMap; WeightMapError names the first bad value."""
+    out: ExplicitMap = {}
+    for k, v in data.items():
+        if isinstance(v, str):
+            out[str(k)] = v
+        elif isinstance(v, list) and v:
+            try:
+                out[str(k)] = [WeightSlice.from_dict(d, f"value of {k!r}") for d in v]
+            except ValueError as exc:
+                raise WeightMapError(str(exc), where) from exc
+        else:
+            raise WeightMapError(f"value of {k!r} is {type(v).__name__}, expected a refactored state_dict key "
+                                 "(string) or a list of slices", where)
+    return out
 
 
 def _lookup(entries: list[TensorEntry]) -> dict[str, TensorEntry]:
@@ -179,7 +239,8 @@ def _hint(name: str, names: list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def build_weight_map(original: nn.Module, refactored: nn.Module, explicit: dict[str, str] | None = None,
+def build_weight_map(original: nn.Module, refactored: nn.Module,
+                     explicit: Mapping[str, str | list[WeightSlice]] | None = None,
                      explicit_file: str | Path | None = None) -> WeightMap:
     """Pair every tensor of `original` with one of `refactored`.
 
@@ -208,6 +269,15 @@ def build_weight_map(original: nn.Module, refactored: nn.Module, explicit: dict[
         if o is None:
             raise WeightMapError(f"weight map key {okey!r} is not a parameter or buffer of the original"
                                  f"{_hint(okey, list(orig_by_name))}", where)
+        if not isinstance(rkey, str):
+            if o.index in used_orig:
+                continue
+            parts = _check_slices(o, rkey, ref_by_name, used_ref, where)
+            wm.slices[o.name] = parts
+            wm.sources[o.name] = "explicit"
+            used_orig.add(o.index)
+            used_ref.update(ref_by_name[p.key].index for p in parts)
+            continue
         r = ref_by_name.get(rkey)
         if r is None:
             raise WeightMapError(f"weight map value {rkey!r} (for {okey!r}) is not a parameter or buffer of "
@@ -275,6 +345,33 @@ def build_weight_map(original: nn.Module, refactored: nn.Module, explicit: dict[
     return wm
 
 
+def _check_slices(o: TensorEntry, parts: list[WeightSlice], ref_by_name: dict[str, TensorEntry],
+                  used_ref: set[int], where: str | Path | None) -> list[WeightSlice]:
+    """The slices of packed tensor `o`, checked: known keys, in range, disjoint, shapes and dtypes exact."""
+    shape = list(o.tensor.shape)
+    taken: list[WeightSlice] = []
+    for p in parts:
+        r = ref_by_name.get(p.key)
+        if r is None:
+            raise WeightMapError(f"weight map slice {p.key!r} (of {o.name!r}) is not a parameter or buffer of the "
+                                 f"refactored model{_hint(p.key, list(ref_by_name))}", where)
+        if not 0 <= p.dim < len(shape) or p.stop > shape[p.dim]:
+            raise WeightMapError(f"weight map slice {p.start}:{p.stop} of dim {p.dim} is outside {o.name!r} "
+                                 f"{shape}", where)
+        if any(q.dim != p.dim or (q.start < p.stop and p.start < q.stop) for q in taken):
+            raise WeightMapError(f"weight map slices of {o.name!r} overlap or cut along different dims "
+                                 f"({p.key!r})", where)
+        want = list(p.of(o.tensor).shape)
+        if list(r.tensor.shape) != want or r.tensor.dtype != o.tensor.dtype:
+            raise WeightMapError(f"weight map slice {p.start}:{p.stop} (dim {p.dim}) of {o.name!r} is {want} "
+                                 f"{o.tensor.dtype}, but {p.key!r} is {list(r.tensor.shape)} {r.tensor.dtype}",
+                                 where)
+        if r.index in used_ref or any(ref_by_name[q.key].index == r.index for q in taken):
+            raise WeightMapError(f"weight map fills {p.key!r} twice", where)
+        taken.append(p)
+    return taken
+
+
 def _affinity(o: str, r: str) -> int:
     """How many module-path components of original name `o` appear, in order, in refactored name `r`."""
     want = o.split(".")[:-1]
@@ -315,6 +412,12 @@ def apply_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
             dst = ref_by_name[rkey].tensor
             dst.copy_(src.to(dst.device))
             n += 1
+        for okey, parts in wm.slices.items():
+            src = orig_by_name[okey].tensor
+            for p in parts:
+                dst = ref_by_name[p.key].tensor
+                dst.copy_(p.of(src).to(dst.device))
+            n += 1
     return n
 
 
@@ -326,14 +429,24 @@ def share_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
     built without them), or the two sides differ in shape, dtype or kind."""
     orig_by_name = _lookup(named_tensors(original))
     ref_entries = named_tensors(refactored)
-    mapped_ref = set(wm.mapping.values())
+    mapped_ref = set(wm.mapping.values()) | {p.key for parts in wm.slices.values() for p in parts}
     if any(e.name not in mapped_ref for e in ref_entries):
         return None
     ref_by_name = _lookup(ref_entries)
     plan: list[tuple[nn.Module, str, str, torch.Tensor]] = []
+    pairs: list[tuple[TensorEntry, TensorEntry, torch.Tensor]] = []
     for okey, rkey in wm.mapping.items():
-        src, dst = orig_by_name[okey], ref_by_name[rkey]
-        if src.kind != dst.kind or src.tensor.shape != dst.tensor.shape or src.tensor.dtype != dst.tensor.dtype:
+        pairs.append((orig_by_name[okey], ref_by_name[rkey], orig_by_name[okey].tensor))
+    with torch.no_grad():   # a slice of a packed tensor is a view of it: the same storage
+        for okey, parts in wm.slices.items():
+            src = orig_by_name[okey]
+            for p in parts:
+                view = p.of(src.tensor)
+                if isinstance(src.tensor, nn.Parameter):
+                    view = nn.Parameter(view, requires_grad=src.tensor.requires_grad)
+                pairs.append((src, ref_by_name[p.key], view))
+    for src, dst, tensor in pairs:
+        if src.kind != dst.kind or tensor.shape != dst.tensor.shape or tensor.dtype != dst.tensor.dtype:
             return None
         for name in [dst.name, *dst.aliases]:
             owner_name, _, leaf = name.rpartition(".")
@@ -341,7 +454,7 @@ def share_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
             table = "_parameters" if dst.kind == "parameter" else "_buffers"
             if leaf not in getattr(owner, table):
                 return None
-            plan.append((owner, table, leaf, src.tensor))
+            plan.append((owner, table, leaf, tensor))
     for owner, table, leaf, tensor in plan:
         getattr(owner, table)[leaf] = tensor
     return [t for *_, t in plan]
@@ -397,6 +510,12 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
                 r = ref_by_name[rkey]
                 r.tensor.copy_(o.tensor)
                 mapped_ref.add(id(r.tensor))
+            for p in wm.slices.get(o.name, []):
+                r = ref_by_name[p.key]
+                part = p.of(o.tensor)
+                if r.tensor.data_ptr() != part.data_ptr() or r.tensor.stride() != part.stride():
+                    r.tensor.copy_(part)   # (a shared slice is that very view already)
+                mapped_ref.add(id(r.tensor))
             done.append(o.name)
         for r in named_tensors(refactored):
             if r.tensor.is_floating_point() and id(r.tensor) not in mapped_ref:
@@ -416,13 +535,17 @@ def forget_derived_state(model: nn.Module) -> None:
 
 __all__ = [
     "Ambiguity",
+    "ExplicitMap",
     "TensorEntry",
     "WeightMap",
     "WeightMapError",
+    "WeightSlice",
     "apply_weight_map",
     "build_weight_map",
     "load_explicit_map",
+    "map_value_json",
     "named_tensors",
+    "parse_explicit_map",
     "randomize_weights",
     "share_weight_map",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from hdecomp.decompose.driver import result_dict
 from hdecomp.pipeline import run_pipeline
+from hdecomp.weights import parse_explicit_map
 
 OUTPUTS = ("decomposition_tree.json", "decomposition_analysis.md", "decomposition_log.json",
            "verification/coverage_summary.json", "verification/composition_test.py",
@@ -49,10 +50,11 @@ def assert_fully_verified(dec: Any, *, pipeline: bool = True, unused_counters: f
         # kernel is F.batch_norm, named by the test that expects it left out)
         unmapped = [k for k in transfer["unmapped_original"] if k.rsplit(".", 1)[-1] not in unused_counters]
         assert unmapped == [] and transfer["unmapped_refactored"] == [], transfer
-        # one-to-one and string -> string, as the original workspace's weight_map.json
-        wm = json.loads((step / "weight_map.json").read_text())
-        assert all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items())
-        assert len(set(wm.values())) == len(wm), wm
+        # one-to-one, string -> string as the original workspace's weight_map.json, or a packed tensor -> its
+        # slices (hdecomp.weights.WeightSlice); every refactored tensor filled once
+        wm = parse_explicit_map(json.loads((step / "weight_map.json").read_text()))
+        targets = [t for v in wm.values() for t in ([v] if isinstance(v, str) else [p.key for p in v])]
+        assert len(set(targets)) == len(targets), wm
     if pipeline:
         assert run_pipeline(dec.root, coverage=False, progress=False).status == "PASS"
     return res

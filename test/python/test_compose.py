@@ -259,3 +259,30 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
         assert _tensor_shapes(got_args) == expected[case]
     if case == "kwargs":
         assert _tensor_shapes(got_kwargs) == {"mask": (7, 7)}
+
+
+def test_packed_slices_follow_each_part_into_its_own_step() -> None:
+    """A packed tensor's slices go to different children; each part is followed into its child's step, and
+    a part that the lower step slices again (same dimension) gets the offsets added."""
+    from hdecomp.compose import _through
+    from hdecomp.weights import WeightSlice
+
+    lower = {"q.w": "q.proj.weight", "kv.w": [WeightSlice("k.proj.weight", 0, 0, 4),
+                                             WeightSlice("v.proj.weight", 0, 4, 8)]}
+
+    def resolve(key: str) -> object:
+        owner = key.partition(".")[0]
+        got = lower.get(key)
+        if isinstance(got, list):
+            return [WeightSlice(f"{owner}.{p.key}", p.dim, p.start, p.stop) for p in got]
+        return None if got is None else f"{owner}.{got}"
+
+    value = [WeightSlice("q.w", 0, 0, 4), WeightSlice("kv.w", 0, 4, 12)]
+    assert _through(value, resolve, Path("wm.json")) == [
+        WeightSlice("q.q.proj.weight", 0, 0, 4), WeightSlice("kv.k.proj.weight", 0, 4, 8),
+        WeightSlice("kv.v.proj.weight", 0, 8, 12)]
+    assert _through("q.w", resolve, Path("wm.json")) == "q.q.proj.weight"
+    assert _through("gone.w", resolve, Path("wm.json")) is None
+    lower["kv.w"] = [WeightSlice("k.proj.weight", 1, 0, 2)]
+    with pytest.raises(Exception, match="another dimension"):
+        _through(value, resolve, Path("wm.json"))

@@ -106,11 +106,64 @@ def get_init_inputs():
 '''
 
 
+CROSS_ATTENTION = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cross_attn = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x, memory):
+        attended, _ = self.cross_attn(x, memory, memory)
+        return self.norm(x + attended)
+
+
+def get_inputs():
+    return [torch.randn(2, 6, 16), torch.randn(2, 10, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+SPELLINGS = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 8)
+
+    def forward(self, x, y):
+        p = self.a(x).mul(y)
+        q = self.b(x) * y
+        return torch.relu(p) + torch.mul(q, y)
+
+
+def get_inputs():
+    return [torch.randn(2, 8), torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+MODELS = (("mini_resnet", RESNET), ("positions", POSITIONS), ("cross_attention", CROSS_ATTENTION),
+          ("spellings", SPELLINGS))
+
+
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("expert")
     out = {}
-    for name, src in (("mini_resnet", RESNET), ("positions", POSITIONS)):
+    for name, src in MODELS:
         path = tmp / f"{name}.py"
         path.write_text(src)
         out[name] = decompose(path, tmp / "trees", DecomposeOptions(self_tests=False), progress=False)
@@ -127,7 +180,7 @@ def _forward_params(path: Path) -> list[str]:
     return [a.arg for a in fwd.args.args[1:]]
 
 
-@pytest.mark.parametrize("name", ["mini_resnet", "positions"])
+@pytest.mark.parametrize("name", [m for m, _ in MODELS])
 def test_verified_with_no_quality_finding(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], pipeline=False)
     report = check_quality(trees[name].root)
@@ -173,3 +226,44 @@ def test_position_ids_stay_plumbing_in_the_parent(trees: dict[str, Any]) -> None
     # a torch.nn container around one op is no component: its Linear is a kernel like any other
     assert not any(i.startswith(("head", "sequential")) for i in nodes), sorted(nodes)
     assert "linear_16x4_fp32" in nodes
+
+
+def test_packed_in_proj_weight_becomes_one_weight_per_projection(trees: dict[str, Any]) -> None:
+    """nn.MultiheadAttention chunks its in_proj_weight/bias into q, k and v (distinct query and key inputs):
+    each projection kernel owns its slice as an ordinary weight, no kernel chunks a weight or takes a tuple,
+    and weight_map.json records the slices, which verification transfers (sharing the original's storage)."""
+    dec = trees["cross_attention"]
+    nodes = _nodes(dec)
+    assert not any("chunk" in i for i in nodes), sorted(nodes)
+    attn = next(n for n in nodes.values() if n.get("step") and n["name"].startswith("cross_attn"))
+    step = dec.root / attn["step"]
+    wm = json.loads((step / "weight_map.json").read_text())
+    for packed in ("layers.in_proj_weight", "layers.in_proj_bias"):
+        parts = wm[packed]
+        assert [(p["dim"], p["start"], p["stop"]) for p in parts] == [(0, 0, 16), (0, 16, 32), (0, 32, 48)], parts
+        assert len({p["key"].split(".")[0] for p in parts}) == 3, parts   # three children, one slice each
+    # q (6 positions, fused with its scaling) and k, v (10 positions) are two workloads: two linear files,
+    # the k/v one used twice
+    owners = {i: n for i, n in nodes.items() if n["level"] == "kernel" and "in_proj_weight" in
+              (dec.root / n["path"]).read_text()}
+    assert sorted(n["instance_count"] for n in owners.values()) == [1, 2], sorted(owners)
+    for n in owners.values():
+        assert n["ops"] == ["linear"], n
+        text = (dec.root / n["path"]).read_text()
+        assert "nn.Parameter(torch.randn((16, 16)))" in text, text
+        assert not re.search(r"\bchunk\b|\[\d\]", text.split("def get_inputs")[0]), text
+        assert [list(d) for d in n["input_shapes"].values()] in ([[6, 2, 16]], [[10, 2, 16]]), n
+    result = json.loads((step / "verification_result.json").read_text())
+    assert result["status"] == "PASS"
+    wt = result["weight_transfer"]
+    assert wt["shared_storage"] is True and wt["weight_map"]["layers.in_proj_weight"] == wm["layers.in_proj_weight"]
+    assert result["randomized_trial"]["pass"] is True
+    # the query/key/value inputs keep the module's own names
+    assert _forward_params(dec.root / attn["path"])[:3] == ["query", "key", "value"]
+
+
+def test_one_op_spelled_three_ways_is_one_kernel_file(trees: dict[str, Any]) -> None:
+    """`x.mul(y)`, `x * y` and `torch.mul(x, y)` on the same shapes are one workload: one file, three uses."""
+    nodes = _nodes(trees["spellings"])
+    muls = {i: n for i, n in nodes.items() if n["ops"] == ["mul"]}
+    assert len(muls) == 1 and next(iter(muls.values()))["instance_count"] == 3, muls

@@ -122,6 +122,23 @@ def test_step_extraction_rewrites_weight_map_and_creates_children_file(tmp_path:
     assert "from conv2d import Model as Conv2d" in child  # children/ siblings, as seen from children/
 
 
+def test_step_extraction_repoints_the_slices_of_a_packed_tensor(tmp_path: Path) -> None:
+    """A packed tensor's value in weight_map.json is a list of slices: each slice's key follows the move,
+    the slicing is kept."""
+    step = tmp_path / "step"
+    shutil.copytree(FIXTURE_STEP, step, ignore=shutil.ignore_patterns("__pycache__", "verification_result.json"))
+    old = json.loads((step / "weight_map.json").read_text())
+    packed = [{"key": "conv.conv.weight", "dim": 0, "start": 0, "stop": 4},
+              {"key": "fc.linear.weight", "dim": 0, "start": 4, "stop": 8}]
+    (step / "weight_map.json").write_text(json.dumps({**old, "packed": packed}))
+    path = step / "refactored.py"
+    source = path.read_text()
+    ex = extract_to_child(source, path, _span_of_lines(source, "x = self.conv(x)", "x = self.relu(x)"))
+    mapping = json.loads(next(c for c in ex.changes if c.path.name == "weight_map.json").new_text)
+    assert mapping["packed"] == [{"key": "conv_relu.conv.conv.weight", "dim": 0, "start": 0, "stop": 4},
+                                 {"key": "fc.linear.weight", "dim": 0, "start": 4, "stop": 8}]
+
+
 def test_in_progress_step_gets_a_new_weight_map(tmp_path: Path) -> None:
     """refactored.py still a copy of the original: moved tensors are mapped under the new child."""
     step = tmp_path / "steps" / "step_1"

@@ -90,7 +90,17 @@ BROKEN = [
      lambda d: d["entries"][0].update(type="musing"), "musing"),
     ("decomposition_log", "decomposition_log__entries", lambda d: d["entries"][1].pop("title"), "'title'"),
     ("weight_map", "weight_map__step", lambda d: d.update({"x.weight": ""}), "$.x.weight"),
+    ("weight_map", "weight_map__step",   # a packed tensor's slice without its stop
+     lambda d: d.update({"in_proj_weight": [{"key": "q.weight", "dim": 0, "start": 0}]}), "$.in_proj_weight"),
+    ("weight_map", "weight_map__step", lambda d: d.update({"in_proj_weight": []}), "$.in_proj_weight"),
 ]
+
+
+def test_packed_tensor_slices_are_a_valid_weight_map() -> None:
+    d = _sample("weight_map__step")
+    d["in_proj_weight"] = [{"key": "q.weight", "dim": 0, "start": 0, "stop": 4},
+                           {"key": "k.weight", "dim": 0, "start": 4, "stop": 8}]
+    assert schema_errors(d, "weight_map") == []
 
 
 @pytest.mark.parametrize(("name", "sample", "mutate", "expected"), BROKEN,

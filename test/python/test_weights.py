@@ -9,11 +9,13 @@ import pytest
 import torch
 from hdecomp.weights import (
     WeightMapError,
+    WeightSlice,
     apply_weight_map,
     build_weight_map,
     load_explicit_map,
     named_tensors,
     randomize_weights,
+    share_weight_map,
 )
 from torch import nn
 
@@ -182,3 +184,76 @@ def test_randomize_identical_through_map_and_keeps_variances_positive() -> None:
     before = o.fc1.weight.clone()
     randomize_weights(o, r, wm, seed=8)
     assert not torch.equal(before, o.fc1.weight)
+
+
+class Packed(nn.Module):
+    """One tensor holding three projections (nn.MultiheadAttention's in_proj_weight)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_proj_weight = nn.Parameter(torch.randn(12, 4))
+        self.in_proj_bias = nn.Parameter(torch.randn(12))
+
+
+class Split(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 4)
+
+
+def _slices(leaf: str) -> list[WeightSlice]:
+    return [WeightSlice(f"{name}.{leaf}", 0, 4 * i, 4 * i + 4) for i, name in enumerate("qkv")]
+
+
+PACKED_MAP: dict[str, str | list[WeightSlice]] = {"in_proj_weight": _slices("weight"),
+                                                  "in_proj_bias": _slices("bias")}
+
+
+def test_packed_tensor_maps_to_its_slices() -> None:
+    o, r = Packed(), Split()
+    wm = build_weight_map(o, r, PACKED_MAP)
+    assert wm.status == "OK" and not wm.unmapped_original and not wm.unmapped_refactored
+    assert wm.slices["in_proj_weight"] == _slices("weight")
+    assert wm.to_dict()["weight_map"]["in_proj_bias"][2] == {"key": "v.bias", "dim": 0, "start": 8, "stop": 12}
+    assert wm.to_dict()["mapped_count"] == 2
+    apply_weight_map(o, r, wm)
+    assert torch.equal(r.k.weight, o.in_proj_weight[4:8]) and torch.equal(r.v.bias, o.in_proj_bias[8:])
+    randomize_weights(o, r, wm, seed=3)   # both sides re-randomised identically, slice by slice
+    assert torch.equal(r.q.weight, o.in_proj_weight[:4]) and torch.equal(r.k.bias, o.in_proj_bias[4:8])
+
+
+def test_packed_tensor_slices_share_the_original_storage() -> None:
+    o = Packed()
+    with torch.device("meta"):
+        r = Split()
+    wm = build_weight_map(o, r, PACKED_MAP)
+    shared = share_weight_map(o, r, wm)
+    assert shared is not None and isinstance(r.v.weight, nn.Parameter)
+    assert r.v.weight.data_ptr() == o.in_proj_weight[8:].data_ptr()   # a view, not a copy
+    randomize_weights(o, r, wm, seed=5)
+    assert torch.equal(r.v.weight, o.in_proj_weight[8:]) and torch.equal(r.q.bias, o.in_proj_bias[:4])
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ([WeightSlice("q.weight", 0, 0, 4), WeightSlice("k.weight", 0, 2, 6)], "overlap"),
+    ([WeightSlice("q.weight", 0, 0, 4), WeightSlice("k.weight", 1, 0, 4)], "different dims"),
+    ([WeightSlice("q.weight", 0, 10, 14)], "outside"),
+    ([WeightSlice("q.weight", 0, 0, 6)], r"is \[6, 4\]"),
+    ([WeightSlice("q.bias", 0, 0, 4)], r"is \[4\]"),
+    ([WeightSlice("q.wieght", 0, 0, 4)], "did you mean 'q.weight'"),
+    ([WeightSlice("q.weight", 0, 0, 4), WeightSlice("q.weight", 0, 4, 8)], "twice"),
+])
+def test_bad_slices_are_refused_with_the_reason(value: list[WeightSlice], match: str) -> None:
+    with pytest.raises(WeightMapError, match=match):
+        build_weight_map(Packed(), Split(), {"in_proj_weight": value})
+
+
+def test_load_explicit_map_reads_slices_and_refuses_malformed_ones(tmp_path: Path) -> None:
+    p = tmp_path / "weight_map.json"
+    p.write_text(json.dumps({"in_proj_weight": [s.to_dict() for s in _slices("weight")], "x": "y"}))
+    assert load_explicit_map(p) == {"in_proj_weight": _slices("weight"), "x": "y"}
+    for bad in ([{"key": "q.weight", "dim": 0, "start": 0}], [{"key": "q.weight", "dim": 0, "start": 4, "stop": 4}],
+                [{"key": 3, "dim": 0, "start": 0, "stop": 4}], []):
+        p.write_text(json.dumps({"in_proj_weight": bad}))
+        with pytest.raises(WeightMapError, match=r"slice|expected"):
+            load_explicit_map(p)

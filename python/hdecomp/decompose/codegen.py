@@ -41,12 +41,17 @@ from hdecomp.decompose.source import (
     qualified_name,
     tensor_literal,
 )
+from hdecomp.weights import WeightSlice
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",
            operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lt: "<", operator.le: "<=",
            operator.gt: ">", operator.ge: ">=", operator.eq: "==", operator.ne: "!="}
 _UNARY = {operator.neg: "-", operator.invert: "~", operator.pos: "+"}
+# one spelling per arithmetic op, so that `x.mul(y)`, `torch.mul(x, y)` and `x * y` are one workload (one file)
+_METHOD_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@"}
+_FUNCTION_OPERATORS: dict[Any, str] = {torch.add: "+", torch.sub: "-", torch.mul: "*", torch.div: "/",
+                                       torch.matmul: "@"}
 
 
 @dataclass
@@ -126,8 +131,12 @@ def node_expr(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         return f"self.{module_attr[str(n.target)]}({call_args(n.args, n.kwargs, names, ctx)})"
     if n.op == "call_method":
         obj, *rest = n.args
+        if n.target in _METHOD_OPERATORS and len(rest) == 1 and not n.kwargs:   # `x.mul(y)` is `x * y`: one file
+            return f"{_paren(obj, names, ctx)} {_METHOD_OPERATORS[str(n.target)]} {_paren(rest[0], names, ctx)}"
         return f"{fmt(obj, names, ctx)}.{n.target}({call_args(tuple(rest), n.kwargs, names, ctx)})"
     t = n.target
+    if t in _FUNCTION_OPERATORS and len(n.args) == 2 and not n.kwargs and isinstance(n.args[0], fx.Node):
+        return f"{_paren(n.args[0], names, ctx)} {_FUNCTION_OPERATORS[t]} {_paren(n.args[1], names, ctx)}"
     if t is operator.getitem:
         return f"{fmt(n.args[0], names, ctx)}[{_index(n.args[1], names, ctx)}]"
     if t is builtins.getattr:
@@ -398,14 +407,17 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
     return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs)
 
 
-def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False) -> tuple[str, str]:
+def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False,
+                       positional: list[str] | None = None) -> tuple[str, str]:
     """`class Model(<Cls>)` with the recorded constructor arguments baked in; `wrap`: a Model holding the
-    module as `self.layers` (for torch.nn containers). Returns (class source, expr)."""
+    module as `self.layers` (for torch.nn containers), whose forward takes `positional` by the module's
+    own names (`query, key, value`) where given. Returns (class source, expr)."""
     expr = module_expr(module, ctx)
     if wrap:
+        params = ", ".join([*(positional or ["*args"]), "**kwargs"])
         src = (f"class Model(nn.Module):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
                f"        super().__init__()\n        self.layers = {expr}\n\n"
-               f"    def forward(self, *args, **kwargs):\n        return self.layers(*args, **kwargs)\n")
+               f"    def forward(self, {params}):\n        return self.layers({params})\n")
         return src, expr
     cls_name, _, rest = constructor_expr(module, ctx).partition("(")
     args = rest[:-1]
@@ -440,16 +452,18 @@ def _initialise_text(module: nn.Module) -> str:
 def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
                       doc: str, rebuild_check: Any = None, input_names: list[str] | None = None,
                       value_names: dict[fx.Node, str] | None = None, params_out: list[str] | None = None,
-                      ) -> tuple[str, dict[str, str]]:
-    """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key}).
+                      ) -> tuple[str, dict[str, str | WeightSlice]]:
+    """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key, or
+    the slice of a packed parent tensor that a child weight holds}).
     `input_names`: the forward's parameter names (the model's own, for a model that is one kernel).
     `value_names`: readable names of the parent graph's values (value_names.py), which the forward's
     parameters and locals take (`q, k, v`); without them, canonical ones (x, x0, x1, ..., then op names),
     which the driver dedups workloads by. `params_out` receives the forward's parameter names."""
     module_attr: dict[str, str] = {}
     attr_of_param: dict[str, str] = {}
+    piece_attr: dict[fx.Node, str] = {}
     used: set[str] = set()
-    weight_map: dict[str, str] = {}
+    weight_map: dict[str, str | WeightSlice] = {}
     init_lines: list[str] = []
     state = root.state_dict(keep_vars=True)
 
@@ -476,6 +490,12 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
             for key in sub.state_dict():
                 for alias in _aliases(root, sub):
                     weight_map[f"{alias}.{key}"] = f"{attr}.{key}"
+        elif m in child.pieces:   # a part of a packed parent tensor: a weight of its own here (packed.py)
+            piece = child.pieces[m]
+            attr = unique(piece.target.replace(".", "_"))
+            piece_attr[m] = attr
+            init_lines.append(_state_init(root, piece.target, attr, values[m.name], ctx))
+            weight_map[piece.target] = WeightSlice(attr, piece.dim, piece.start, piece.stop)
         elif m.op == "get_attr" and str(m.target) not in attr_of_param:  # a buffer read twice: one tensor
             target = str(m.target)
             # a constant kernel (plan.py) names its tensor like the original's last name: one file per workload
@@ -487,7 +507,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
                 weight_map[target] = attr   # a non-persistent buffer too: verification transfers it
     # Canonical variable names (x, x0.., then op names) so identical workloads give identical files.
     names: dict[fx.Node, str] = {}
-    taken: set[str] = set(module_attr.values()) | set(attr_of_param.values())
+    taken: set[str] = set(module_attr.values()) | set(attr_of_param.values()) | set(piece_attr.values())
 
     taken |= set(ctx.imports) | _called_function_names(child.members)
     ctx.locals = taken   # the names allocated below: imports made while writing the body avoid them
@@ -513,8 +533,10 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     if params_out is not None:
         params_out[:] = [names[a] for a in child.inputs]
     params = ", ".join(names[a] for a in child.inputs)
-    body = [statement(m, names, ctx, module_attr, attr_of_param) for m in child.members if m.op != "get_attr"]
-    getattrs = [f"        {names[m]} = self.{attr_of_param[str(m.target)]}" for m in child.members if m.op == "get_attr"]
+    body = [statement(m, names, ctx, module_attr, attr_of_param) for m in child.members
+            if m.op != "get_attr" and m not in piece_attr]
+    getattrs = [f"        {names[m]} = self.{piece_attr[m] if m in piece_attr else attr_of_param[str(m.target)]}"
+                for m in child.members if m.op == "get_attr" or m in piece_attr]
     outs = [names[o] for o in child.outputs]
     ret = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
     if not outs:
@@ -628,8 +650,16 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             params.append(f"{names[p]}={fmt(p.args[0], names, ctx)}")
         else:
             params.append(names[p])
+    # what only computed the parts of a packed tensor (its chunk): the children hold the parts
+    pieces = {m for c in children for m in c.pieces}
+    cut: set[fx.Node] = set()
+    for n in reversed(nodes):
+        if n not in member_of and n.users and all(u in cut or u in pieces for u in n.users):
+            cut.add(n)
     body: list[str] = []
     for n in nodes:
+        if n in cut:
+            continue
         if n.op == "placeholder" or (n.op == "get_attr" and n not in group_at):   # not a constant kernel's
             continue
         if n.op == "output":

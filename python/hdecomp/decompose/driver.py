@@ -13,11 +13,12 @@ import argparse
 import contextlib
 import gc
 import json
+import keyword
 import shutil
 import time
 import traceback
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,7 @@ from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.results import dumps_json, write_json_atomic, write_text_atomic
 from hdecomp.vocab.roles import category, role_of
+from hdecomp.weights import WeightSlice, map_value_json
 
 _WRAP_ATTR = "layers"
 
@@ -391,6 +393,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
     child_files: dict[str, str] = {}
     child_nodes: list[Node] = []
     weight_map: dict[str, str] = {}
+    slices: dict[str, list[WeightSlice]] = {}   # a packed tensor of the parent: the children's parts of it
     texts: dict[str, str] = {}
     used_attrs: set[str] = set()
     shared_ties: list[tuple[str, str]] = []   # (copy, first): a parent tensor several children read
@@ -405,12 +408,17 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 # A torch.nn container (Sequential, ...) is held by a small component class: its items
                 # must sit under a component, not be the child's own raw torch.nn submodules.
                 wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
-                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap)
+                call = child.members[0]
+                # the header and the tree name the inputs like the module's forward does (`hidden_states`)
+                own_names = _forward_parameter_names(sub, len(call.args), prefix=True)
+                if own_names is not None and not all(n.isidentifier() and not keyword.iskeyword(n) and
+                                                     n not in ("self", "kwargs") for n in own_names):
+                    own_names = None
+                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names)
                 problem = check_expr(expr, sub, ctx)
                 if problem:
                     raise NotRepresentable(problem)
                 inner = f"{_WRAP_ATTR}." if wrap else ""
-                call = child.members[0]
                 in_args = [_value(a, cap) for a in call.args]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
                 out_val = cap.values[call.name]
@@ -421,9 +429,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 base = module_base_name(sub, str(child.target)) if not child.kernel else \
                     _kernel_base_name(child, model, cap)
                 attr = child.target.replace(".", "_") if child.target else "child"
-                # the header and the tree name the inputs like the module's forward does (`hidden_states`)
-                in_names = _forward_parameter_names(sub, len(in_args), prefix=True) or \
-                    [f"arg{i}" for i in range(len(in_args))]
+                in_names = own_names or [f"arg{i}" for i in range(len(in_args))]
             else:
                 doc = " -> ".join(child.op_names) + "."
                 if child.constant:   # plan.py: a parent tensor that a submodule child is called with
@@ -437,7 +443,9 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 canon_ctx = SourceContext(user_file=ctx_root)
                 canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc)
                 for k, v in wm.items():
-                    if k in weight_map:   # read by an earlier child too: this copy is tied to that one
+                    if isinstance(v, WeightSlice):
+                        slices.setdefault(k, []).append(WeightSlice(f"{{attr}}.{v.key}", v.dim, v.start, v.stop))
+                    elif k in weight_map:   # read by an earlier child too: this copy is tied to that one
                         shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
                     else:
                         weight_map[k] = f"{{attr}}.{v}"
@@ -456,6 +464,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
             child.attr = attr
             for k in [k for k, v in weight_map.items() if v.startswith("{attr}.")]:
                 weight_map[k] = weight_map[k].replace("{attr}", attr, 1)
+            for parts in slices.values():
+                parts[:] = [replace(p, key=p.key.replace("{attr}", attr, 1)) for p in parts]
             shared_ties = [(d.replace("{attr}", attr, 1), src) for d, src in shared_ties]
             body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
@@ -518,7 +528,8 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
         shutil.rmtree(step_dir)
         return _leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}")
     write_text_atomic(step_dir / "refactored.py", ref)
-    write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
+    packed = {k: map_value_json(sorted(v, key=lambda p: p.start)) for k, v in slices.items()}
+    write_json_atomic(step_dir / "weight_map.json", dict(sorted({**weight_map, **packed}.items())))
     node.step = f"steps/{step_name}"
     _record_flow(dec, node, cap, children, child_files)
 

@@ -25,6 +25,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.decompose.packed import Piece, packed_pieces
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 
 LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
@@ -145,6 +146,8 @@ class ChildPlan:
     semantic: str | None = None     # a run of primitives that is one logical kernel: its name (`rms_norm`)
     constant: bool = False          # a kernel that holds one parent tensor and returns it (see plan_children)
     role: str | None = None         # a fusion recognised by its dataflow (`rope`): named so, never extended
+    # parts of a packed parent tensor (decompose/packed.py) among the members: each is a weight of this child
+    pieces: dict[fx.Node, Piece] = field(default_factory=dict)
 
     @property
     def compute_members(self) -> list[fx.Node]:
@@ -419,6 +422,10 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         if consumer is not None:
             param_view[n] = consumer
 
+    # A packed tensor cut into parts, each read by one op (MHA's in_proj_weight.chunk(3)): each part is a
+    # weight of the child that reads it; the tensor and the cutting belong to no child.
+    pieces, packed = packed_pieces(root, graph, param_derived, param_view)
+
     # runs of primitives that are one logical kernel (an inline RMSNorm, softmax, GELU): one kernel child each
     run_of: dict[fx.Node, ChildPlan] = {}
     for name, run_nodes in semantic_runs(root, graph):
@@ -433,7 +440,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                     run_of[m] = new_run
 
     for n in nodes:
-        if n.op in ("placeholder", "output", "get_attr"):
+        if n.op in ("placeholder", "output", "get_attr") or n in packed:
             continue
         run_child = run_of.get(n)
         if run_child is not None:
@@ -512,7 +519,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     moved: dict[ChildPlan, list[fx.Node]] = {}
     constants: list[ChildPlan] = []
     for n in nodes:
-        if n.op != "get_attr" and n not in param_view:
+        if (n.op != "get_attr" and n not in param_view) or n in packed:
             continue
         users = {group_of.get(param_view.get(u, u)) for u in n.users}
         if not users:
@@ -529,6 +536,8 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             continue
         for g in sorted((u for u in users if u is not None), key=children.index):
             moved.setdefault(g, []).append(n)
+            if n in pieces:
+                g.pieces[n] = pieces[n]
     for g, extra in moved.items():
         g.members[:0] = extra          # graph order: a parameter before the view of it
     if constants:
@@ -547,7 +556,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         ins: list[fx.Node] = []
         outs: list[fx.Node] = []
         for m in child.members:
-            for a in m.all_input_nodes:
+            for a in [] if m in child.pieces else m.all_input_nodes:   # a part is a weight: no input
                 if a not in member_set and a not in ins:
                     ins.append(a)
             used_outside = any(u not in member_set for u in m.users)

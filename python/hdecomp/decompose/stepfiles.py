@@ -28,7 +28,7 @@ def io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any
     return ins, ind, outs, outd
 
 
-def tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple[str, str]]:
+def tie_tied_tensors(model: nn.Module, weight_map: dict[str, Any]) -> list[tuple[str, str]]:
     """Tensors shared under several names (tied weights) that land in different children: the refactored
     parent ties them again; the weight map keeps only the first name (the others are its aliases)."""
     names: dict[int, list[str]] = {}
@@ -36,7 +36,7 @@ def tie_tied_tensors(model: nn.Module, weight_map: dict[str, str]) -> list[tuple
         names.setdefault(id(t), []).append(n)
     ties = []
     for group in names.values():
-        mapped = [n for n in group if n in weight_map]
+        mapped = [n for n in group if isinstance(weight_map.get(n), str)]   # (a packed tensor's slices: no tie)
         for other in mapped[1:]:
             if weight_map[other] != weight_map[mapped[0]]:
                 ties.append((weight_map[other], weight_map[mapped[0]]))

@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hdecomp.refactor.state_keys import (
     call_name,
@@ -89,7 +90,7 @@ class Extraction:
     outputs: list[str]
     moved_attributes: list[str]
     changes: list[FileChange]
-    weight_map_entries: dict[str, str]
+    weight_map_entries: dict[str, Any]
     todo: list[str]
 
 
@@ -1035,32 +1036,41 @@ def _child_source(docstring: str, imports: list[str], module_nodes: list[str], i
 # -- weight_map.json ---------------------------------------------------------------------------------------------
 
 def _weight_map_update(folder: Path, path: Path, attribute: str, moved: list[str],
-                       weight_keys: dict[str, list[str] | None]) -> tuple[Path, str | None, dict[str, str]] | None:
+                       weight_keys: dict[str, list[str] | None]) -> tuple[Path, str | None, dict[str, Any]] | None:
     """weight_map.json after the move: existing entries re-pointed under the child, new ones for the moved
     submodules' tensors (only keys the original really has, when original.py is there to tell)."""
     wm_path = folder / "weight_map.json"
     old_text: str | None = None
-    mapping: dict[str, str] = {}
+    mapping: dict[str, Any] = {}   # a value is a key, or the slices of a packed tensor [{"key": ...}, ...]
     if wm_path.is_file():
         try:
             old_text = wm_path.read_text(encoding="utf-8")
             loaded = json.loads(old_text)
             if isinstance(loaded, dict):
-                mapping = {str(k): str(v) for k, v in loaded.items()}
+                mapping = {str(k): v if isinstance(v, list) else str(v) for k, v in loaded.items()}
         except (OSError, ValueError):
             mapping = {}
     original = folder / "original.py"
     original_keys = set(file_state_keys(original) or []) if original.is_file() else None
     changed = False
-    new_map: dict[str, str] = {}
-    for k, v in mapping.items():
+
+    def repointed(key: str) -> str:
+        nonlocal changed
         for attr in moved:
-            if v == attr or v.startswith(attr + "."):
-                v = f"{attribute}.{v}"
+            if key == attr or key.startswith(attr + "."):
                 changed = True
-                break
-        new_map[k] = v
-    values = set(new_map.values())
+                return f"{attribute}.{key}"
+        return key
+
+    new_map: dict[str, Any] = {}
+    for k, v in mapping.items():
+        if isinstance(v, list):
+            new_map[k] = [{**p, "key": repointed(p["key"])} if isinstance(p, dict) and isinstance(p.get("key"), str)
+                          else p for p in v]
+        else:
+            new_map[k] = repointed(v)
+    values = {v for v in new_map.values() if isinstance(v, str)} | \
+        {p["key"] for v in new_map.values() if isinstance(v, list) for p in v if isinstance(p, dict) and "key" in p}
     for attr in moved:
         for key in weight_keys.get(attr) or []:
             ref_key = f"{attr}.{key}" if key else attr

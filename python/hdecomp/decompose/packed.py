@@ -1,0 +1,130 @@
+"""Packed parameters: one tensor of the parent that its forward cuts into parts, each part used by one op.
+
+nn.MultiheadAttention keeps q, k and v projections in one `in_proj_weight` (and `in_proj_bias`) and, for
+distinct query/key/value inputs, runs `w_q, w_k, w_v = w.chunk(3)` then one `F.linear` per part. Moving the
+whole tensor into one child that chunks it (and hands the parts over as a tuple) gives a kernel that holds a
+weight it only slices, and three linears that take tuples and index them. An expert draws three projection
+kernels, each owning its part as an ordinary weight: that is what this module finds.
+
+A parameter (or buffer) is packed when everything computed from it alone (views, chunk/split/narrow,
+indexing, its size queries) ends in at least two parts, each read by exactly one op, and each part is one
+contiguous slice of the tensor along one dimension. The parts become the weights of the children that read
+them, and weight_map.json maps the packed tensor to its slices (hdecomp.weights.WeightSlice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The part `target[..., start:stop, ...]` (along `dim`) of a packed parent tensor."""
+
+    target: str
+    dim: int
+    start: int
+    stop: int
+
+
+def narrow_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int, int] | None:
+    """(dim, start, stop) when `part` is exactly `base.narrow(dim, start, stop - start)`: the same storage and
+    strides, one dimension shorter, at the matching offset. None for anything else (a copy, a strided pick,
+    the whole tensor)."""
+    if part.dim() != base.dim() or part.stride() != base.stride() or part.dtype != base.dtype:
+        return None
+    if part.untyped_storage().data_ptr() != base.untyped_storage().data_ptr():
+        return None
+    shorter = [d for d in range(base.dim()) if part.shape[d] != base.shape[d]]
+    if len(shorter) != 1:
+        return None
+    d = shorter[0]
+    offset = int(part.storage_offset()) - int(base.storage_offset())
+    stride = int(base.stride(d))
+    if stride <= 0 or offset < 0 or offset % stride:
+        return None
+    start = offset // stride
+    stop = start + int(part.shape[d])
+    return (d, start, stop) if stop <= int(base.shape[d]) else None
+
+
+def _tensor_of(root: nn.Module, target: str) -> torch.Tensor | None:
+    owner, _, leaf = target.rpartition(".")
+    try:
+        mod = root.get_submodule(owner) if owner else root
+    except AttributeError:
+        return None
+    t = mod._parameters.get(leaf) if leaf in mod._parameters else mod._buffers.get(leaf)
+    return t if isinstance(t, torch.Tensor) and not t.is_meta else None
+
+
+def _evaluate(nodes: list[fx.Node], env: dict[fx.Node, Any]) -> bool:
+    """Run plumbing nodes (graph order) on the values in `env`; False when one cannot be run here."""
+    for n in nodes:
+        try:
+            args = fx.node.map_arg(n.args, lambda a: env[a])
+            kwargs = fx.node.map_arg(n.kwargs, lambda a: env[a])
+            if n.op == "call_function":
+                env[n] = n.target(*args, **kwargs)  # type: ignore[operator]
+            elif n.op == "call_method":
+                env[n] = getattr(args[0], str(n.target))(*args[1:], **kwargs)
+            else:
+                return False
+        except Exception:   # not plumbing we can replay on the tensor alone: not packed
+            return False
+    return True
+
+
+def packed_pieces(root: nn.Module, graph: fx.Graph, derived: set[fx.Node], single_consumer: dict[fx.Node, fx.Node],
+                  ) -> tuple[dict[fx.Node, Piece], set[fx.Node]]:
+    """({part node: its Piece}, nodes that only computed the parts: the packed tensor's get_attr and the
+    plumbing between it and its parts). `derived`: the plumbing computed from parameters alone;
+    `single_consumer`: such plumbing whose values one op reads (plan.py's param_view)."""
+    pos = {n: i for i, n in enumerate(graph.nodes)}
+    pieces: dict[fx.Node, Piece] = {}
+    dropped: set[fx.Node] = set()
+    for p in graph.nodes:
+        if p.op != "get_attr" or p in single_consumer:
+            continue
+        base = _tensor_of(root, str(p.target))
+        if base is None:
+            continue
+        parts: list[fx.Node] = []
+        between: set[fx.Node] = set()
+        frontier, ok = [p], True
+        while frontier and ok:
+            cur = frontier.pop()
+            for u in cur.users:
+                if u in single_consumer:
+                    if u not in parts:
+                        parts.append(u)
+                elif u in derived and all(a is p or a in derived for a in u.all_input_nodes):
+                    if u not in between:
+                        between.add(u)
+                        frontier.append(u)
+                else:
+                    ok = False   # read whole by an op, or mixed with other tensors: not packed
+                    break
+        if not ok or len(parts) < 2 or any(a not in between and a is not p for n in parts for a in n.all_input_nodes):
+            continue
+        env: dict[fx.Node, Any] = {p: base}
+        with torch.no_grad():
+            if not _evaluate(sorted(between | set(parts), key=pos.__getitem__), env):
+                continue
+        cuts = [narrow_of(base, env[n]) if isinstance(env[n], torch.Tensor) else None for n in parts]
+        if any(c is None for c in cuts):
+            continue
+        spans = sorted((c for c in cuts if c is not None), key=lambda c: c[1])
+        if len({c[0] for c in spans}) != 1 or any(a[2] > b[1] for a, b in pairwise(spans)):
+            continue   # parts along two dimensions, or overlapping: not one packed tensor
+        for n, c in zip(parts, cuts, strict=True):
+            assert c is not None
+            pieces[n] = Piece(str(p.target), *c)
+        dropped |= {p} | between
+    return pieces, dropped
