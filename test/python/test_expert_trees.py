@@ -130,6 +130,17 @@ def get_init_inputs():
     return []
 '''
 
+THREE_INPUTS = CROSS_ATTENTION.replace("attended, _ = self.cross_attn(x, memory, memory)",
+                                       "attended, _ = self.cross_attn(x, keys, values)").replace(
+    "def forward(self, x, memory):", "def forward(self, x, keys, values):").replace(
+    "return [torch.randn(2, 6, 16), torch.randn(2, 10, 16)]",
+    "return [torch.randn(2, 6, 16), torch.randn(2, 10, 16), torch.randn(2, 10, 16)]")
+
+SELF_ATTENTION = CROSS_ATTENTION.replace("attended, _ = self.cross_attn(x, memory, memory)",
+                                         "attended, _ = self.cross_attn(x, x, x)").replace(
+    "def forward(self, x, memory):", "def forward(self, x):").replace(
+    "return [torch.randn(2, 6, 16), torch.randn(2, 10, 16)]", "return [torch.randn(2, 6, 16)]")
+
 SPELLINGS = '''
 import torch
 import torch.nn as nn
@@ -156,7 +167,7 @@ def get_init_inputs():
 '''
 
 MODELS = (("mini_resnet", RESNET), ("positions", POSITIONS), ("cross_attention", CROSS_ATTENTION),
-          ("spellings", SPELLINGS))
+          ("three_inputs", THREE_INPUTS), ("self_attention", SELF_ATTENTION), ("spellings", SPELLINGS))
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +243,8 @@ def test_packed_in_proj_weight_becomes_one_weight_per_projection(trees: dict[str
     """nn.MultiheadAttention chunks its in_proj_weight/bias into q, k and v (distinct query and key inputs):
     each projection kernel owns its slice as an ordinary weight, no kernel chunks a weight or takes a tuple,
     and weight_map.json records the slices, which verification transfers (sharing the original's storage)."""
-    dec = trees["cross_attention"]
+    assert "self.cross_attn(x, keys, values)" in THREE_INPUTS
+    dec = trees["three_inputs"]
     nodes = _nodes(dec)
     assert not any("chunk" in i for i in nodes), sorted(nodes)
     attn = next(n for n in nodes.values() if n.get("step") and n["name"].startswith("cross_attn"))
@@ -267,3 +279,39 @@ def test_one_op_spelled_three_ways_is_one_kernel_file(trees: dict[str, Any]) -> 
     nodes = _nodes(trees["spellings"])
     muls = {i: n for i, n in nodes.items() if n["ops"] == ["mul"]}
     assert len(muls) == 1 and next(iter(muls.values()))["instance_count"] == 3, muls
+
+
+def test_self_attention_is_one_qkv_projection(trees: dict[str, Any]) -> None:
+    """`self.attn(x, x, x)`: the attention child takes x once, so the module sees one tensor, as in the
+    original, and runs its packed projection: one QKV linear kernel (3 x 16 outputs) owning in_proj_weight."""
+    assert "self.cross_attn(x, x, x)" in SELF_ATTENTION
+    dec = trees["self_attention"]
+    nodes = _nodes(dec)
+    attn = next(n for n in nodes.values() if n.get("step") and n["name"].startswith("cross_attn"))
+    assert _forward_params(dec.root / attn["path"]) == ["query"]
+    assert list(attn["input_shapes"]) == ["query"]
+    root = next(n for n in nodes.values() if n.get("parent") is None)
+    assert "self.cross_attn(x)" in (dec.root / root["step"] / "refactored.py").read_text()
+    wm = json.loads((dec.root / attn["step"] / "weight_map.json").read_text())
+    qkv = wm["layers.in_proj_weight"]
+    assert isinstance(qkv, str), wm   # one packed projection: the whole tensor, no slices
+    owner = nodes[next(c for c in attn["children"] if qkv.startswith(c.replace(".", "_")) or c in qkv)]
+    assert owner["level"] == "kernel" and owner["ops"] == ["linear"], owner
+    assert "nn.Parameter(torch.randn((48, 16)))" in (dec.root / owner["path"]).read_text()
+
+
+def test_cross_attention_is_a_q_and_a_packed_kv_projection(trees: dict[str, Any]) -> None:
+    """`self.attn(x, memory, memory)`: key and value are one input, so the module runs its q projection and
+    one packed kv projection of the memory: two kernels, each owning its slice of in_proj_weight."""
+    dec = trees["cross_attention"]
+    nodes = _nodes(dec)
+    attn = next(n for n in nodes.values() if n.get("step") and n["name"].startswith("cross_attn"))
+    assert _forward_params(dec.root / attn["path"]) == ["query", "key"]
+    wm = json.loads((dec.root / attn["step"] / "weight_map.json").read_text())
+    parts = wm["layers.in_proj_weight"]
+    assert [(p["dim"], p["start"], p["stop"]) for p in parts] == [(0, 0, 16), (0, 16, 48)], parts
+    owners = [n for n in nodes.values() if n["level"] == "kernel" and "in_proj_weight" in
+              (dec.root / n["path"]).read_text()]
+    texts = sorted((dec.root / n["path"]).read_text() for n in owners)
+    assert len(owners) == 2 and all(n["ops"] == ["linear"] for n in owners), owners
+    assert any("torch.randn((16, 16))" in t for t in texts) and any("torch.randn((32, 16))" in t for t in texts)

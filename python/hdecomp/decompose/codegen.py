@@ -408,16 +408,18 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
 
 
 def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False,
-                       positional: list[str] | None = None) -> tuple[str, str]:
+                       positional: list[str] | None = None, passes: list[str] | None = None) -> tuple[str, str]:
     """`class Model(<Cls>)` with the recorded constructor arguments baked in; `wrap`: a Model holding the
     module as `self.layers` (for torch.nn containers), whose forward takes `positional` by the module's
-    own names (`query, key, value`) where given. Returns (class source, expr)."""
+    own names (`query, key, value`) where given, and passes `passes` on (`query, query, query`: a value the
+    parent passes in several places is one input). Returns (class source, expr)."""
     expr = module_expr(module, ctx)
     if wrap:
         params = ", ".join([*(positional or ["*args"]), "**kwargs"])
+        call = ", ".join([*(passes or positional or ["*args"]), "**kwargs"])
         src = (f"class Model(nn.Module):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
                f"        super().__init__()\n        self.layers = {expr}\n\n"
-               f"    def forward(self, {params}):\n        return self.layers({params})\n")
+               f"    def forward(self, {params}):\n        return self.layers({call})\n")
         return src, expr
     cls_name, _, rest = constructor_expr(module, ctx).partition("(")
     args = rest[:-1]
@@ -656,9 +658,15 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     for n in reversed(nodes):
         if n not in member_of and n.users and all(u in cut or u in pieces for u in n.users):
             cut.add(n)
+    # a submodule child called with one value in several places takes it once (driver.py)
+    keep_args = {str(c.target): c.arg_keep for c in children if c.kind == "module" and c.arg_keep is not None}
     body: list[str] = []
     for n in nodes:
         if n in cut:
+            continue
+        if n.op == "call_module" and str(n.target) in keep_args:
+            kept = tuple(n.args[i] for i in keep_args[str(n.target)])
+            body.append(f"{names[n]} = self.{module_attr[str(n.target)]}({call_args(kept, n.kwargs, names, ctx)})")
             continue
         if n.op == "placeholder" or (n.op == "get_attr" and n not in group_at):   # not a constant kernel's
             continue

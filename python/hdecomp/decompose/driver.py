@@ -414,12 +414,21 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 if own_names is not None and not all(n.isidentifier() and not keyword.iskeyword(n) and
                                                      n not in ("self", "kwargs") for n in own_names):
                     own_names = None
-                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names)
+                # one value passed in several places (self-attention's `self.attn(x, x, x)`) is one input: the
+                # module sees the same tensor, as in the original (MHA then runs one packed QKV projection)
+                passes = None
+                pattern = _repeats(call)
+                if wrap and own_names is not None and pattern is not None and \
+                        all(_repeats(m) == pattern for m in child.members):
+                    child.arg_keep = sorted(set(pattern))
+                    passes = [own_names[i] for i in pattern]
+                    own_names = [own_names[i] for i in child.arg_keep]
+                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names, passes=passes)
                 problem = check_expr(expr, sub, ctx)
                 if problem:
                     raise NotRepresentable(problem)
                 inner = f"{_WRAP_ATTR}." if wrap else ""
-                in_args = [_value(a, cap) for a in call.args]
+                in_args = [_value(call.args[i], cap) for i in (child.arg_keep or range(len(call.args)))]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
                 out_val = cap.values[call.name]
                 for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
@@ -599,6 +608,16 @@ def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: i
         return None
     return ChildPlan(attr="kernel", kind="group", members=members, inputs=placeholders, outputs=outs,
                      ops=ops, op_names=op_names, kernel=True, level=0, core=core)
+
+
+def _repeats(call: Any) -> list[int] | None:
+    """For each positional argument of a call, the position of its first occurrence, when some graph value
+    is passed more than once; else None."""
+    args = list(call.args)
+    if not args or not all(isinstance(a, torch.fx.Node) for a in args):
+        return None
+    pattern = [next(i for i, b in enumerate(args) if b is a) for a in args]
+    return pattern if len(set(pattern)) < len(pattern) else None
 
 
 def _forward_parameter_names(model: nn.Module, count: int, prefix: bool = False) -> list[str] | None:

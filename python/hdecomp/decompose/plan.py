@@ -33,10 +33,13 @@ LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
 # What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
 PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
                   "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",
-                  "view_as", "reshape_as", "unbind"}
+                  "view_as", "reshape_as", "unbind", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims",
+                  "t", "split_with_sizes", "tensor_split", "narrow"}
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
-                              torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat,
+                              torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat, torch.unflatten,
+                              torch.movedim, torch.moveaxis, torch.swapaxes, torch.swapdims, torch.t,
+                              torch.split_with_sizes, torch.tensor_split, torch.narrow,
                               # tensors made from sizes and literals (position ids, a mask's ones): constants
                               # are data plumbing (anti-cheat's PLUMBING_OPS), never a kernel of their own
                               torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.linspace,
@@ -148,6 +151,9 @@ class ChildPlan:
     role: str | None = None         # a fusion recognised by its dataflow (`rope`): named so, never extended
     # parts of a packed parent tensor (decompose/packed.py) among the members: each is a weight of this child
     pieces: dict[fx.Node, Piece] = field(default_factory=dict)
+    # a module child whose calls pass one value in several positions (`self.attn(x, x, x)`): the positions
+    # it takes (its first occurrences); the child's forward passes each on where the module reads it
+    arg_keep: list[int] | None = None
 
     @property
     def compute_members(self) -> list[fx.Node]:
