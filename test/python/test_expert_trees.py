@@ -141,6 +141,41 @@ SELF_ATTENTION = CROSS_ATTENTION.replace("attended, _ = self.cross_attn(x, memor
     "def forward(self, x, memory):", "def forward(self, x):").replace(
     "return [torch.randn(2, 6, 16), torch.randn(2, 10, 16)]", "return [torch.randn(2, 6, 16)]")
 
+PATCHES = '''
+import torch
+import torch.nn as nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv2d(3, 16, 4, stride=4)
+        self.norm = nn.Identity()
+
+    def forward(self, x):
+        return self.norm(self.proj(x).flatten(2).transpose(1, 2))
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.patch_embed = PatchEmbed()
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        x = self.norm(self.patch_embed(x))
+        return self.head(torch.relu(x).mean(1))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 16, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+
 SPELLINGS = '''
 import torch
 import torch.nn as nn
@@ -167,7 +202,8 @@ def get_init_inputs():
 '''
 
 MODELS = (("mini_resnet", RESNET), ("positions", POSITIONS), ("cross_attention", CROSS_ATTENTION),
-          ("three_inputs", THREE_INPUTS), ("self_attention", SELF_ATTENTION), ("spellings", SPELLINGS))
+          ("three_inputs", THREE_INPUTS), ("self_attention", SELF_ATTENTION), ("spellings", SPELLINGS),
+          ("patches", PATCHES))
 
 
 @pytest.fixture(scope="module")
@@ -315,3 +351,10 @@ def test_cross_attention_is_a_q_and_a_packed_kv_projection(trees: dict[str, Any]
     texts = sorted((dec.root / n["path"]).read_text() for n in owners)
     assert len(owners) == 2 and all(n["ops"] == ["linear"] for n in owners), owners
     assert any("torch.randn((16, 16))" in t for t in texts) and any("torch.randn((32, 16))" in t for t in texts)
+
+
+def test_a_module_running_one_op_is_a_kernel_whatever_its_submodules(trees: dict[str, Any]) -> None:
+    """timm's PatchEmbed runs one conv (with a flatten and an Identity norm): a kernel, not a one-op fusion."""
+    nodes = _nodes(trees["patches"])
+    patch = next(n for n in nodes.values() if n["ops"] == ["PatchEmbed"])
+    assert patch["level"] == "kernel" and not patch["children"] and not patch.get("step"), patch

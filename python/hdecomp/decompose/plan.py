@@ -583,10 +583,10 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             m = root.get_submodule(str(child.target))
             # a module without compute ops only moves data (a channel shuffle: view, transpose, contiguous,
             # view, with int arithmetic on sizes): one kernel, there is nothing to split it into
-            # and a module without submodules that runs one compute op (transformers' Conv1D: one addmm
-            # between views) is that op: a kernel, not a one-op fusion
-            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) == 0 or \
-                (op_counts.get(str(child.target), 0) == 1 and not any(True for _ in m.children()))
+            # and a module that runs one compute op in all (transformers' Conv1D: one addmm between views;
+            # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
+            # fusion
+            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) <= 1
         else:
             child.kernel = len(child.compute_members) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
