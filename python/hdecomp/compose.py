@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -445,7 +445,6 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
             sub_for[qn] = comp.sub_steps.get((step_dir, f))
         def resolve(rkey: str) -> MapValue | None:
             """A key of this step's refactored model, followed into the step of the child that holds it."""
-            from hdecomp.weights import WeightSlice
             owner = next((qn for qn, _ in instances if rkey.startswith(qn + ".")), None)
             sub = sub_for.get(owner) if owner else None
             if owner is None or sub is None:
@@ -455,7 +454,7 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
             got = for_step(sub).get(rkey[len(owner) + 1:])
             if got is None or isinstance(got, str):
                 return None if got is None else f"{owner}.{got}"
-            return [WeightSlice(f"{owner}.{q.key}", q.dim, q.start, q.stop) for q in got]
+            return [replace(q, key=f"{owner}.{q.key}") for q in got]
 
         out: dict[str, MapValue] = {}
         values: list[tuple[str, MapValue]] = [*wm.mapping.items(), *wm.slices.items()]

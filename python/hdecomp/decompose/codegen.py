@@ -10,7 +10,7 @@ import builtins
 import math
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -494,10 +494,10 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
                     weight_map[f"{alias}.{key}"] = f"{attr}.{key}"
         elif m in child.pieces:   # a part of a packed parent tensor: a weight of its own here (packed.py)
             piece = child.pieces[m]
-            attr = unique(piece.target.replace(".", "_"))
+            attr = unique(piece.key.replace(".", "_"))
             piece_attr[m] = attr
-            init_lines.append(_state_init(root, piece.target, attr, values[m.name], ctx))
-            weight_map[piece.target] = WeightSlice(attr, piece.dim, piece.start, piece.stop)
+            init_lines.append(_state_init(root, piece.key, attr, values[m.name], ctx))
+            weight_map[piece.key] = replace(piece, key=attr)
         elif m.op == "get_attr" and str(m.target) not in attr_of_param:  # a buffer read twice: one tensor
             target = str(m.target)
             # a constant kernel (plan.py) names its tensor like the original's last name: one file per workload

@@ -453,7 +453,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
                 canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc)
                 for k, v in wm.items():
                     if isinstance(v, WeightSlice):
-                        slices.setdefault(k, []).append(WeightSlice(f"{{attr}}.{v.key}", v.dim, v.start, v.stop))
+                        slices.setdefault(k, []).append(replace(v, key=f"{{attr}}.{v.key}"))
                     elif k in weight_map:   # read by an earlier child too: this copy is tied to that one
                         shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
                     else:

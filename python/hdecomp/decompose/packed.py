@@ -14,7 +14,6 @@ them, and weight_map.json maps the packed tensor to its slices (hdecomp.weights.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -22,15 +21,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-
-@dataclass(frozen=True)
-class Piece:
-    """The part `target[..., start:stop, ...]` (along `dim`) of a packed parent tensor."""
-
-    target: str
-    dim: int
-    start: int
-    stop: int
+from hdecomp.weights import WeightSlice
 
 
 def narrow_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int, int] | None:
@@ -82,12 +73,12 @@ def _evaluate(nodes: list[fx.Node], env: dict[fx.Node, Any]) -> bool:
 
 
 def packed_pieces(root: nn.Module, graph: fx.Graph, derived: set[fx.Node], single_consumer: dict[fx.Node, fx.Node],
-                  ) -> tuple[dict[fx.Node, Piece], set[fx.Node]]:
-    """({part node: its Piece}, nodes that only computed the parts: the packed tensor's get_attr and the
+                  ) -> tuple[dict[fx.Node, WeightSlice], set[fx.Node]]:
+    """({part node: the slice of the packed tensor it is, keyed by the tensor's target}, nodes that only computed the parts: the packed tensor's get_attr and the
     plumbing between it and its parts). `derived`: the plumbing computed from parameters alone;
     `single_consumer`: such plumbing whose values one op reads (plan.py's param_view)."""
     pos = {n: i for i, n in enumerate(graph.nodes)}
-    pieces: dict[fx.Node, Piece] = {}
+    pieces: dict[fx.Node, WeightSlice] = {}
     dropped: set[fx.Node] = set()
     for p in graph.nodes:
         if p.op != "get_attr" or p in single_consumer:
@@ -125,6 +116,6 @@ def packed_pieces(root: nn.Module, graph: fx.Graph, derived: set[fx.Node], singl
             continue   # parts along two dimensions, or overlapping: not one packed tensor
         for n, c in zip(parts, cuts, strict=True):
             assert c is not None
-            pieces[n] = Piece(str(p.target), *c)
+            pieces[n] = WeightSlice(str(p.target), *c)
         dropped |= {p} | between
     return pieces, dropped

@@ -25,8 +25,9 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.packed import Piece, packed_pieces
+from hdecomp.decompose.packed import packed_pieces
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
+from hdecomp.weights import WeightSlice
 
 LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
 
@@ -150,7 +151,7 @@ class ChildPlan:
     constant: bool = False          # a kernel that holds one parent tensor and returns it (see plan_children)
     role: str | None = None         # a fusion recognised by its dataflow (`rope`): named so, never extended
     # parts of a packed parent tensor (decompose/packed.py) among the members: each is a weight of this child
-    pieces: dict[fx.Node, Piece] = field(default_factory=dict)
+    pieces: dict[fx.Node, WeightSlice] = field(default_factory=dict)   # key: the parent tensor's target
     # a module child whose calls pass one value in several positions (`self.attn(x, x, x)`): the positions
     # it takes (its first occurrences); the child's forward passes each on where the module reads it
     arg_keep: list[int] | None = None
