@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 from hdecomp.anticheat.static import _analyze_source, analyze_source  # noqa: E402
-from hdecomp.results import write_json_atomic, write_text_atomic  # noqa: E402
+from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic  # noqa: E402
 
 CORPUS = ROOT / "test" / "python" / "corpus"
 HERE = Path(__file__).resolve().parent

@@ -224,7 +224,7 @@ def _summarise(results: dict[str, Any]) -> None:
 
 def _write(results: dict[str, Any], path: str) -> None:
     sys.path.insert(0, str(REPO / "python"))
-    from hdecomp.results import write_json_atomic
+    from hdecomp.formats.jsonio import write_json_atomic
     # Paths relative to the repository, so committed results name no machine's folders.
     text = json.dumps(results, default=str)
     for folder, rel in ((REPO.parent / "shared", "../shared"), (REPO, ".")):

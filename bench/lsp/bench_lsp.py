@@ -64,8 +64,8 @@ def server_work(text: str, edits: int) -> dict[str, float]:
     (one document edited as in the latency test, so incremental analysis applies), and of a full
     analysis of the same texts (`analyze_source`: parse + whole analysis) for comparison."""
     from hdecomp.anticheat.static import analyze_source
-    from hdecomp_lsp.diagnostics import compute_diagnostics
-    from hdecomp_lsp.server import HdecompLanguageServer
+    from hdecomp_lsp.features.diagnostics import compute_diagnostics
+    from hdecomp_lsp.state import HdecompLanguageServer
 
     ls = HdecompLanguageServer()
     uri = "file:///bench/steps/step_1/refactored.py"

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json, write_json_atomic
-from hdecomp.tree import TREE_FILE
+from hdecomp.formats.jsonio import dumps_json, write_json_atomic
+from hdecomp.formats.tree import TREE_FILE
 
 RESULTS_FILE = "batch_results.json"
 _SKIP_DIRS = {"steps", "verification", "children", "__pycache__", ".git", "node_modules", ".venv"}

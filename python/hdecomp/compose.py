@@ -27,17 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json, read_json, write_json_atomic, write_text_atomic
-from hdecomp.tree import (
-    LEVEL_DIRS,
-    TREE_FILE,
-    DecompositionTree,
-    Step,
-    TreeFormatError,
-    batch_limit_note,
-    discover_steps,
-    source_key,
-)
+from hdecomp.formats.jsonio import dumps_json, read_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.layout import Step, batch_limit_note, discover_steps, source_key
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
+from hdecomp.vocab.levels import LEVEL_DIRS
 
 if TYPE_CHECKING:
     from hdecomp.weights import WeightSlice
@@ -376,12 +369,12 @@ def _build_for_mapping(path: Path, timeout: float | None) -> Any:
 
 def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[str, Path]]:
     """(qualified name, child file) of the outermost modules of `model` that come from child files."""
-    from hdecomp.coverage import class_file
+    from hdecomp.component import class_source_file
     found: list[tuple[str, Path]] = []
     for qn, m in model.named_modules():
         if not qn or any(qn.startswith(p + ".") for p, _ in found):
             continue
-        f = class_file(type(m))
+        f = class_source_file(type(m))
         if f is not None and f in child_files:
             found.append((qn, child_files[f]))
     return found

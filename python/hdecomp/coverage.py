@@ -29,11 +29,12 @@ import torch
 from torch import nn
 
 from hdecomp.batching import limited_inputs
-from hdecomp.component import load_component, run_user_code
+from hdecomp.component import class_source_file, load_component, run_user_code
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import dumps_json, write_json_atomic
+from hdecomp.formats.layout import Step
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
-from hdecomp.results import dumps_json, write_json_atomic
-from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
 EXTRACTION_METHOD = "eager (hdecomp.ops: TorchDispatchMode + TorchFunctionMode)"
@@ -335,15 +336,7 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
 
 
 def _child_file_of(module: nn.Module, child_files: dict[Path, Path]) -> Path | None:
-    return child_files.get(class_file(type(module)) or Path("/nonexistent"))
-
-
-def class_file(cls: type) -> Path | None:
-    """The file a class is defined in (component.class_source_file: the file a component load saw define
-    it, so a class whose forward an installed base class's __init_subclass__ installed still counts as
-    its child file's)."""
-    from hdecomp.component import class_source_file
-    return class_source_file(cls)
+    return child_files.get(class_source_file(type(module)) or Path("/nonexistent"))
 
 
 def step_coverage(step: Step, *, output: str | Path | None = None, device: str = "cpu",

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json, write_json_atomic
-from hdecomp.tree import TREE_FILE, DecompositionTree, Step, TreeFormatError, batch_limit_note, discover_steps
+from hdecomp.formats.jsonio import dumps_json, write_json_atomic
+from hdecomp.formats.layout import Step, batch_limit_note, discover_steps
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 
 SUMMARY_FILE = "step_verification_summary.json"
 EXIT = {"PASS": 0, "NO_STEPS": 0, "FAIL": 1, "ERROR": 2}

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.paths import data_dir
-from hdecomp.results import write_text_atomic
 
 TEMPLATE_NAME = "AGENT_PROMPT_TEMPLATE.md"
 PROMPT_FILES = ("MAIN_PROMPT.md", "VERIFICATION_GUIDE.md", "OUTPUT_SCHEMA.md", "DECISION_LOG.md")

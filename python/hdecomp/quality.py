@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json
-from hdecomp.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode, level_name
+from hdecomp.formats.jsonio import dumps_json
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
+from hdecomp.vocab.levels import level_name
 from hdecomp.vocab.roles import ROLES
 
 RULES = {

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json, read_json, write_json_atomic
-from hdecomp.tree import batch_limit_note, component_files
+from hdecomp.formats.jsonio import dumps_json, read_json, write_json_atomic
+from hdecomp.formats.layout import batch_limit_note, component_files
 
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000

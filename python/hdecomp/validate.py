@@ -29,17 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import dumps_json
+from hdecomp.formats.tree import TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.paths import data_dir
-from hdecomp.results import dumps_json
-from hdecomp.tree import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
-# The level names and folders are tree.py's; level_number() below is deliberately stricter than
-# tree.parse_level() (a reader accepts "L1"; a validator reports it).
-LEVEL_NUMBERS = {name: number for number, name in LEVEL_NAMES.items()}
-LEVEL_FOLDERS = LEVEL_DIRS
-_LEVEL_FOLDER_RE = re.compile(r"^level_([0-3])_(model|layer|fusion|kernel)$")
 
 # file (relative to the decomposition folder, or a glob) -> schema name in data/schema/
 SCHEMA_FOR_FILE = {
@@ -97,17 +93,6 @@ class ValidationProblem:
     @property
     def location(self) -> str:
         return self.file + (f":{self.line}" if self.line else "")
-
-
-@dataclass
-class LayoutNode:
-    """A component of the decomposition tree, read from any of the supported layouts."""
-
-    key: str
-    name: str
-    level: int | None
-    path: str | None
-    children: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -270,158 +255,14 @@ def _check_json(path: Path, name: str, report: ValidationReport) -> tuple[bool, 
 
 # ---------------------------------------------------------------------------------------------- tree
 
-def _descends(parent: int, child: int) -> bool:
-    """Levels go down along an edge; a layer may hold layers (a stage of blocks, a block's attention)."""
-    return child < parent or parent == child == 2
-
-
-def level_number(value: Any) -> int | None:
-    """3/2/1/0 from a level written as a number, a digit string or a name ("kernel")."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value in LEVEL_NAMES else None
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text.isdigit():
-            return level_number(int(text))
-        if text in LEVEL_NUMBERS:
-            return LEVEL_NUMBERS[text]
-        match = _LEVEL_FOLDER_RE.match(text)
-        if match:
-            return int(match.group(1))
-    return None
-
-
-def level_of_path(path: str | None) -> int | None:
-    """The level a component file's folder stands for (`level_0_kernel/x.py` -> 0), else None."""
-    if not path:
-        return None
-    for part in Path(path.replace("\\", "/")).parts[:-1]:
-        match = _LEVEL_FOLDER_RE.match(part)
-        if match:
-            return int(match.group(1))
-    return None
-
-
-def _norm_path(path: str) -> str:
-    path = path.replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
-def read_tree_nodes(tree: dict[str, Any]) -> tuple[dict[str, LayoutNode], list[str]]:
-    """Every node of a decomposition_tree.json in any supported layout, keyed by a unique key.
-
-    Children stay as written (ids, names or file paths); `resolve_children` maps them to keys.
-    Returns (nodes, notes) where notes describe parts of the file that could not be read.
-    """
-    nodes: dict[str, LayoutNode] = {}
-    notes: list[str] = []
-
-    def add(node: LayoutNode) -> None:
-        key, n = node.key, 2
-        while key in nodes:
-            key, n = f"{node.key}#{n}", n + 1
-        node.key = key
-        nodes[key] = node
-
-    def children_of(raw: dict[str, Any]) -> list[str]:
-        out = []
-        for child in raw.get("children") or []:
-            if isinstance(child, str):
-                out.append(child)
-        return out
-
-    if isinstance(tree.get("nodes"), dict):
-        for key, raw in tree["nodes"].items():
-            if not isinstance(raw, dict):
-                notes.append(f"node {key!r} is not an object")
-                continue
-            add(LayoutNode(str(key), str(raw.get("name", key)), level_number(raw.get("level")),
-                         raw.get("path") if isinstance(raw.get("path"), str) else None, children_of(raw)))
-    elif isinstance(tree.get("levels"), dict):
-        for folder, block in tree["levels"].items():
-            folder_level = level_number(folder)
-            if not isinstance(block, dict):
-                notes.append(f"levels.{folder} is not an object")
-                continue
-            if isinstance(block.get("components"), list):
-                for raw in block["components"]:
-                    if not isinstance(raw, dict):
-                        continue
-                    name = str(raw.get("name") or raw.get("file") or "?")
-                    level = level_number(raw.get("level", raw.get("type")))
-                    add(LayoutNode(name, name, level if level is not None else folder_level,
-                                 raw.get("file") if isinstance(raw.get("file"), str) else None, children_of(raw)))
-            else:
-                for fname, raw in block.items():
-                    if not isinstance(raw, dict):
-                        continue
-                    path = fname if "/" in fname.replace("\\", "/") else f"{folder}/{fname}"
-                    level = level_number(raw.get("level", raw.get("type")))
-                    add(LayoutNode(path, str(raw.get("name", Path(fname).stem)),
-                                 level if level is not None else folder_level, path, children_of(raw)))
-    elif isinstance(tree.get("tree"), dict):
-        top = tree["tree"]
-        if isinstance(top.get("children"), list) and ("name" in top or "file" in top):
-            def walk(raw: dict[str, Any]) -> str:
-                child_keys = [walk(c) for c in raw.get("children") or [] if isinstance(c, dict)]
-                path = raw.get("file") if isinstance(raw.get("file"), str) else None
-                level = level_number(raw.get("level_num", raw.get("level")))
-                node = LayoutNode(path or str(raw.get("name", "?")), str(raw.get("name", path or "?")),
-                                level if level is not None else level_of_path(path), path, child_keys)
-                add(node)
-                return node.key
-            walk(top)
-        else:
-            for path, raw in top.items():
-                if not isinstance(raw, dict):
-                    continue
-                level = level_number(raw.get("level", raw.get("type")))
-                add(LayoutNode(path, str(raw.get("name", Path(path).stem)),
-                             level if level is not None else level_of_path(path), path, children_of(raw)))
-    else:
-        notes.append("no nodes found (expected 'nodes', 'levels' or 'tree')")
-    return nodes, notes
-
-
-def resolve_children(nodes: dict[str, LayoutNode]) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-    """Map every node's children (ids, names or paths) to node keys: ({key: [child keys]}, unresolved)."""
-    alias: dict[str, str] = {}
-    ambiguous: set[str] = set()
-    for key, node in nodes.items():
-        for name in {key, node.name, *(
-                [_norm_path(node.path)] if node.path else [])}:
-            if name in alias and alias[name] != key:
-                ambiguous.add(name)
-            alias.setdefault(name, key)
-    # An id always wins over a name or path that happens to be equal.
-    for key in nodes:
-        alias[key] = key
-    edges: dict[str, list[str]] = {}
-    unresolved: list[tuple[str, str]] = []
-    for key, node in nodes.items():
-        resolved = []
-        for child in node.children:
-            target = alias.get(child) or alias.get(_norm_path(child))
-            if target is None:
-                unresolved.append((key, child))
-            else:
-                resolved.append(target)
-        edges[key] = resolved
-    return edges, unresolved
-
-
-def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
+def _check_tree(root: Path, report: ValidationReport) -> dict[str, TreeNode]:
     tree_file = root / "decomposition_tree.json"
     if not tree_file.is_file():
         return {}
     _valid, data = _check_json(tree_file, "decomposition_tree", report)
     if not isinstance(data, dict):
         return {}
-    nodes, notes = read_tree_nodes(data)
+    nodes, notes, _layout = parse_nodes(data, strict=True)
     for note in notes:
         report.add(tree_file, note, "tree")
     report.nodes = len(nodes)
@@ -429,16 +270,16 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
         return nodes
     edges, unresolved = resolve_children(nodes)
     for parent, child in unresolved:
-        child_path = root / _norm_path(child)
+        child_path = root / norm_path(child)
         if child.endswith(".py") and child_path.is_file():
             # Older layouts list some leaf files as children without a node of their own.
-            level = level_of_path(child)
+            level = level_of_path(child, strict=True)
             if level != 0:
                 where = f"its folder is level {level}" if level is not None else "it is in no level_0_kernel/ folder"
                 report.add(tree_file, f"leaf {child!r} (child of {parent!r}) is not a kernel ({where}); "
                            "decompose it further", "tree")
             parent_level = nodes[parent].level
-            if level is not None and parent_level is not None and not _descends(parent_level, level):
+            if level is not None and parent_level is not None and not descends(parent_level, level):
                 report.add(tree_file, f"level does not descend: {parent!r} (level {nodes[parent].level}) -> "
                            f"{child!r} (level {level})", "tree")
             continue
@@ -460,29 +301,29 @@ def _check_tree(root: Path, report: ValidationReport) -> dict[str, LayoutNode]:
                        "not a kernel: decompose it down to level 0", "tree")
         for child in children:
             child_level = nodes[child].level
-            if node.level is not None and child_level is not None and not _descends(node.level, child_level):
+            if node.level is not None and child_level is not None and not descends(node.level, child_level):
                 report.add(tree_file, f"level does not descend: {key!r} (level {node.level}) -> child "
                            f"{child!r} (level {child_level})", "tree")
         if not node.path:
             report.add(tree_file, f"node {key!r} has no path (every component is a file)", "tree")
             continue
         path = Path(node.path)
-        full = (path if path.is_absolute() else root / _norm_path(node.path)).resolve()
+        full = (path if path.is_absolute() else root / norm_path(node.path)).resolve()
         if not full.is_relative_to(root):
             report.add(tree_file, f"node {key!r}: path {node.path!r} is outside the decomposition folder",
                        "tree")
         elif not full.is_file():
             report.add(tree_file, f"node {key!r}: path {node.path!r} does not exist", "tree")
-        folder_level = level_of_path(node.path)
+        folder_level = level_of_path(node.path, strict=True)
         if folder_level is not None and node.level is not None and folder_level != node.level:
             report.add(tree_file, f"node {key!r} is level {node.level} but its file is in "
-                       f"{LEVEL_FOLDERS[folder_level]}/", "tree")
+                       f"{LEVEL_DIRS[folder_level]}/", "tree")
     return nodes
 
 
 # ---------------------------------------------------------------------------------------------- steps
 
-def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, LayoutNode]) -> None:
+def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, TreeNode]) -> None:
     steps_dir = root / "steps"
     root_level = _root_level(nodes)
     if not steps_dir.is_dir():
@@ -582,12 +423,12 @@ def _step_sort_key(path: Path) -> tuple[int, str]:
     return (int(match.group(1)) if match else 1 << 30, path.name)
 
 
-def _root_level(nodes: dict[str, LayoutNode]) -> int | None:
+def _root_level(nodes: dict[str, TreeNode]) -> int | None:
     levels = [n.level for n in nodes.values() if n.level is not None]
     return max(levels) if levels else None
 
 
-def _check_steps_cover_parents(root: Path, report: ValidationReport, nodes: dict[str, LayoutNode],
+def _check_steps_cover_parents(root: Path, report: ValidationReport, nodes: dict[str, TreeNode],
                                step_dirs: list[Path]) -> None:
     """Every decomposed node (one with children) should have a step whose original.py is its code."""
     step_sources = set()
@@ -600,7 +441,7 @@ def _check_steps_cover_parents(root: Path, report: ValidationReport, nodes: dict
         if not node.children or not node.path or node.path in seen:
             continue
         seen.add(node.path)
-        full = root / _norm_path(node.path)
+        full = root / norm_path(node.path)
         source = normalised_source_of(full) if full.is_file() else None
         if source is not None and source not in step_sources:
             report.add(node.path, f"node {key!r} has children but no step verifies its decomposition "
@@ -667,11 +508,11 @@ def kernel_name_problems(stem: str, has_parameters: bool) -> list[str]:
 
 
 def _check_kernels(root: Path, report: ValidationReport) -> None:
-    kernel_dir = root / LEVEL_FOLDERS[0]
+    kernel_dir = root / LEVEL_DIRS[0]
     files = sorted(p for p in kernel_dir.glob("*.py") if not p.name.startswith("__")) if kernel_dir.is_dir() else []
     report.kernels = len(files)
     if not files:
-        report.add(LEVEL_FOLDERS[0], "missing or empty: a decomposition ends in kernel files", "files")
+        report.add(LEVEL_DIRS[0], "missing or empty: a decomposition ends in kernel files", "files")
         return
     first_with_code: dict[str, Path] = {}
     for path in files:
@@ -723,7 +564,7 @@ def component_file_problems(source: str, model_class: str = "Model") -> list[tup
 
 def _check_components(root: Path, report: ValidationReport) -> None:
     files: list[tuple[Path, str]] = []
-    for level in sorted(LEVEL_FOLDERS.values()):
+    for level in sorted(LEVEL_DIRS.values()):
         files += [(p, "Model") for p in sorted((root / level).glob("*.py")) if not p.name.startswith("__")]
     for step in sorted((root / "steps").glob("*/")) if (root / "steps").is_dir() else []:
         files += [(p, "Model") for p in sorted((step / "children").glob("*.py")) if not p.name.startswith("__")]
@@ -789,7 +630,7 @@ def is_decomposition(root: Path) -> bool:
         return False
     if (root / "decomposition_tree.json").is_file() or (root / "steps").is_dir():
         return True
-    return any(p.is_dir() and _LEVEL_FOLDER_RE.match(p.name) for p in root.iterdir())
+    return any(p.is_dir() and LEVEL_DIR_RE.match(p.name) for p in root.iterdir())
 
 
 def validate_decomposition(root: str | Path) -> ValidationReport:

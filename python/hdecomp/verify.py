@@ -43,8 +43,8 @@ from hdecomp.component import (
     seed_everything,
 )
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.ops import OpTrace, format_counter_diff, record_ops
-from hdecomp.results import write_json_atomic
 from hdecomp.weights import (
     ExplicitMap,
     WeightMap,
@@ -943,7 +943,7 @@ def cli_verify_step(args: Any) -> int:
     console = Console(file=stream, highlight=False, soft_wrap=True)
     print_report(result, console, quiet=getattr(args, "quiet", False))
     if as_json:
-        from hdecomp.results import dumps_json
+        from hdecomp.formats.jsonio import dumps_json
         print(dumps_json(result.to_dict()))
     return result.exit_code
 

@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    from hdecomp_lsp.server import build_server
+    from hdecomp_lsp.app import build_server
 
     build_server().start_io()
     return 0

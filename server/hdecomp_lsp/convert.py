@@ -1,4 +1,4 @@
-"""Library results -> LSP types, in one place (violations, ranges, extraction edits, lens titles).
+"""Library results -> LSP types, in one place (violations, ranges, extraction edits, diagnostics order).
 
 Columns: the library reports Python `ast` columns (UTF-8 byte offsets, lines 1-based); LSP wants
 0-based lines and UTF-16 code units. `SourceLines` converts between them for one text.
@@ -158,42 +158,6 @@ def _end_position(lines: list[str], index: int) -> types.Position:
     if last.endswith(("\n", "\r")):
         return types.Position(line=len(lines), character=0)
     return types.Position(line=len(lines) - 1, character=_utf16_len(last))
-
-
-def lens_title(result: dict[str, Any] | None, *, stale: bool = False) -> str:
-    """`✓ PASS · max diff 2.4e-07 · 3 trials`, `✗ FAIL · 2 violations`, `⚠ ERROR · ...`, or `Verify step`."""
-    if not isinstance(result, dict) or result.get("status") not in ("PASS", "FAIL", "ERROR"):
-        return "Verify step"
-    status = result["status"]
-    num: dict[str, Any] = result["numerical_comparison"] if isinstance(result.get("numerical_comparison"),
-                                                                        dict) else {}
-    anticheat: dict[str, Any] = result["anticheat"] if isinstance(result.get("anticheat"), dict) else {}
-    violations = anticheat.get("violations") if isinstance(anticheat.get("violations"), list) else []
-    max_diff = num.get("max_diff_across_trials")
-    trials = num.get("num_trials")
-    parts: list[str]
-    if status == "PASS":
-        parts = ["✓ PASS"]
-        if isinstance(max_diff, (int, float)):
-            parts.append(f"max diff {max_diff:.1e}")
-        if isinstance(trials, int):
-            parts.append(f"{trials} trial" + ("" if trials == 1 else "s"))
-    elif status == "FAIL":
-        parts = ["✗ FAIL"]
-        if violations:
-            parts.append(f"{len(violations)} violation" + ("" if len(violations) == 1 else "s"))
-        elif isinstance(max_diff, (int, float)):
-            parts.append(f"max diff {max_diff:.1e}")
-        elif result.get("fail_reason"):
-            parts.append(str(result["fail_reason"]).splitlines()[0][:60])
-    else:
-        parts = ["⚠ ERROR"]
-        err = result.get("error") or result.get("fail_reason")
-        if err:
-            parts.append(str(err).splitlines()[0][:60])
-    if stale:
-        parts.append("edited since")
-    return " · ".join(parts)
 
 
 def diagnostics_sorted(diags: Iterable[types.Diagnostic]) -> list[types.Diagnostic]:

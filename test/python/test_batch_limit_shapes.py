@@ -143,7 +143,7 @@ def test_a_model_that_fails_at_the_second_batch_keeps_its_recorded_sizes(tmp_pat
 def test_commands_without_the_batch_limit_say_the_tree_was_made_with_one(
         runs: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     from hdecomp.cli import main
-    from hdecomp.tree import batch_limit_note
+    from hdecomp.formats.layout import batch_limit_note
     cut, full = runs["mlp"].root, runs["mlp_full"].root
     assert batch_limit_note(full, None) is None            # made at full size: nothing to say
     assert batch_limit_note(cut, 1) is None                # the limit is given: nothing to say

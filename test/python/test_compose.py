@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hdecomp.cli import main
 from hdecomp.compose import build_composition, compose, composed_weight_map
-from hdecomp.results import read_json
+from hdecomp.formats.jsonio import read_json
 from hdecomp.validate import schema_errors
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"

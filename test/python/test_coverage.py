@@ -12,8 +12,8 @@ import pytest
 import torch
 from hdecomp.cli import main
 from hdecomp.coverage import component_inventory, compute_coverage, step_coverage
-from hdecomp.results import read_json
-from hdecomp.tree import discover_steps
+from hdecomp.formats.jsonio import read_json
+from hdecomp.formats.layout import discover_steps
 from hdecomp.validate import schema_errors
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"

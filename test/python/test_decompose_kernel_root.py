@@ -16,10 +16,11 @@ from hdecomp.batch import run_batch
 from hdecomp.cli import main
 from hdecomp.compose import compose
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.formats.layout import node_statuses
+from hdecomp.formats.tree import DecompositionTree
 from hdecomp.pipeline import run_pipeline
 from hdecomp.prompt import default_output_dir
 from hdecomp.selftest import run_self_tests
-from hdecomp.tree import DecompositionTree, node_statuses
 from hdecomp.validate import validate_decomposition
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"
@@ -124,11 +125,11 @@ def test_compose_pipeline_and_batch_accept_the_tree(trees: dict) -> None:
 
 
 def test_tree_readers_show_one_node(trees: dict) -> None:
-    from hdecomp_lsp.trees import load_tree
+    from hdecomp_lsp.features.trees import load_tree
     dec = trees["sigmoid"]
     tree = DecompositionTree.load(dec.root / "decomposition_tree.json")
     assert tree.root is not None and tree.root.level == 0 and len(tree.nodes) == 1
-    assert node_statuses(tree)[tree.root.id][0] == "pass"   # the composition test checked it
+    assert node_statuses(tree)[tree.root.id].status == "pass"   # the composition test checked it
     payload = load_tree(str(dec.root / "decomposition_tree.json"))
     assert payload is not None and payload["modelName"] == "21_Tiny_Sigmoid"
     (node,) = payload["nodes"]

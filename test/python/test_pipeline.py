@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
+from hdecomp.formats.jsonio import read_json
 from hdecomp.pipeline import run_pipeline
-from hdecomp.results import read_json
 from hdecomp.validate import schema_errors
 from hdecomp.verify import VerifyOptions
 

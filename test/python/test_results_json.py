@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hdecomp.results import dumps_json, read_json, write_json_atomic
+from hdecomp.formats.jsonio import dumps_json, read_json, write_json_atomic
 
 
 class _Result:

@@ -124,7 +124,7 @@ def test_additional_fields_are_allowed_everywhere() -> None:
 # ---- files our own tools write -------------------------------------------------------------------
 
 def test_tree_module_writes_schema_valid_trees(tmp_path: Path) -> None:
-    from hdecomp.tree import DecompositionTree
+    from hdecomp.formats.tree import DecompositionTree
 
     for sample in ("decomposition_tree__nodes", "decomposition_tree__by_file",
                    "decomposition_tree__levels_components"):

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from hdecomp.cli import main
-from hdecomp.results import read_json, write_json_atomic
+from hdecomp.formats.jsonio import read_json, write_json_atomic
 from hdecomp.selftest import run_self_tests
 from hdecomp.validate import schema_errors
 

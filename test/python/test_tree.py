@@ -1,4 +1,4 @@
-"""hdecomp.tree: decomposition_tree.json (our format and the original workspace's variants),
+"""hdecomp.formats.tree and formats.layout: decomposition_tree.json (our format and the original workspace's variants),
 decomposition_log.json, and the steps/ folder (copied, symlinked and missing original.py)."""
 
 from __future__ import annotations
@@ -8,16 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hdecomp.tree import (
-    DecompositionLog,
-    DecompositionTree,
-    TreeFormatError,
-    discover_steps,
-    level_from_path,
-    node_statuses,
-    parse_level,
-    step_for_node,
-)
+from hdecomp.formats.layout import discover_steps, node_statuses, step_for_node
+from hdecomp.formats.log import DecompositionLog
+from hdecomp.formats.tree import DecompositionTree, TreeFormatError
+from hdecomp.vocab.levels import level_of_path, parse_level
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
 TINY = FIXTURES / "tiny_mlp"
@@ -136,9 +130,9 @@ def test_parse_level(value: object, level: int | None) -> None:
     assert parse_level(value) == level
 
 
-def test_level_from_path() -> None:
-    assert level_from_path("level_0_kernel/relu.py") == 0
-    assert level_from_path("steps/step_1/children/x.py") is None
+def test_level_of_path() -> None:
+    assert level_of_path("level_0_kernel/relu.py") == 0
+    assert level_of_path("steps/step_1/children/x.py") is None
 
 
 def test_discover_steps_original_workspace_layout() -> None:
@@ -201,7 +195,9 @@ def test_node_statuses_from_step_results(tmp_path: Path) -> None:
     (steps / "step_3_linear_relu_32x32_to_kernels" / "verification_result.json").write_text('{"stat')  # half-written
     tree = DecompositionTree.load(root)
     st = node_statuses(tree)
-    assert st["root"][0] == "pass" and st["root"][1].dir.name == "step_1_model_to_fusions"
-    assert st["block1"][0] == "fail" and st["block1.linear"] == ("fail", None)
-    assert st["block2"][0] == "unverified" and st["block2.relu"][0] == "unverified"
-    assert st["head"] == ("pass", None)  # a kernel checked as a child of the model's step
+    assert st["root"].status == "pass" and st["root"].step.dir.name == "step_1_model_to_fusions"
+    assert st["block1"].status == "fail" and st["block1.linear"].status == "fail"
+    assert st["block1.linear"].step is None and st["block1.linear"].verified_by == st["block1"].step
+    assert st["block2"].status == "unverified" and st["block2.relu"].status == "unverified"
+    assert st["head"].status == "pass" and st["head"].step is None   # checked as a child of the model's step
+    assert st["head"].verified_by == st["root"].step

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
+from hdecomp.formats.tree import DecompositionTree, parse_nodes, resolve_children
 from hdecomp.validate import (
     component_file_problems,
     kernel_has_parameters,
     kernel_name_problems,
     normalised_source,
-    read_tree_nodes,
-    resolve_children,
     validate_decomposition,
 )
 
@@ -252,8 +251,8 @@ def test_normalised_source_ignores_docstrings_and_comments() -> None:
     ("decomposition_tree__nested", 2, {2: 1, 0: 1}),
 ])
 def test_every_tree_layout_is_read(sample: str, count: int, levels: dict[int, int]) -> None:
-    nodes, notes = read_tree_nodes(_sample(sample))
-    assert notes == []
+    nodes, notes, layout = parse_nodes(_sample(sample), strict=True)
+    assert notes == [] and layout is not None
     assert len(nodes) == count
     found: dict[int, int] = {}
     for node in nodes.values():
@@ -264,6 +263,12 @@ def test_every_tree_layout_is_read(sample: str, count: int, levels: dict[int, in
     assert unresolved == []
     referenced = {c for children in edges.values() for c in children}
     assert len([k for k in nodes if k not in referenced]) == 1  # one root
+    # the tools' reader is the validator's: the same nodes, levels and edges
+    tree = DecompositionTree.from_dict(_sample(sample))
+    assert set(tree.nodes) == set(nodes) and tree.source_format == layout
+    assert {k: n.level for k, n in tree.nodes.items()} == {k: n.level for k, n in nodes.items()}
+    assert {k: n.children for k, n in tree.nodes.items()} == edges
+    assert tree.root_id not in referenced
 
 
 def test_original_layout_tree_validates_structurally(tmp_path: Path) -> None:

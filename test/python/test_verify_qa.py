@@ -162,7 +162,7 @@ def test_max_diff_is_a_number_when_trials_ran() -> None:
 
 
 def test_lsp_lens_title_accepts_none() -> None:
-    from hdecomp_lsp.convert import lens_title
+    from hdecomp_lsp.features.code_lens import lens_title
 
     r = verify_step(BAD / "original.py", BAD / "refactored_ctor.py")
     assert lens_title(r.to_dict()).startswith("⚠ ERROR · ")

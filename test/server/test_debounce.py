@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hdecomp_lsp import diagnostics
-from hdecomp_lsp.diagnostics import (
+from hdecomp_lsp.app import build_server
+from hdecomp_lsp.features import diagnostics
+from hdecomp_lsp.features.diagnostics import (
     CHEAP_S,
     SETTLE_YIELDS,
     adaptive_delay,
@@ -25,7 +26,7 @@ from hdecomp_lsp.diagnostics import (
     schedule,
     updated_estimate,
 )
-from hdecomp_lsp.server import DEFAULT_DEBOUNCE_S, HdecompLanguageServer, build_server
+from hdecomp_lsp.state import DEFAULT_DEBOUNCE_S, HdecompLanguageServer
 from lsp_harness import diagnostics_for, start_client, stop_client
 from lsprotocol import types
 from pygls.protocol import default_converter

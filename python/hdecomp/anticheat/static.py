@@ -57,7 +57,7 @@ from typing import Any
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, SourceRange
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json
+from hdecomp.formats.jsonio import dumps_json
 
 
 def _names_children_folder_expr(arg: ast.expr) -> bool:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hdecomp.results import write_text_atomic
+from hdecomp.formats.jsonio import write_text_atomic
+from hdecomp.vocab.levels import LEVEL_NAMES
 
 
 def write_analysis(dec: Any, tree: dict[str, Any]) -> None:
-    from hdecomp.decompose.plan import LEVEL_NAMES
     meta = tree["metadata"]
     nodes = tree["nodes"]
     lines = [f"# Decomposition analysis: {dec.name}", "",

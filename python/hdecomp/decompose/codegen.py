@@ -27,7 +27,7 @@ from hdecomp.decompose.naming import (
     safe_local,
     snake,
 )
-from hdecomp.decompose.plan import LEVEL_NAMES, ChildPlan
+from hdecomp.decompose.plan import ChildPlan
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -41,6 +41,7 @@ from hdecomp.decompose.source import (
     qualified_name,
     tensor_literal,
 )
+from hdecomp.vocab.levels import LEVEL_NAMES
 from hdecomp.weights import WeightSlice
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",

@@ -55,7 +55,6 @@ from hdecomp.decompose.naming import (
     snake,
 )
 from hdecomp.decompose.plan import (
-    LEVEL_NAMES,
     ChildPlan,
     PlanError,
     is_kernel_module,
@@ -65,7 +64,7 @@ from hdecomp.decompose.plan import (
 )
 from hdecomp.decompose.shapes import full_size_capture, full_size_io
 from hdecomp.decompose.source import NotRepresentable, SourceContext
-from hdecomp.decompose.state import LEVEL_DIRS, DecomposeOptions, Decomposition, Node, StepRecord, now_iso
+from hdecomp.decompose.state import DecomposeOptions, Decomposition, Node, StepRecord, now_iso
 from hdecomp.decompose.stepfiles import (
     check_expr,
     init_inputs_expr,
@@ -76,7 +75,8 @@ from hdecomp.decompose.stepfiles import (
 )
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
-from hdecomp.results import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
 from hdecomp.weights import WeightSlice, map_value_json
 
@@ -737,8 +737,8 @@ def _leaf(dec: Decomposition, node: Node, step_name: str, reason: str) -> list[N
 
 
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
+    from hdecomp.formats.layout import Step
     from hdecomp.pipeline import verify_one
-    from hdecomp.tree import Step
     from hdecomp.verify import VerifyOptions
     o = dec.options
     options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,

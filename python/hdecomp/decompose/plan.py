@@ -29,8 +29,6 @@ from hdecomp.decompose.packed import packed_pieces
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 from hdecomp.weights import WeightSlice
 
-LEVEL_NAMES = {3: "model", 2: "layer", 1: "fusion", 0: "kernel"}
-
 # What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
 PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
                   "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",

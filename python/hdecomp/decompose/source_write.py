@@ -24,7 +24,7 @@ from torch import nn
 from hdecomp.component import Component, clone_nested, load_component, map_nested
 from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, flat_tensors, shape_text
 from hdecomp.decompose.naming import input_signature, snake
-from hdecomp.decompose.plan import LEVEL_NAMES, is_kernel_module, natural_level
+from hdecomp.decompose.plan import is_kernel_module, natural_level
 from hdecomp.decompose.source_step import (
     SourceChild,
     SourcePlan,
@@ -32,7 +32,7 @@ from hdecomp.decompose.source_step import (
     executed_lines,
     plan_source_step,
 )
-from hdecomp.decompose.state import LEVEL_DIRS, Decomposition, Node
+from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
     io_maps,
@@ -42,7 +42,8 @@ from hdecomp.decompose.stepfiles import (
     tie_tied_tensors,
     workload_key,
 )
-from hdecomp.results import write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 
 @dataclass

@@ -9,8 +9,6 @@ from typing import Any
 
 from hdecomp.decompose.naming import NameRegistry
 
-LEVEL_DIRS = {3: "level_3_model", 2: "level_2_layer", 1: "level_1_fusion", 0: "level_0_kernel"}
-
 
 @dataclass
 class DecomposeOptions:

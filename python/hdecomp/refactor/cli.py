@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 from hdecomp.errors import HdecompError
-from hdecomp.refactor.extract import ExtractionRefused, Span, extract_to_child, kernel_span
-from hdecomp.results import write_text_atomic
+from hdecomp.formats.jsonio import write_text_atomic
+from hdecomp.refactor.extract import extract_to_child, kernel_span
+from hdecomp.refactor.selection import ExtractionRefused, Span
 
 
 def parse_selection(text: str, source: str, path: Path | None = None) -> Span:

@@ -16,10 +16,13 @@ import keyword
 import re
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdecomp.formats.jsonio import dumps_json
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
+from hdecomp.refactor.selection import ExtractionRefused, FileChange, Offsets, SelectionInfo, Span
 from hdecomp.refactor.state_keys import (
     call_name,
     constructor_keys,
@@ -42,44 +45,6 @@ def _parse(source: str) -> ast.Module:
     return ast.parse(source)
 
 
-class ExtractionRefused(ValueError):
-    """The selection cannot be extracted; the message says why, for the user."""
-
-
-@dataclass(frozen=True)
-class Span:
-    """A selection: lines 1-based, columns 0-based in characters (str indices) of each line."""
-
-    start_line: int
-    start_col: int
-    end_line: int
-    end_col: int
-
-
-@dataclass
-class FileChange:
-    """A file to write: `old_text` None means the file is created."""
-
-    path: Path
-    new_text: str
-    old_text: str | None = None
-
-
-@dataclass
-class SelectionInfo:
-    """What a selection holds, as far as the (fast, `ast`-only) check can tell."""
-
-    class_name: str
-    mode: str  # "statements" | "expression"
-    start: int  # character offsets into the source
-    end: int
-    statements: list[ast.stmt] = field(default_factory=list)
-    expression: ast.expr | None = None
-    forward: ast.FunctionDef | None = None
-    cls: ast.ClassDef | None = None
-    tree: ast.Module | None = None
-
-
 @dataclass
 class Extraction:
     child_name: str
@@ -92,48 +57,6 @@ class Extraction:
     changes: list[FileChange]
     weight_map_entries: dict[str, Any]
     todo: list[str]
-
-
-# -- positions --------------------------------------------------------------------------------------------
-
-class _Offsets:
-    """(1-based line, column) <-> character offsets; `ast` columns are UTF-8 bytes, converted here."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.lines = source.splitlines(keepends=True)
-        self.starts = [0]
-        for ln in self.lines:
-            self.starts.append(self.starts[-1] + len(ln))
-
-    def of_char(self, line: int, col: int) -> int:
-        if line < 1:
-            return 0
-        if line > len(self.lines):
-            return len(self.source)
-        text = self.lines[line - 1].rstrip("\r\n")
-        return self.starts[line - 1] + min(max(col, 0), len(text))
-
-    def of_byte(self, line: int, byte_col: int) -> int:
-        if line < 1 or line > len(self.lines):
-            return len(self.source) if line >= 1 else 0
-        text = self.lines[line - 1]
-        return self.starts[line - 1] + len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
-
-    def node(self, node: ast.AST) -> tuple[int, int]:
-        start = self.of_byte(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end = self.of_byte(node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
-        return start, end
-
-    def line_of(self, offset: int) -> int:
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
 
 
 _BLANK = re.compile(r"(?:\s|;|#[^\n]*)*")
@@ -150,7 +73,7 @@ def _child_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield case.body
 
 
-def _find_model_forward(tree: ast.Module, offsets: _Offsets, start: int, end: int
+def _find_model_forward(tree: ast.Module, offsets: Offsets, start: int, end: int
                         ) -> tuple[ast.ClassDef, ast.FunctionDef]:
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
@@ -183,7 +106,7 @@ def check_selection(source: str, span: Span) -> SelectionInfo:
         raise ExtractionRefused(f"the file has a syntax error (line {exc.lineno}): fix it first") from None
     except ValueError as exc:
         raise ExtractionRefused(f"the file cannot be parsed: {exc}") from None
-    offsets = _Offsets(source)
+    offsets = Offsets(source)
     a = offsets.of_char(span.start_line, span.start_col)
     b = offsets.of_char(span.end_line, span.end_col)
     if b < a:
@@ -262,12 +185,12 @@ class _Partial(Exception):
         self.stmt = stmt
 
 
-def _overlaps_many(stmt: ast.stmt, offsets: _Offsets, a: int, b: int) -> bool:
+def _overlaps_many(stmt: ast.stmt, offsets: Offsets, a: int, b: int) -> bool:
     s, e = offsets.node(stmt)
     return not (s <= a and b <= e)
 
 
-def _find_expression(stmt: ast.stmt, offsets: _Offsets, a: int, b: int) -> ast.expr | None:
+def _find_expression(stmt: ast.stmt, offsets: Offsets, a: int, b: int) -> ast.expr | None:
     best = None
     for node in ast.walk(stmt):
         if not isinstance(node, ast.expr):
@@ -365,7 +288,7 @@ class _Flow:
     globals_used: set[str]
 
 
-def _data_flow(info: SelectionInfo, offsets: _Offsets) -> _Flow:
+def _data_flow(info: SelectionInfo, offsets: Offsets) -> _Flow:
     fwd = info.forward
     assert fwd is not None
     params = _params(fwd)
@@ -464,7 +387,7 @@ def _init_attrs(init: ast.FunctionDef | None) -> dict[str, _InitAttr]:
     return attrs
 
 
-def _uses_outside(cls: ast.ClassDef, attr: str, offsets: _Offsets, start: int, end: int,
+def _uses_outside(cls: ast.ClassDef, attr: str, offsets: Offsets, start: int, end: int,
                   init: ast.FunctionDef | None) -> bool:
     for fn in cls.body:
         if fn is init:
@@ -584,7 +507,7 @@ def _needed_module_nodes(tree: ast.Module, names: set[str], folder: Path) -> lis
     return sorted(needed, key=lambda n: (n.lineno, n.col_offset))
 
 
-def _segment(source: str, offsets: _Offsets, node: ast.AST, *, full_lines: bool = False) -> str:
+def _segment(source: str, offsets: Offsets, node: ast.AST, *, full_lines: bool = False) -> str:
     s, e = offsets.node(node)
     if full_lines:
         first = offsets.line_of(s)
@@ -613,22 +536,18 @@ def _returned_list(tree: ast.Module, func: str) -> list[ast.expr] | None:
 
 
 def _tree_shapes(path: Path) -> dict[str, tuple[list[int], str]]:
-    """Tensor shapes by name from the nearest decomposition_tree.json above `path` (data_flow, node inputs)."""
+    """Tensor shapes by name from the nearest decomposition_tree.json above `path` (its data flow)."""
     found: dict[str, set[tuple[tuple[int, ...], str]]] = {}
     for parent in list(path.parents)[:6]:
-        tree_file = parent / "decomposition_tree.json"
-        if not tree_file.is_file():
+        if not (parent / TREE_FILE).is_file():
             continue
         try:
-            data = json.loads(tree_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            flows = DecompositionTree.load(parent).data_flow
+        except TreeFormatError:
             return {}
-        if not isinstance(data, dict):
-            return {}
-        for flow in data.get("data_flow") or []:
-            if isinstance(flow, dict) and isinstance(flow.get("tensor_name"), str) and _is_shape(flow.get("shape")):
-                found.setdefault(flow["tensor_name"], set()).add(
-                    (tuple(flow["shape"]), str(flow.get("dtype") or "float32")))
+        for flow in flows:
+            if isinstance(flow.tensor_name, str) and _is_shape(flow.shape):
+                found.setdefault(flow.tensor_name, set()).add((tuple(flow.shape), str(flow.dtype or "float32")))
         break
     return {k: (list(next(iter(v))[0]), next(iter(v))[1]) for k, v in found.items() if len(v) == 1}
 
@@ -656,7 +575,7 @@ def _tensor_expr(shape: list[int], dtype: str) -> str:
 
 # -- the transformation ---------------------------------------------------------------------------------------
 
-def _statements_text(source: str, offsets: _Offsets, stmts: list[ast.stmt]) -> str:
+def _statements_text(source: str, offsets: Offsets, stmts: list[ast.stmt]) -> str:
     """The selected statements' full lines (with comments between them), dedented."""
     first = offsets.line_of(offsets.node(stmts[0])[0])
     for dec in getattr(stmts[0], "decorator_list", []) or []:
@@ -679,7 +598,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
     info = check_selection(source, span)
     assert info.tree is not None and info.cls is not None and info.forward is not None
     tree, cls, fwd = info.tree, info.cls, info.forward
-    offsets = _Offsets(source)
+    offsets = Offsets(source)
     flow = _data_flow(info, offsets)
     nodes: list[ast.AST] = list(info.statements) if info.mode == "statements" else [info.expression]  # type: ignore[list-item]
     used_attrs = _self_attrs(nodes)
@@ -863,7 +782,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
     entries = _weight_map_update(folder, path, attribute, moved, weight_keys) if in_step else None
     if entries is not None:
         wm_path, old_text, new_map = entries
-        changes.append(FileChange(path=wm_path, new_text=json.dumps(new_map, indent=2) + "\n", old_text=old_text))
+        changes.append(FileChange(path=wm_path, new_text=dumps_json(new_map) + "\n", old_text=old_text))
         added = new_map
     else:
         added = {}
@@ -872,7 +791,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
                       weight_map_entries=added, todo=todo)
 
 
-def _not_reassigned_before(fwd: ast.FunctionDef, var: str, start: int, offsets: _Offsets) -> bool:
+def _not_reassigned_before(fwd: ast.FunctionDef, var: str, start: int, offsets: Offsets) -> bool:
     return not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == var
                    and offsets.node(n)[0] < start for n in ast.walk(fwd))
 
@@ -1095,7 +1014,7 @@ def kernel_span(source: str, span: Span) -> Span:
         tree = _parse(source)
     except (SyntaxError, ValueError):
         raise ExtractionRefused("the file has a syntax error: fix it first") from None
-    offsets = _Offsets(source)
+    offsets = Offsets(source)
     a = offsets.of_char(span.start_line, span.start_col)
     b = offsets.of_char(span.end_line, span.end_col)
     # a violation on a function name (`F.relu`) means its call (`F.relu(y)`)
@@ -1127,7 +1046,7 @@ def kernel_span(source: str, span: Span) -> Span:
     return _span_of(offsets, s, e)
 
 
-def _span_of(offsets: _Offsets, start: int, end: int) -> Span:
+def _span_of(offsets: Offsets, start: int, end: int) -> Span:
     sl, el = offsets.line_of(start), offsets.line_of(end)
     if el > len(offsets.lines):
         el = len(offsets.lines)

@@ -10,7 +10,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hdecomp.refactor.extract import ExtractionRefused, SelectionInfo, _Offsets
+from hdecomp.refactor.selection import ExtractionRefused, Offsets, SelectionInfo
 
 
 class _ParentRewriter(cst.CSTTransformer):
@@ -109,7 +109,7 @@ def _is_sys_path_call(stmt: cst.SimpleStatementLine) -> bool:
     return "sys.path" in code
 
 
-def rewrite_parent(source: str, info: SelectionInfo, offsets: _Offsets, *, alias: str, attribute: str,
+def rewrite_parent(source: str, info: SelectionInfo, offsets: Offsets, *, alias: str, attribute: str,
                     child_module: str, in_step: bool, call_args: str, outputs: list[str], ctor_args: list[str],
                     remove_stmts: list[ast.stmt], anchor_stmts: list[ast.stmt], place_last: bool,
                     init: ast.FunctionDef | None) -> str:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hdecomp.refactor import Extraction, Span
     from pygls.workspace import TextDocument
 
-    from hdecomp_lsp.server import HdecompLanguageServer
+    from hdecomp_lsp.state import HdecompLanguageServer
 
 EXTRACT_TITLE = "Extract to child component"
 

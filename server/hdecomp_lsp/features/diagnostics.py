@@ -35,11 +35,11 @@ from hdecomp_lsp.convert import (
     violation_from_dict,
     violation_to_diagnostic,
 )
+from hdecomp_lsp.state import DEFAULT_DEBOUNCE_S, HdecompLanguageServer, RuntimeFindings
 from hdecomp_lsp.uris import uri_to_path
 
 if TYPE_CHECKING:
     from hdecomp_lsp.incremental import DocumentAnalysis
-    from hdecomp_lsp.server import HdecompLanguageServer
 
 _REFACTORED_CLASS = re.compile(r"^class[ \t]+RefactoredModel\b", re.MULTILINE)
 RESULT_FILE = "verification_result.json"
@@ -88,11 +88,10 @@ def load_runtime_findings(ls: HdecompLanguageServer, path: str) -> list[AntiChea
     cached = ls.runtime_findings.get(path)
     if cached is not None and cached.mtime == mtime:
         return cached.violations
-    from hdecomp_lsp.server import RuntimeFindings
 
     violations: list[AntiCheatViolation] = []
     try:
-        from hdecomp.results import read_json
+        from hdecomp.formats.jsonio import read_json
 
         data = read_json(result_file)
         anticheat = data.get("anticheat") if isinstance(data, dict) else None
@@ -189,7 +188,6 @@ def change_delay(ls: HdecompLanguageServer, uri: str) -> float | None:
     else the adaptive delay; None means "at once, after settling"."""
     if ls.debounce_s is not None:
         return ls.debounce_s
-    from hdecomp_lsp.server import DEFAULT_DEBOUNCE_S
     delay = adaptive_delay(cost_estimate(ls, uri), DEFAULT_DEBOUNCE_S)
     return delay if delay > 0 else None
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
-from hdecomp_lsp.convert import lens_title
-from hdecomp_lsp.diagnostics import is_refactored_file, result_file_for
+from hdecomp_lsp.features.diagnostics import is_refactored_file, result_file_for
+from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import uri_to_path
-
-if TYPE_CHECKING:
-    from hdecomp_lsp.server import HdecompLanguageServer
 
 _CLASS = re.compile(r"^class[ \t]+(RefactoredModel|Model)\b", re.MULTILINE)
 _COMPONENT = re.compile(r"^def[ \t]+get_inputs\b", re.MULTILINE)
@@ -24,8 +21,44 @@ VERIFY_COMMAND = "hdecomp.server.verifyStep"
 SELF_TEST_COMMAND = "hdecomp.server.runSelfTest"
 
 
+def lens_title(result: dict[str, Any] | None, *, stale: bool = False) -> str:
+    """`✓ PASS · max diff 2.4e-07 · 3 trials`, `✗ FAIL · 2 violations`, `⚠ ERROR · ...`, or `Verify step`."""
+    if not isinstance(result, dict) or result.get("status") not in ("PASS", "FAIL", "ERROR"):
+        return "Verify step"
+    status = result["status"]
+    num: dict[str, Any] = result["numerical_comparison"] if isinstance(result.get("numerical_comparison"),
+                                                                        dict) else {}
+    anticheat: dict[str, Any] = result["anticheat"] if isinstance(result.get("anticheat"), dict) else {}
+    violations = anticheat.get("violations") if isinstance(anticheat.get("violations"), list) else []
+    max_diff = num.get("max_diff_across_trials")
+    trials = num.get("num_trials")
+    parts: list[str]
+    if status == "PASS":
+        parts = ["✓ PASS"]
+        if isinstance(max_diff, (int, float)):
+            parts.append(f"max diff {max_diff:.1e}")
+        if isinstance(trials, int):
+            parts.append(f"{trials} trial" + ("" if trials == 1 else "s"))
+    elif status == "FAIL":
+        parts = ["✗ FAIL"]
+        if violations:
+            parts.append(f"{len(violations)} violation" + ("" if len(violations) == 1 else "s"))
+        elif isinstance(max_diff, (int, float)):
+            parts.append(f"max diff {max_diff:.1e}")
+        elif result.get("fail_reason"):
+            parts.append(str(result["fail_reason"]).splitlines()[0][:60])
+    else:
+        parts = ["⚠ ERROR"]
+        err = result.get("error") or result.get("fail_reason")
+        if err:
+            parts.append(str(err).splitlines()[0][:60])
+    if stale:
+        parts.append("edited since")
+    return " · ".join(parts)
+
+
 def read_result(path: str) -> dict[str, Any] | None:
-    from hdecomp.results import read_json
+    from hdecomp.formats.jsonio import read_json
 
     try:
         data = read_json(result_file_for(path))

@@ -16,11 +16,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from hdecomp_lsp import diagnostics, trees
-from hdecomp_lsp.code_lens import read_result
-from hdecomp_lsp.convert import lens_title
+from hdecomp_lsp.features import diagnostics, trees
+from hdecomp_lsp.features.code_lens import lens_title, read_result
 from hdecomp_lsp.protocol import HdecompProtocol
-from hdecomp_lsp.server import HdecompLanguageServer  # at runtime: pygls reads the command signatures
+from hdecomp_lsp.state import HdecompLanguageServer  # at runtime: pygls reads the command signatures
 from hdecomp_lsp.uris import uri_to_path
 
 VERIFY_STEP = "hdecomp.server.verifyStep"

@@ -5,26 +5,20 @@ watching when it can, polling otherwise). Pure JSON reading: no torch, no user c
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import os
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hdecomp.tree import composition_status
+from hdecomp.formats.layout import RESULT_FILE, node_statuses
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
+from hdecomp.vocab.levels import LEVEL_NAMES
 from lsprotocol import types
 
+from hdecomp_lsp.features import diagnostics
+from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import path_is_under, uri_to_path
 
-if TYPE_CHECKING:
-    from hdecomp_lsp.server import HdecompLanguageServer
-
-TREE_FILE = "decomposition_tree.json"
-RESULT_FILE = "verification_result.json"
 TREES_CHANGED = "hdecomp/treesChanged"
-LEVEL_NAMES = {0: "kernel", 1: "fusion", 2: "layer", 3: "model"}
-LEVEL_NUMBERS = {v: k for k, v in LEVEL_NAMES.items()}
 _SKIP_DIRS = {".git", ".hg", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
               ".ruff_cache", ".tox", "dist", "build"}
 _MAX_DEPTH = 10
@@ -58,107 +52,38 @@ def watched_files(folders: list[str]) -> dict[str, float]:
     return snap
 
 
-def _level(value: Any) -> tuple[int, str]:
-    if isinstance(value, bool):
-        return 0, "kernel"
-    if isinstance(value, int) and value in LEVEL_NAMES:
-        return value, LEVEL_NAMES[value]
-    if isinstance(value, str):
-        v = value.strip().lower()
-        m = re.match(r"^(?:level[_ ]?)?(\d)", v)
-        if m and int(m.group(1)) in LEVEL_NAMES:
-            return int(m.group(1)), LEVEL_NAMES[int(m.group(1))]
-        for name, num in LEVEL_NUMBERS.items():
-            if name in v:
-                return num, name
-    return 0, "kernel"
-
-
-def _digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha1(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _status_of(step_dir: Path | None) -> tuple[str, str | None]:
-    if step_dir is None:
-        return "unverified", None
-    result = step_dir / RESULT_FILE
-    try:
-        data = json.loads(result.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "unverified", None
-    status = str(data.get("status", "")).upper() if isinstance(data, dict) else ""
-    return {"PASS": "pass", "FAIL": "fail", "ERROR": "error"}.get(status, "unverified"), str(result)
-
-
-def _shapes(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def load_tree(tree_file: str) -> dict[str, Any] | None:
-    """One tree in the `hdecomp/trees` payload shape, or None when the file is not a readable tree."""
+    """One tree in the `hdecomp/trees` payload shape, or None when the file is not a readable tree.
+
+    The tree, each node's step and its verdict come from hdecomp.formats, as for the CLI."""
     try:
-        data = json.loads(Path(tree_file).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        tree = DecompositionTree.load(tree_file)
+    except TreeFormatError:
         return None
     root = Path(tree_file).parent
-    raw_nodes: dict[str, dict[str, Any]] = {str(k): v for k, v in data["nodes"].items() if isinstance(v, dict)}
-    steps = sorted(p for p in (root / "steps").glob("*") if p.is_dir()) if (root / "steps").is_dir() else []
-    step_by_digest = {d: s for s in steps if (d := _digest(s / "original.py"))}
-
-    def step_for(node_id: str, node: dict[str, Any], path: Path | None) -> Path | None:
-        for key in ("step_dir", "step"):  # explicit link, when the writer recorded one
-            if isinstance(node.get(key), str) and (root / node[key]).is_dir():
-                return root / node[key]
-        if path is not None and (d := _digest(path)) in step_by_digest:
-            return step_by_digest[d]
-        # the original workspace named steps step_<N>_<node id>_to_<level>s
-        for s in steps:
-            if re.fullmatch(rf"step_\d+_{re.escape(node_id)}(_to_\w+)?", s.name):
-                return s
-        return None
-
+    statuses = node_statuses(tree)
     nodes: list[dict[str, Any]] = []
-    parent_of: dict[str, str] = {}
-    for node_id, node in raw_nodes.items():
-        for child in node.get("children") or []:
-            parent_of.setdefault(str(child), node_id)
-    step_dirs: dict[str, Path | None] = {}
-    for node_id, node in raw_nodes.items():
-        rel = node.get("path")
-        path = (root / rel) if isinstance(rel, str) and rel else None
-        step_dirs[node_id] = step_for(node_id, node, path if path and path.is_file() else None)
-    for node_id, node in raw_nodes.items():
-        rel = node.get("path")
-        path = (root / rel).resolve() if isinstance(rel, str) and rel else None
-        level, level_name = _level(node.get("level"))
-        step_dir = step_dirs[node_id]
-        status, result_file = _status_of(step_dir)
-        if step_dir is None and node_id in parent_of:
-            # a leaf is as verified as the step that produced it (its parent's step)
-            status, result_file = _status_of(step_dirs.get(parent_of[node_id]))
-        elif step_dir is None and level == 0 and not parent_of:
-            # a one-kernel model (a level-0 root, no step): the composition test checked it
-            status = composition_status(root)
-            result_file = str((root / "verification" / "test_results.json").resolve()) \
-                if status != "unverified" else None
+    for node_id, node in tree.nodes.items():
+        verdict = statuses[node_id]
+        path = tree.abs_path(node)
+        if verdict.verified_by is not None:
+            result = verdict.verified_by.result_file
+            result_file = str(result.resolve()) if result.is_file() else None
+        elif verdict.status != "unverified":   # a one-kernel model: the composition test checked it
+            result_file = str((root / "verification" / "test_results.json").resolve())
+        else:
+            result_file = None
         nodes.append({
-            "id": node_id, "name": str(node.get("name") or node_id), "level": level, "levelName": level_name,
-            "path": str(path) if path is not None else None,
-            "children": [str(c) for c in node.get("children") or [] if str(c) in raw_nodes],
-            "inputShapes": _shapes(node.get("input_shapes")), "outputShapes": _shapes(node.get("output_shapes")),
-            "inputDtypes": _shapes(node.get("input_dtypes")), "outputDtypes": _shapes(node.get("output_dtypes")),
-            "status": status, "stepDir": str(step_dir.resolve()) if step_dir else None, "resultFile": result_file,
+            "id": node_id, "name": node.name or node_id, "level": node.level or 0,
+            "levelName": LEVEL_NAMES[node.level or 0], "path": str(path) if path is not None else None,
+            "children": [c for c in node.children if c in tree.nodes],
+            "inputShapes": node.input_shapes, "outputShapes": node.output_shapes,
+            "inputDtypes": node.input_dtypes, "outputDtypes": node.output_dtypes,
+            "status": verdict.status, "resultFile": result_file,
+            "stepDir": str(verdict.step.dir.resolve()) if verdict.step else None,
         })
-    meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
-    children = {c for n in raw_nodes.values() for c in (n.get("children") or [])}
-    root_id = "root" if "root" in raw_nodes else next((k for k in raw_nodes if k not in children), "")
     return {"root": str(root.resolve()), "treeFile": str(Path(tree_file).resolve()),
-            "modelName": str(meta.get("model_name") or root.name), "rootId": root_id, "nodes": nodes}
+            "modelName": str(tree.metadata.model_name or root.name), "rootId": tree.root_id or "", "nodes": nodes}
 
 
 def workspace_folders(ls: HdecompLanguageServer) -> list[str]:
@@ -251,8 +176,6 @@ def register(server: HdecompLanguageServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched_changed(ls: HdecompLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-        from hdecomp_lsp import diagnostics
-
         paths = {os.path.normpath(uri_to_path(c.uri)) for c in params.changes}
         relevant = {p for p in paths if p.endswith((TREE_FILE, RESULT_FILE))}
         if not relevant:

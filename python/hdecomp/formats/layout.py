@@ -1,0 +1,245 @@
+"""The output folder's layout: the level folders, the `steps/step_<N>_<name>/` folders and their files, and
+each node's verdict as the step results record it. Torch-free; the one place that matches a step to the
+node it decomposes (the CLI, the pipeline and the language server's tree view all ask here)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdecomp.formats.jsonio import read_json
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeNode
+from hdecomp.vocab.levels import LEVEL_DIRS
+
+RESULT_FILE = "verification_result.json"
+
+STEP_DIR_RE = re.compile(r"^step_(\d+)(?:_(.*))?$")
+
+
+@dataclass
+class Step:
+    """One step folder: `steps/step_<N>_<name>/` with original.py, refactored.py, children/, results.
+
+    `original` is None when original.py is missing and the parent could not be found elsewhere; a
+    symlinked original.py is followed (`original` is the resolved file)."""
+
+    dir: Path
+    number: int | None
+    name: str
+    original: Path | None
+    refactored: Path
+    original_source: str = "original.py"    # how `original` was found: original.py | symlink | tree | name
+    problem: str | None = None              # why the step cannot be verified as it stands
+
+    @property
+    def children_dir(self) -> Path:
+        return self.dir / "children"
+
+    @property
+    def weight_map(self) -> Path | None:
+        p = self.dir / "weight_map.json"
+        return p if p.exists() else None
+
+    @property
+    def result_file(self) -> Path:
+        return self.dir / RESULT_FILE
+
+    @property
+    def coverage_file(self) -> Path:
+        return self.dir / "coverage_report.json"
+
+    def child_files(self) -> list[Path]:
+        d = self.children_dir
+        if not d.is_dir():
+            return []
+        return sorted(p for p in d.glob("*.py") if not p.name.startswith("__"))
+
+
+def _step_sort_key(p: Path) -> tuple[int, str]:
+    m = STEP_DIR_RE.match(p.name)
+    return (int(m.group(1)) if m else 10**9, p.name)
+
+
+def component_files(root: str | Path) -> list[Path]:
+    """Every component file in the level folders (level_3_model/ .. level_0_kernel/), model first."""
+    root = Path(root)
+    files: list[Path] = []
+    for lvl in (3, 2, 1, 0):
+        d = root / LEVEL_DIRS[lvl]
+        if d.is_dir():
+            files.extend(sorted(p for p in d.glob("*.py") if not p.name.startswith("__")))
+    return files
+
+
+def source_key(path: Path) -> str | None:
+    """A content fingerprint for matching copies of one component (whitespace at line ends ignored)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    norm = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return hashlib.sha1(norm.encode("utf-8")).hexdigest()
+
+
+def discover_steps(root: str | Path, tree: DecompositionTree | None = None) -> list[Step]:
+    """Every `steps/step_*` folder holding a refactored.py, in step order (number, then name).
+
+    original.py may be a copy, a symlink (followed), or missing: then the parent is looked up in the tree
+    (a node whose `step` names this folder) or by the step's name (`step_2_block1_to_fusions` -> a
+    component file named `block1*`); when none or several match, `problem` says so."""
+    root = Path(root)
+    steps_dir = root / "steps"
+    if not steps_dir.is_dir():
+        return []
+    out: list[Step] = []
+    for d in sorted((p for p in steps_dir.iterdir() if p.is_dir()), key=_step_sort_key):
+        refactored = d / "refactored.py"
+        m = STEP_DIR_RE.match(d.name)
+        number = int(m.group(1)) if m else None
+        name = (m.group(2) or "") if m else d.name
+        if not refactored.exists():
+            if m and any(d.iterdir()):
+                out.append(Step(dir=d, number=number, name=name, original=None, refactored=refactored,
+                                problem="refactored.py is missing"))
+            continue
+        orig = d / "original.py"
+        source = "original.py"
+        problem = None
+        original: Path | None = None
+        if orig.is_symlink():
+            target = orig.resolve()
+            if target.exists():
+                original, source = target, "symlink"
+            else:
+                problem = f"original.py is a broken symlink (to {target})"
+        elif orig.exists():
+            original = orig
+        if original is None and problem is None:
+            original, source, problem = _find_missing_original(root, d, name, tree)
+        out.append(Step(dir=d, number=number, name=name, original=original, refactored=refactored,
+                        original_source=source, problem=problem))
+    return out
+
+
+def _find_missing_original(root: Path, step_dir: Path, name: str,
+                           tree: DecompositionTree | None) -> tuple[Path | None, str, str | None]:
+    if tree is not None:
+        node = tree.node_for_step(step_dir)
+        p = tree.abs_path(node) if node else None
+        if p is not None and p.exists():
+            return p, "tree", None
+    # step_2_block1_to_fusions -> "block1"; step_1_model_to_layers -> the model-level file
+    base = re.sub(r"_to_(layers?|fusions?|kernels?)$", "", name)
+    candidates: list[Path] = []
+    if base in ("model", "") and (root / LEVEL_DIRS[3]).is_dir():
+        candidates = [p for p in component_files(root) if p.parent.name == LEVEL_DIRS[3]]
+    if not candidates and base:
+        files = component_files(root)
+        candidates = [p for p in files if p.stem == base] or \
+                     [p for p in files if p.stem.startswith(base) or base in p.stem.replace("features_", "")]
+    if len(candidates) == 1:
+        return candidates[0], "name", None
+    if not candidates:
+        return None, "missing", "original.py is missing and no component file matches the step's name"
+    names = ", ".join(p.name for p in candidates[:4])
+    return None, "missing", f"original.py is missing and several component files could be its parent ({names})"
+
+
+def step_for_node(tree: DecompositionTree, node: TreeNode, steps: list[Step]) -> Step | None:
+    """The step that decomposes `node`: the tree's `step` field; else the step whose original.py has the
+    same content as the node's file (copies) or resolves to it (symlinks); else, as the original workspace
+    named them, `step_<N>_<node id>` or `step_<N>_<node id>_to_<level>s`."""
+    if node.step:
+        for s in steps:
+            if s.dir.name == Path(node.step).name:
+                return s
+    p = tree.abs_path(node)
+    if p is not None and p.exists():
+        key = source_key(p)
+        for s in steps:
+            if s.original is not None and (s.original.resolve() == p or source_key(s.original) == key):
+                return s
+    named = re.compile(rf"step_\d+_{re.escape(node.id)}(_to_\w+)?")
+    return next((s for s in steps if named.fullmatch(s.dir.name)), None)
+
+
+def step_status(step: Step) -> str:
+    """"pass" | "fail" | "error" from the step's verification_result.json, "unverified" when there is
+    none (or it cannot be read: a half-written file counts as no result)."""
+    try:
+        data = read_json(step.result_file)
+    except (OSError, ValueError):
+        return "unverified"
+    status = str(data.get("status", "")).upper() if isinstance(data, dict) else ""
+    return {"PASS": "pass", "FAIL": "fail", "ERROR": "error"}.get(status, "unverified")
+
+
+@dataclass
+class NodeStatus:
+    """A node's verdict: `status` ("pass" | "fail" | "error" | "unverified"), `step` (the step that
+    decomposes the node, if any) and `verified_by` (the step whose result gives the verdict: its own, or
+    for a leaf its parent's, which checked it as a child)."""
+
+    status: str
+    step: Step | None = None
+    verified_by: Step | None = None
+
+
+def node_statuses(tree: DecompositionTree, steps: list[Step] | None = None) -> dict[str, NodeStatus]:
+    """Every node's verdict. Kernels and other leaves without a step take their parent step's verdict
+    (they were checked as that step's children); a one-kernel model (a kernel root, no step) takes the
+    composition test's."""
+    if steps is None:
+        steps = discover_steps(tree.root_dir, tree) if tree.root_dir is not None else []
+    own: dict[str, Step] = {}
+    for node, _ in tree.walk():
+        step = step_for_node(tree, node, steps)
+        if step is not None:
+            own[node.id] = step
+    for nid, node in tree.nodes.items():   # nodes the walk from the root does not reach
+        if nid not in own and (step := step_for_node(tree, node, steps)) is not None:
+            own[nid] = step
+    out: dict[str, NodeStatus] = {}
+    for nid, node in tree.nodes.items():
+        if nid in own:
+            out[nid] = NodeStatus(step_status(own[nid]), own[nid], own[nid])
+            continue
+        parent_step = own.get(node.parent) if node.parent else None
+        if parent_step is not None:
+            out[nid] = NodeStatus(step_status(parent_step), None, parent_step)
+        elif node.parent is None and node.is_kernel and nid == tree.root_id and tree.root_dir is not None:
+            out[nid] = NodeStatus(composition_status(tree.root_dir))
+        else:
+            out[nid] = NodeStatus("unverified")
+    return out
+
+
+def composition_status(root: str | Path) -> str:
+    """"pass" | "fail" | "error" from the composition verdict in verification/test_results.json,
+    "unverified" when there is none."""
+    try:
+        data = read_json(Path(root) / "verification" / "test_results.json")
+    except (OSError, ValueError):
+        return "unverified"
+    verdict = str(data.get("composition_test", "")).upper() if isinstance(data, dict) else ""
+    return {"PASS": "pass", "PASSED": "pass", "FAIL": "fail", "FAILED": "fail",
+            "ERROR": "error"}.get(verdict, "unverified")
+
+
+def batch_limit_note(root: str | Path, given: int | None) -> str | None:
+    """A note for a command run on a tree without `--batch-limit` when the tree was made with one
+    (metadata.batch_limit of decomposition_tree.json): it now runs at full size, maybe GPU-sized on a CPU."""
+    if given is not None:
+        return None
+    try:
+        data = read_json(Path(root) / TREE_FILE)
+    except (OSError, ValueError):
+        return None
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    made = meta.get("batch_limit") if isinstance(meta, dict) else None
+    if not isinstance(made, int) or isinstance(made, bool):
+        return None
+    return (f"this tree was made with --batch-limit {made} ({TREE_FILE}); running at full size now "
+            f"(pass --batch-limit {made} to check it as it was made)")

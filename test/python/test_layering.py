@@ -1,0 +1,152 @@
+"""The dependency direction of the library and the server, read from the source with `ast` (every import,
+including those inside functions and under TYPE_CHECKING): each module imports only its own layer or the
+layers below it, no two modules import each other (directly or around a loop), the torch-free layers
+never import torch, and the language server imports only the torch-free parts of the library."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ROOTS = {"hdecomp": REPO / "python" / "hdecomp", "hdecomp_lsp": REPO / "server" / "hdecomp_lsp"}
+
+# Lowest first. A module belongs to the first layer with a prefix that names it or a package above it.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("vocab", ("hdecomp", "hdecomp.errors", "hdecomp.paths", "hdecomp.vocab")),
+    ("formats", ("hdecomp.formats",)),
+    ("source tools", ("hdecomp.anticheat.rules", "hdecomp.anticheat.static", "hdecomp.refactor")),
+    ("runtime", ("hdecomp.component", "hdecomp.batching", "hdecomp.ops", "hdecomp.compare")),
+    ("verify", ("hdecomp.anticheat", "hdecomp.weights", "hdecomp.verify")),
+    ("toolchain", ("hdecomp.coverage", "hdecomp.selftest", "hdecomp.pipeline", "hdecomp.batch",
+                   "hdecomp.compose", "hdecomp.validate", "hdecomp.quality", "hdecomp.prompt")),
+    ("decompose", ("hdecomp.decompose",)),
+    ("cli", ("hdecomp.cli", "hdecomp.__main__")),
+]
+TORCH_FREE = ("vocab", "formats", "source tools")
+
+
+def _modules() -> dict[str, Path]:
+    mods: dict[str, Path] = {}
+    for root in ROOTS.values():
+        for f in root.rglob("*.py"):
+            parts = f.relative_to(root.parent).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            mods[name] = f
+    return mods
+
+
+MODULES = _modules()
+
+
+def _layer(module: str) -> int:
+    best: tuple[int, int] | None = None          # (prefix length, layer): the longest prefix wins
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and (best is None or len(p) > best[0]):
+                best = (len(p), i)
+    assert best is not None, f"{module} is in no layer: add it to LAYERS"
+    return best[1]
+
+
+def _imports(module: str) -> set[str]:
+    """Every module (ours or third-party top-level) that `module` imports, anywhere in the file."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([base] if base else []))
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+        else:
+            continue
+        for name in names:
+            target = name
+            while target and target not in MODULES and target.split(".")[0] in ROOTS:
+                target = target.rpartition(".")[0]
+            found.add(target if target in MODULES else name.split(".")[0])
+    found.discard(module)
+    return found
+
+
+GRAPH = {m: _imports(m) for m in MODULES}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp.") or m == "hdecomp"))
+def test_library_imports_point_down(module: str) -> None:
+    own = _layer(module)
+    upward = sorted(t for t in GRAPH[module] if t in MODULES and not t.startswith("hdecomp_lsp")
+                    and _layer(t) > own)
+    assert not upward, f"{module} ({LAYERS[own][0]}) imports a higher layer: " + ", ".join(
+        f"{t} ({LAYERS[_layer(t)][0]})" for t in upward)
+    assert not any(t.startswith("hdecomp_lsp") for t in GRAPH[module]), f"{module} imports the server"
+
+
+def test_no_import_cycles() -> None:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:       # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in GRAPH[v]:
+            if w not in MODULES:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for m in sorted(MODULES):
+        if m not in index:
+            visit(m)
+    assert cycles == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp.")
+                                          and LAYERS[_layer(m)][0] in TORCH_FREE))
+def test_torch_free_layers_never_import_torch(module: str) -> None:
+    assert not {"torch", "numpy"} & GRAPH[module], f"{module} is in a torch-free layer"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp_lsp")))
+def test_server_imports_only_torch_free_library_parts(module: str) -> None:
+    library = sorted(t for t in GRAPH[module] if t.startswith("hdecomp") and not t.startswith("hdecomp_lsp"))
+    heavy = [t for t in library if LAYERS[_layer(t)][0] not in TORCH_FREE]
+    assert not heavy, f"{module} imports {heavy}"
+    assert "torch" not in GRAPH[module]
+
+
+def test_server_features_never_import_the_wiring() -> None:
+    for module in MODULES:
+        if module.startswith("hdecomp_lsp.features"):
+            assert "hdecomp_lsp.app" not in GRAPH[module], module
+
+
+def test_layers_name_real_modules() -> None:
+    """A renamed or removed module must leave the table too, or the table stops meaning anything."""
+    for _, prefixes in LAYERS:
+        for p in prefixes:
+            assert p in MODULES, p
