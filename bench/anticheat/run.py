@@ -1,5 +1,5 @@
 """Anti-cheat benchmark: the corpus (caught / accepted per spelling), the static analyser's speed on
-generated 50 / 500 / 2000-line refactored files, and (when hdecomp.verify works) the full verifier on
+generated 50 / 500 / 2000-line refactored files, and (when hdecomp.verify.step works) the full verifier on
 every corpus case.
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python bench/anticheat/run.py [--no-verify] [--repeats 30]
@@ -195,7 +195,7 @@ def bench_static(cases: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
 
 def bench_verifier(cases: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any] | None:
     try:
-        from hdecomp.verify import VerifyOptions, verify_step
+        from hdecomp.verify.step import VerifyOptions, verify_step
     except Exception as exc:  # the verifier is another module; report why it could not run
         return {"available": False, "reason": f"{type(exc).__name__}: {exc}"}
     rows = []

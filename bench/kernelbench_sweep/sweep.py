@@ -41,7 +41,7 @@ def worker(model: str, out: str, batch_limit: int | None) -> int:
         res = {"status": "ERROR", "error": exc.headline}
     res["wall_seconds"] = round(time.perf_counter() - t0, 2)
     if res.get("output"):
-        from hdecomp.quality import quality_totals
+        from hdecomp.toolchain.quality import quality_totals
         res["quality"] = quality_totals(res["output"])   # `hdecomp validate --quality` findings per rule, level
     print("SWEEP_RESULT " + json.dumps(res, default=str))
     return 0
@@ -217,7 +217,7 @@ def _summarise(results: dict[str, Any]) -> None:
         lv["total_seconds"] = round(sum(s), 1)
     results["levels"] = levels
     sys.path.insert(0, str(REPO / "python"))
-    from hdecomp.quality import sum_totals
+    from hdecomp.toolchain.quality import sum_totals
     results["quality"] = {str(level): sum_totals([e.get("quality") for e in results["problems"]
                                                   if str(e["level"]) == str(level)]) for level in levels}
 
@@ -249,7 +249,7 @@ def markdown(results: dict[str, Any]) -> str:
     quality = results.get("quality") or {}
     if any(quality.values()):
         sys.path.insert(0, str(REPO / "python"))
-        from hdecomp.quality import totals_text
+        from hdecomp.toolchain.quality import totals_text
         lines += ["", "`hdecomp validate --quality` findings (rule, level of the component, count; trees "
                   "decomposed by code that wrote them):", "", "| KernelBench level | findings |", "| --- | --- |"]
         lines += [f"| {level} | {totals_text(q)} |" for level, q in sorted(quality.items())]

@@ -86,11 +86,11 @@ class Sampler:
 
 
 def instrument(s: Sampler) -> None:
-    import hdecomp.compose as cmp
-    import hdecomp.coverage as cov
     import hdecomp.decompose.driver as drv
-    import hdecomp.selftest as st
-    import hdecomp.verify as ver
+    import hdecomp.toolchain.compose as cmp
+    import hdecomp.toolchain.coverage as cov
+    import hdecomp.toolchain.selftest as st
+    import hdecomp.verify.step as ver
 
     def patch(mod: Any, name: str, label: Any) -> None:
         if hasattr(mod, name):
@@ -112,7 +112,7 @@ def instrument(s: Sampler) -> None:
 
 def scale_memory(k: float) -> None:
     import hdecomp.decompose.shapes as shp
-    import hdecomp.verify as ver
+    import hdecomp.verify.step as ver
     real = shp.available_bytes
     shp.available_bytes = lambda: (lambda a: None if a is None else int(a / k))(real())  # type: ignore[assignment]
     ver.SPILL_BYTES = int(ver.SPILL_BYTES / k)

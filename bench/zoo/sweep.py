@@ -66,7 +66,7 @@ def worker(model: str, out: str, batch_limit: int | None, self_tests: bool, step
     res["wall_seconds"] = round(time.perf_counter() - t0, 2)
     if res.get("output"):
         res.update(tree_stats(Path(res["output"])))
-        from hdecomp.quality import quality_totals
+        from hdecomp.toolchain.quality import quality_totals
         res["quality"] = quality_totals(res["output"])   # `hdecomp validate --quality` findings
         res["self_test_failure"] = first_self_test_failure(Path(res["output"]))
     res["maxrss_self_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -376,7 +376,7 @@ def markdown(results: dict[str, Any]) -> str:
                      f"{_fmt(e.get('unique_kernels'))} | {_fmt(e.get('kernel_instances'))} | {steps} | {st} |")
     measured = [e.get("quality") for e in entries if e.get("quality") is not None]
     if measured:
-        from hdecomp.quality import sum_totals, totals_text
+        from hdecomp.toolchain.quality import sum_totals, totals_text
         lines += ["", f"`hdecomp validate --quality` findings over the {len(measured)} trees linted (rule, level, "
                   f"count): {totals_text(sum_totals(measured))}"]
     return "\n".join(lines) + "\n"

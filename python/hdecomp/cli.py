@@ -19,17 +19,17 @@ EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 # command -> (module, function); the function takes the parsed args and returns the exit code.
 HANDLERS: dict[str, tuple[str, str]] = {
-    "verify-step": ("hdecomp.verify", "cli_verify_step"),
+    "verify-step": ("hdecomp.verify.step", "cli_verify_step"),
     "check": ("hdecomp.anticheat.static", "cli_check"),
-    "coverage": ("hdecomp.coverage", "cli_coverage"),
-    "pipeline": ("hdecomp.pipeline", "cli_pipeline"),
-    "test": ("hdecomp.selftest", "cli_test"),
-    "batch": ("hdecomp.batch", "cli_batch"),
-    "compose": ("hdecomp.compose", "cli_compose"),
+    "coverage": ("hdecomp.toolchain.coverage", "cli_coverage"),
+    "pipeline": ("hdecomp.toolchain.pipeline", "cli_pipeline"),
+    "test": ("hdecomp.toolchain.selftest", "cli_test"),
+    "batch": ("hdecomp.toolchain.batch", "cli_batch"),
+    "compose": ("hdecomp.toolchain.compose", "cli_compose"),
     "decompose": ("hdecomp.decompose.driver", "cli_decompose"),
-    "prompt": ("hdecomp.prompt", "cli_prompt"),
+    "prompt": ("hdecomp.toolchain.prompt", "cli_prompt"),
     "extract": ("hdecomp.refactor.cli", "cli_extract"),
-    "validate": ("hdecomp.validate", "cli_validate"),
+    "validate": ("hdecomp.toolchain.validate", "cli_validate"),
 }
 
 

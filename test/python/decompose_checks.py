@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from hdecomp.decompose.driver import result_dict
-from hdecomp.pipeline import run_pipeline
-from hdecomp.weights import parse_explicit_map
+from hdecomp.toolchain.pipeline import run_pipeline
+from hdecomp.verify.weights import parse_explicit_map
 
 OUTPUTS = ("decomposition_tree.json", "decomposition_analysis.md", "decomposition_log.json",
            "verification/coverage_summary.json", "verification/composition_test.py",
@@ -51,7 +51,7 @@ def assert_fully_verified(dec: Any, *, pipeline: bool = True, unused_counters: f
         unmapped = [k for k in transfer["unmapped_original"] if k.rsplit(".", 1)[-1] not in unused_counters]
         assert unmapped == [] and transfer["unmapped_refactored"] == [], transfer
         # one-to-one, string -> string as the original workspace's weight_map.json, or a packed tensor -> its
-        # slices (hdecomp.weights.WeightSlice); every refactored tensor filled once
+        # slices (hdecomp.verify.weights.WeightSlice); every refactored tensor filled once
         wm = parse_explicit_map(json.loads((step / "weight_map.json").read_text()))
         targets = [t for v in wm.values() for t in ([v] if isinstance(v, str) else [p.key for p in v])]
         assert len(set(targets)) == len(targets), wm

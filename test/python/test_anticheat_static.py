@@ -440,7 +440,7 @@ def test_rule_ids_unique_documented_and_used() -> None:
     assert static_rules - used == set(), f"documented but never reported: {static_rules - used}"
 
 
-# Plumbing the static check accepts although the runtime recorder (hdecomp.ops) counts it as compute:
+# Plumbing the static check accepts although the runtime recorder (hdecomp.runtime.ops) counts it as compute:
 # spellings that reach the runtime as other ops (hsplit -> split) or are harmless data movement.
 KNOWN_LENIENT = {"adjoint", "chalf", "dsplit", "fliplr", "flipud", "hsplit", "repeat_interleave", "rot90",
                  "share_memory_", "vsplit"}
@@ -448,7 +448,7 @@ KNOWN_LENIENT = {"adjoint", "chalf", "dsplit", "fliplr", "flipud", "hsplit", "re
 
 def test_static_and_runtime_agree_on_plumbing() -> None:
     from hdecomp.anticheat.static import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS
-    from hdecomp.ops import is_plumbing
+    from hdecomp.runtime.ops import is_plumbing
 
     lenient = {n for n in PLUMBING_OPS if not is_plumbing(n)}
     assert lenient <= KNOWN_LENIENT, lenient - KNOWN_LENIENT

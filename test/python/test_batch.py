@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hdecomp.batch import find_decompositions, print_table, run_batch
 from hdecomp.cli import main
 from hdecomp.formats.jsonio import read_json
+from hdecomp.toolchain.batch import find_decompositions, print_table, run_batch
 from rich.console import Console
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"

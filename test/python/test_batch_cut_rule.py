@@ -1,4 +1,4 @@
-"""`--batch-limit`'s cut rule for files without a module-level `batch_size` (hdecomp.batching.choose_cut):
+"""`--batch-limit`'s cut rule for files without a module-level `batch_size` (hdecomp.runtime.batch_limit.choose_cut):
 candidate leading sizes are tried in order (the first input's first), each cut checked by a forward of the
 model; the first that runs is taken, and when none runs the inputs stay whole — a cut never breaks a model
 that runs at full size (KernelBench's 18_Matmul_with_transposed_both: `A.T @ B.T` with A (K, M), B (N, K)).
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import torch
-from hdecomp.batching import (
+from hdecomp.runtime.batch_limit import (
     batch_candidates,
     choose_cut,
     cut_batch,
@@ -22,8 +22,8 @@ from hdecomp.batching import (
     limited_inputs,
     meta_first,
 )
-from hdecomp.component import load_component
-from hdecomp.verify import VerifyOptions, verify_step
+from hdecomp.runtime.component import load_component
+from hdecomp.verify.step import VerifyOptions, verify_step
 
 TRANSPOSED_BOTH = '''import torch
 import torch.nn as nn

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import torch
 import torch.fx as fx
-from hdecomp.component import load_component
-from hdecomp.compose import compose
 from hdecomp.decompose.batch_ints import baked_ints, rewrite_baked_ints
 from hdecomp.decompose.capture import Capture, _capture_record, node_values
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
-from hdecomp.selftest import run_self_tests
+from hdecomp.runtime.component import load_component
+from hdecomp.toolchain.compose import compose
+from hdecomp.toolchain.selftest import run_self_tests
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "batch_ints"

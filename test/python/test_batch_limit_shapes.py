@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hdecomp.component import load_component
-from hdecomp.compose import compose
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
-from hdecomp.pipeline import run_pipeline
-from hdecomp.verify import VerifyOptions
+from hdecomp.runtime.component import load_component
+from hdecomp.toolchain.compose import compose
+from hdecomp.toolchain.pipeline import run_pipeline
+from hdecomp.verify.step import VerifyOptions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "batch_limit"
 

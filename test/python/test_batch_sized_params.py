@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-from hdecomp.component import load_component
+from hdecomp.runtime.component import load_component
 
 BATCH_SIZED = '''import torch
 import torch.nn as nn
@@ -135,9 +135,9 @@ def test_second_recording_captures_the_same_way(tmp_path: Path) -> None:
     """A recorded graph with the batch baked in (`reshape(1, 2, -1)`) does not replay at batch 2; the capture
     again must be a recording too (export, refused at the cut batch only for dropping dead code, would
     succeed there with other node names) so the values at batch 2 — the parameters' too — are found."""
-    from hdecomp.batching import limited_inputs
     from hdecomp.decompose.capture import capture, reference_run
     from hdecomp.decompose.shapes import graph_values_at, scaling_for
+    from hdecomp.runtime.batch_limit import limited_inputs
     model_file = tmp_path / "batch_sized.py"
     model_file.write_text(BATCH_SIZED)
     comp = load_component(model_file)

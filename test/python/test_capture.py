@@ -378,7 +378,7 @@ def test_deep_copied_modules_inherit_the_constructor_arguments() -> None:
 
 
 def _mini_gpt() -> tuple[nn.Module, torch.Tensor]:
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
     comp = load_component(FIXTURES / "mini_gpt_block.py")
     torch.manual_seed(0)
     model = comp.build().eval()

@@ -6,7 +6,7 @@ import math
 from collections import namedtuple
 
 import torch
-from hdecomp.compare import compare_outputs, degenerate_kind, first_float_dtype, tolerances_for
+from hdecomp.verify.compare import compare_outputs, degenerate_kind, first_float_dtype, tolerances_for
 
 
 def test_tolerances_by_dtype() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from hdecomp.component import class_source_file, load_component, run_user_code
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout
+from hdecomp.runtime.component import class_source_file, load_component, run_user_code
 
 
 def write(path: Path, text: str) -> Path:

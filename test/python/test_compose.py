@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.compose import build_composition, compose, composed_weight_map
 from hdecomp.formats.jsonio import read_json
-from hdecomp.validate import schema_errors
+from hdecomp.toolchain.compose import build_composition, compose, composed_weight_map
+from hdecomp.toolchain.validate import schema_errors
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
 
@@ -143,7 +143,7 @@ def test_undecomposed_leaf_is_used_and_noted(tmp_path: Path) -> None:
 def _script_batch_rule() -> dict:
     """The --batch-limit functions of the generated composition script (it runs without hdecomp)."""
     import torch
-    from hdecomp.compose import _BATCH_RULE
+    from hdecomp.toolchain.compose import _BATCH_RULE
     ns: dict = {"torch": torch}
     exec(_BATCH_RULE, ns)  # our own generated code, as the script holds it
     return ns
@@ -152,12 +152,12 @@ def _script_batch_rule() -> dict:
 @pytest.mark.parametrize("case", ["batch_size", "square", "large_k", "batched", "scalar_first", "kwargs",
                                   "nested", "small", "4d_and_matrix"])
 def test_script_batch_rule_matches_hdecomp_batching(case: str) -> None:
-    """The composition script cuts exactly the inputs hdecomp.batching cuts (batch_size lowered instead,
+    """The composition script cuts exactly the inputs hdecomp.runtime.batch_limit cuts (batch_size lowered instead,
     square matrices not cut, only inputs sharing the first input's leading size)."""
     import types
 
     import torch
-    from hdecomp.batching import batch_cut_policy, cut_batch
+    from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch
     rule = _script_batch_rule()
     plain = types.SimpleNamespace()
     args: list = []
@@ -215,11 +215,11 @@ def _tensor_shapes(obj: object) -> object:
 @pytest.mark.parametrize("case", ["transposed_both", "standard", "stacked", "kwargs", "nested", "small",
                                   "scalar_first"])
 def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
-    """The script's choose_cut takes the same candidate as hdecomp.batching.choose_cut under the same model
+    """The script's choose_cut takes the same candidate as hdecomp.runtime.batch_limit.choose_cut under the same model
     check: the first input's leading size when its cut runs, the next one when not, whole inputs when no
     cut runs (18_Matmul_with_transposed_both: B's N, not A's K)."""
     import torch
-    from hdecomp.batching import batch_candidates, choose_cut
+    from hdecomp.runtime.batch_limit import batch_candidates, choose_cut
     rule = _script_batch_rule()
     args: list = []
     kwargs: dict = {}
@@ -264,8 +264,8 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
 def test_packed_slices_follow_each_part_into_its_own_step() -> None:
     """A packed tensor's slices go to different children; each part is followed into its child's step, and
     a part that the lower step slices again (same dimension) gets the offsets added."""
-    from hdecomp.compose import _through
-    from hdecomp.weights import WeightSlice
+    from hdecomp.toolchain.compose import _through
+    from hdecomp.verify.weights import WeightSlice
 
     lower = {"q.w": "q.proj.weight", "kv.w": [WeightSlice("k.proj.weight", 0, 0, 4),
                                              WeightSlice("v.proj.weight", 0, 4, 8)]}

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import torch
 from hdecomp.cli import main
-from hdecomp.coverage import component_inventory, compute_coverage, step_coverage
 from hdecomp.formats.jsonio import read_json
 from hdecomp.formats.layout import discover_steps
-from hdecomp.validate import schema_errors
+from hdecomp.toolchain.coverage import component_inventory, compute_coverage, step_coverage
+from hdecomp.toolchain.validate import schema_errors
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
 TINY = FIXTURES / "tiny_mlp"
@@ -86,7 +86,7 @@ def test_explicit_children_and_full_coverage_exit_zero(tiny: Path) -> None:
 
 
 def test_eager_recording_where_fx_cannot_trace() -> None:
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
     comp = load_component(FIXTURES / "control_flow_model.py")
     with pytest.raises(Exception):  # noqa: B017 - any tracing error proves the point
         torch.fx.symbolic_trace(comp.build())
@@ -241,8 +241,8 @@ def test_cli_bad_model_keeps_the_existing_summary(tiny: Path, content: bytes | N
 def test_linear_spelled_mm_or_addmm_is_covered_either_way() -> None:
     """F.linear on a non-contiguous 3-D input dispatches to mm + a bias add (plumbing), on a contiguous one to
     addmm: nn.MultiheadAttention's projections in the original vs the same linear in a kernel file."""
-    from hdecomp.coverage import compare_inventories, trace_inventory
-    from hdecomp.ops import record_ops
+    from hdecomp.runtime.ops import record_ops
+    from hdecomp.toolchain.coverage import compare_inventories, trace_inventory
 
     linear = torch.nn.Linear(4, 8)
     _, t_strided = record_ops(linear, [torch.randn(3, 5, 4).transpose(0, 1)], {})

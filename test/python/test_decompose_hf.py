@@ -215,10 +215,10 @@ def test_a_package_class_in_a_config_less_module(tmp_path: Path) -> None:
     """A torchvision-free check that a package class is imported, not refused: a module of our own
     package, as any installed package's would be."""
     from hdecomp.decompose.source import qualified_name
-    from hdecomp.weights import WeightMap
+    from hdecomp.verify.weights import WeightMap
     ctx = SourceContext(user_file=None)
     assert qualified_name(WeightMap, ctx) == "WeightMap"
-    assert ctx.import_lines() == ["from hdecomp.weights import WeightMap"]
+    assert ctx.import_lines() == ["from hdecomp.verify.weights import WeightMap"]
 
 
 @pytest.mark.parametrize("name", ["tiny_gpt2", "tiny_llama"])
@@ -233,7 +233,7 @@ def test_composition_holds_the_weights_once(trees: dict[str, Any], name: str) ->
 def test_llama_attention_is_drawn_as_an_expert_would(trees: dict[str, Any]) -> None:
     """Issue 14's LLaMA attention: q/k/v projections, one RoPE fusion per rotated tensor, the attention core
     and the output projection, each child taking the model's own names for its values; no quality finding."""
-    from hdecomp.quality import check_quality
+    from hdecomp.toolchain.quality import check_quality
     dec = trees["tiny_llama"]
     report = check_quality(dec.root)
     assert not report.findings, [f.to_dict() for f in report.findings]
@@ -273,7 +273,7 @@ def test_gated_mlp_is_a_layer_of_its_gate_up_fusion_and_down_projection(trees: d
 def test_gpt2_conv1d_projections_are_kernels(trees: dict[str, Any]) -> None:
     """transformers' Conv1D (one addmm between views, no submodules) is a kernel, not a one-op fusion; the
     GPT-2 tree has no quality finding."""
-    from hdecomp.quality import check_quality
+    from hdecomp.toolchain.quality import check_quality
     dec = trees["tiny_gpt2"]
     nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
     conv1d = [i for i in nodes if i.startswith("conv1d")]

@@ -12,16 +12,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hdecomp.batch import run_batch
 from hdecomp.cli import main
-from hdecomp.compose import compose
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.formats.layout import node_statuses
 from hdecomp.formats.tree import DecompositionTree
-from hdecomp.pipeline import run_pipeline
-from hdecomp.prompt import default_output_dir
-from hdecomp.selftest import run_self_tests
-from hdecomp.validate import validate_decomposition
+from hdecomp.toolchain.batch import run_batch
+from hdecomp.toolchain.compose import compose
+from hdecomp.toolchain.pipeline import run_pipeline
+from hdecomp.toolchain.prompt import default_output_dir
+from hdecomp.toolchain.selftest import run_self_tests
+from hdecomp.toolchain.validate import validate_decomposition
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"
 

@@ -166,7 +166,7 @@ def get_init_inputs():
 def test_batch_cut_policy_trusts_batch_size_and_spares_square_matrices() -> None:
     from types import SimpleNamespace
 
-    from hdecomp.batching import batch_cut_policy
+    from hdecomp.runtime.batch_limit import batch_cut_policy
     sq = [torch.randn(8, 8), torch.randn(8, 8)]
     assert batch_cut_policy(SimpleNamespace(batch_size=1), sq, {}) == "batch_size"
     assert batch_cut_policy(SimpleNamespace(), sq, {}) == "not_applicable"
@@ -185,13 +185,13 @@ def test_batch_limit_leaves_square_matmul_operands_whole(tmp_path: Path) -> None
     assert list(root["input_shapes"].values()) == [[8, 8], [8, 8]]
     assert not list((dec.root / "steps").glob("*/verification_result.json"))
     # the composition test under --batch-limit 1 keeps both operands whole (a cut A would not fit B)
-    from hdecomp.compose import compose
+    from hdecomp.toolchain.compose import compose
     res = compose(dec.root, run=True, batch_limit=1, timeout=120.0)
     assert res.status == "PASS", res.to_dict()
 
 
 def test_composition_script_trusts_batch_size_and_cuts_only_the_batch() -> None:
-    from hdecomp import compose as compose_mod
+    from hdecomp.toolchain import compose as compose_mod
     ns: dict = {"torch": torch}
     exec(compose_mod._BATCH_RULE, ns)  # the script's --batch-limit functions, as generated
     plain = type("P", (), {})()
@@ -206,7 +206,7 @@ def test_composition_script_trusts_batch_size_and_cuts_only_the_batch() -> None:
 
 
 def test_coverage_inventory_keeps_square_matmul_operands_under_batch_limit(tmp_path: Path) -> None:
-    from hdecomp.coverage import component_inventory
+    from hdecomp.toolchain.coverage import component_inventory
     model = tmp_path / "square_mm.py"
     model.write_text(SQUARE_MATMUL)
     inv = component_inventory(model, batch_limit=1)

@@ -17,10 +17,10 @@ import pytest
 import torch
 import torch.fx as fx
 from decompose_checks import assert_fully_verified
-from hdecomp.compose import _ChildTensorPaths
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.plan import PlanError, plan_children
-from hdecomp.verify import VerifyOptions, verify_step
+from hdecomp.toolchain.compose import _ChildTensorPaths
+from hdecomp.verify.step import VerifyOptions, verify_step
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from decompose_checks import assert_fully_verified
-from hdecomp.compose import build_composition, composed_weight_map
 from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.toolchain.compose import build_composition, composed_weight_map
 
 MODEL = '''
 import torch
@@ -102,7 +102,7 @@ def test_empty_shortcut_composes_as_its_kernel(dec: object) -> None:
 
 def test_composed_weight_map_covers_every_tensor(dec: object) -> None:
     import torch
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
     comp = build_composition(dec.root)  # type: ignore[attr-defined]
     wm = composed_weight_map(comp)
     original = load_component(comp.original).build()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hdecomp.component import load_component
+from hdecomp.runtime.component import load_component
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "examples"
 EXPECTED = {

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from decompose_checks import assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
-from hdecomp.quality import check_quality
+from hdecomp.toolchain.quality import check_quality
 
 RESNET = '''
 import torch

@@ -18,10 +18,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("vocab", ("hdecomp", "hdecomp.errors", "hdecomp.paths", "hdecomp.vocab")),
     ("formats", ("hdecomp.formats",)),
     ("source tools", ("hdecomp.anticheat.rules", "hdecomp.anticheat.static", "hdecomp.refactor")),
-    ("runtime", ("hdecomp.component", "hdecomp.batching", "hdecomp.ops", "hdecomp.compare")),
-    ("verify", ("hdecomp.anticheat", "hdecomp.weights", "hdecomp.verify")),
-    ("toolchain", ("hdecomp.coverage", "hdecomp.selftest", "hdecomp.pipeline", "hdecomp.batch",
-                   "hdecomp.compose", "hdecomp.validate", "hdecomp.quality", "hdecomp.prompt")),
+    ("runtime", ("hdecomp.runtime",)),
+    ("verify", ("hdecomp.anticheat", "hdecomp.verify")),
+    ("toolchain", ("hdecomp.toolchain",)),
     ("decompose", ("hdecomp.decompose",)),
     ("cli", ("hdecomp.cli", "hdecomp.__main__")),
 ]

@@ -19,7 +19,7 @@ from hdecomp import compare, verify
 from hdecomp.decompose import capture as capture_mod
 from hdecomp.decompose import shapes
 from hdecomp.decompose.driver import self_test_jobs
-from hdecomp.verify import VerifyOptions, verify_step
+from hdecomp.verify.step import VerifyOptions, verify_step
 
 # The original model leaves a weak reference to its output's storage; the refactored model reports
 # whether that storage is still alive while it runs (it must not be, once outputs are spilled).
@@ -88,7 +88,7 @@ def _probe_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
     monkeypatch.setitem(sys.modules, "hdecomp_memory_probe", mod)
     probe: dict[str, Any] = mod.PROBE
     # verify_step builds its own original from original.py: point its probe at the shared one
-    import hdecomp.component as component
+    import hdecomp.runtime.component as component
     real_load = component.load_component
 
     def load(path: Any, *a: Any, **k: Any) -> Any:
@@ -186,7 +186,7 @@ class _Sized(torch.nn.Module):
 
 
 def _component(tmp_path: Path, body: str) -> Any:
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
     p = tmp_path / "m.py"
     p.write_text(textwrap.dedent(body))
     return load_component(p)

@@ -6,7 +6,13 @@ from collections import Counter
 
 import torch
 import torch.nn.functional as F
-from hdecomp.ops import canonical_op_name, format_counter_diff, is_plumbing, record_ops, record_ops_meta
+from hdecomp.runtime.ops import (
+    canonical_op_name,
+    format_counter_diff,
+    is_plumbing,
+    record_ops,
+    record_ops_meta,
+)
 from torch import nn
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from hdecomp.cli import main
 from hdecomp.formats.jsonio import read_json
-from hdecomp.pipeline import run_pipeline
-from hdecomp.validate import schema_errors
-from hdecomp.verify import VerifyOptions
+from hdecomp.toolchain.pipeline import run_pipeline
+from hdecomp.toolchain.validate import schema_errors
+from hdecomp.verify.step import VerifyOptions
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
 FAST = VerifyOptions(num_trials=1)
@@ -166,7 +166,7 @@ def test_cli_exit_codes_in_a_subprocess(tmp_path: Path) -> None:
 def test_summary_path_is_never_wrapped(tmp_path: Path) -> None:
     import io
 
-    from hdecomp.pipeline import print_summary
+    from hdecomp.toolchain.pipeline import print_summary
     from rich.console import Console
     deep = tmp_path / ("a_long_folder_name_" * 4)
     root = _copy("tiny_mlp", deep)

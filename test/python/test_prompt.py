@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import HANDLERS, build_parser, main
-from hdecomp.prompt import PROMPT_FILES, build_prompt, default_output_dir
+from hdecomp.toolchain.prompt import PROMPT_FILES, build_prompt, default_output_dir
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPTS = REPO / "data" / "prompts"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.quality import check_quality
+from hdecomp.toolchain.quality import check_quality
 
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
 

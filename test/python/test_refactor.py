@@ -309,7 +309,7 @@ def test_any_selection_either_extracts_to_valid_python_or_is_refused(data: st.Da
 def test_extracted_component_computes_the_same_function(tmp_path: Path) -> None:
     """Numerically: the rewritten parent (calling the new child) equals the original, weights carried over."""
     import torch
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
 
     before = tmp_path / "before" / "model.py"
     before.parent.mkdir()

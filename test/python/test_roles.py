@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hdecomp.quality import op_list_name
+from hdecomp.toolchain.quality import op_list_name
 from hdecomp.vocab.roles import ROLES, category, role_of
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hdecomp.validate import SCHEMA_NAMES, load_schema, schema_errors, schema_for
+from hdecomp.toolchain.validate import SCHEMA_NAMES, load_schema, schema_errors, schema_for
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agent"
 SAMPLES = sorted((FIXTURES / "original_format").glob("*.json"))
@@ -137,7 +137,7 @@ def test_tree_module_writes_schema_valid_trees(tmp_path: Path) -> None:
 
 
 def test_verify_step_writes_schema_valid_results(tmp_path: Path) -> None:
-    from hdecomp.verify import VerifyOptions, verify_step
+    from hdecomp.verify.step import VerifyOptions, verify_step
 
     step = FIXTURES / "tiny_residual_mlp" / "steps" / "step_3_linear_relu_to_kernels"
     out = tmp_path / "verification_result.json"

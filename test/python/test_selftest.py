@@ -8,8 +8,8 @@ from pathlib import Path
 
 from hdecomp.cli import main
 from hdecomp.formats.jsonio import read_json, write_json_atomic
-from hdecomp.selftest import run_self_tests
-from hdecomp.validate import schema_errors
+from hdecomp.toolchain.selftest import run_self_tests
+from hdecomp.toolchain.validate import schema_errors
 
 # plain-Python components: the runner only cares about `python file.py`'s exit code and output
 FILES = {

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import torch
 import torch.fx as fx
-from hdecomp.compose import compose
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, plan_children
+from hdecomp.toolchain.compose import compose
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "size_plumbing"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hdecomp.cli import main
 from hdecomp.formats.tree import DecompositionTree, parse_nodes, resolve_children
-from hdecomp.validate import (
+from hdecomp.toolchain.validate import (
     component_file_problems,
     kernel_has_parameters,
     kernel_name_problems,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.verify import VerifyOptions, verify_step
+from hdecomp.verify.step import VerifyOptions, verify_step
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
 

@@ -17,7 +17,7 @@ from hdecomp.anticheat.structural import (
     check_parameters,
     component_children,
 )
-from hdecomp.ops import record_ops
+from hdecomp.runtime.ops import record_ops
 from torch import nn
 
 
@@ -398,7 +398,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
     ("cheat_loop_sum", {"HD116"}),
 ])
 def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str]) -> None:
-    from hdecomp.verify import VerifyOptions, verify_step
+    from hdecomp.verify.step import VerifyOptions, verify_step
 
     d = CORPUS / case
     r = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(num_trials=1))

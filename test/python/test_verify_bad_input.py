@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.validate import schema_errors
+from hdecomp.toolchain.validate import schema_errors
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
 BAD = FIX / "bad"
@@ -146,7 +146,7 @@ def test_in_place_write_of_the_same_values_counts_alike_on_both_sides(tmp_path: 
         "    def forward(self, x):\n        return self.fc(self.act(x))\n\n\n"
         "def get_inputs():\n    return [torch.rand(4, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
     (tmp_path / "weight_map.json").write_text('{"fc.weight": "fc.fc.weight", "fc.bias": "fc.fc.bias"}')
-    from hdecomp.verify import verify_step
+    from hdecomp.verify.step import verify_step
     r = verify_step(original, refactored)
     assert r.data["input_mutation"]["original"] == r.data["input_mutation"]["refactored"] == ["args[0]"], \
         r.data["input_mutation"]
@@ -216,7 +216,7 @@ def test_subprocess_pass() -> None:
 def test_static_violations_kept_in_an_error_result(tmp_path: Path) -> None:
     import shutil
 
-    from hdecomp.verify import verify_step
+    from hdecomp.verify.step import verify_step
 
     shutil.copytree(BAD / "children", tmp_path / "children")
     src = (BAD / "refactored_forward.py").read_text().replace("y = self.fc(x)", "y = torch.relu(self.fc(x))")
@@ -230,7 +230,7 @@ def test_static_violations_kept_in_an_error_result(tmp_path: Path) -> None:
 
 
 def test_oom_while_comparing_is_an_error(monkeypatch, tmp_path: Path) -> None:
-    import hdecomp.verify as verify_mod
+    import hdecomp.verify.step as verify_mod
 
     def boom(*args, **kwargs):
         raise MemoryError()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import build_parser, main
-from hdecomp.component import load_component
 from hdecomp.errors import ComponentRunError
-from hdecomp.validate import schema_errors
-from hdecomp.verify import VerifyOptions, verdict_line, verify_step
+from hdecomp.runtime.component import load_component
+from hdecomp.toolchain.validate import schema_errors
+from hdecomp.verify.step import VerifyOptions, verdict_line, verify_step
 
 BAD = Path(__file__).parent / "fixtures" / "verify" / "bad"
 REPO = Path(__file__).resolve().parents[2]

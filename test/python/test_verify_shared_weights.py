@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from hdecomp.verify import VerifyOptions, verify_step
+from hdecomp.verify.step import VerifyOptions, verify_step
 
 ORIGINAL = '''
 import torch

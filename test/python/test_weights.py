@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hdecomp.weights import (
+from hdecomp.verify.weights import (
     WeightMapError,
     WeightSlice,
     apply_weight_map,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.anticheat.rules import AntiCheatViolation, RelatedLocation, SourceRange
-from hdecomp.ops import OpEvent, OpTrace
+from hdecomp.runtime.ops import OpEvent, OpTrace
 
 HD401, HD402 = "HD401", "HD402"
 

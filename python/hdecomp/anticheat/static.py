@@ -21,7 +21,7 @@ Decisions (what counts as plumbing):
     `float(x)` are the tensor's values: arithmetic on them is compute.
   - Data movement is plumbing (cat/stack/split/chunk/unbind, views and reshapes, indexing and slicing,
     writes into slices, casts, `.to()`, clones, tensor creation such as torch.zeros / arange), kept in step
-    with hdecomp.ops.PLUMBING_OPS so that the editor and `verify-step` agree.
+    with hdecomp.runtime.ops.PLUMBING_OPS so that the editor and `verify-step` agree.
   - `sum(list_of_tensors)` is a chain of residuals when the list is written out or holds children's outputs;
     over slices of a tensor (`sum(x[:, t] for t in ...)`, `sum(x.unbind(1))`) it is a reduction (HD116), as
     is a loop-carried accumulation (`total = total + x[:, t]`, `acc += h[:, t]` in a for/while loop): inside a
@@ -136,7 +136,7 @@ resize_as_ fill range real imag complex empty_permuted alias_copy as_strided_cop
 expand_copy permute_copy select_copy slice_copy split_copy squeeze_copy t_copy transpose_copy unsqueeze_copy
 view_copy is_inference
 """.split())
-# Kept in step with hdecomp.ops.PLUMBING_OPS (the runtime check's list), so that the editor and
+# Kept in step with hdecomp.runtime.ops.PLUMBING_OPS (the runtime check's list), so that the editor and
 # `verify-step` agree on what is plumbing; this module cannot import ops.py (it imports torch).
 
 SHAPE_QUERIES = frozenset("""

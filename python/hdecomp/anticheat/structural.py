@@ -34,8 +34,8 @@ import torch
 from torch import nn
 
 from hdecomp.anticheat.rules import AntiCheatViolation, SourceRange
-from hdecomp.component import class_source_file
-from hdecomp.ops import OpTrace, format_counter_diff
+from hdecomp.runtime.component import class_source_file
+from hdecomp.runtime.ops import OpTrace, format_counter_diff
 
 HD301, HD302, HD303, HD304, HD305 = "HD301", "HD302", "HD303", "HD304", "HD305"
 HD306, HD307, HD308, HD309, HD310 = "HD306", "HD307", "HD308", "HD309", "HD310"

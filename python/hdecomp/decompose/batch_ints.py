@@ -27,7 +27,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.component import Component, clone_nested
+from hdecomp.runtime.component import Component, clone_nested
 
 # Ops whose int arguments are a shape: one batch-scaled entry may become the inferred dimension -1.
 _INFERRED_SHAPE_OPS = {"view", "reshape"}

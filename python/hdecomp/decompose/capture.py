@@ -39,8 +39,8 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from hdecomp.component import clone_nested
 from hdecomp.decompose.value_names import user_frame_trace
+from hdecomp.runtime.component import clone_nested
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 # ---- constructor arguments ---------------------------------------------------------------------------
@@ -371,7 +371,7 @@ def _allclose_chunked(x: torch.Tensor, y: torch.Tensor, rtol: float, atol: float
 @dataclass
 class Reference:
     """What a capture is checked against: the component's output from one seeded run, recorded with
-    hdecomp.ops, so the same run also gives the compute-op counts (the planner's sizes) and the aten
+    hdecomp.runtime.ops, so the same run also gives the compute-op counts (the planner's sizes) and the aten
     inventory (a capture must run the same ops: torch.export drops dead code, the verifier would not).
     A forward may take another kernel path while ops are recorded (a TorchFunctionMode disables some
     fused fast paths); `matches` then also accepts the plain forward's output, computed only if needed."""
@@ -405,7 +405,7 @@ class Reference:
 
 def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Reference:
     """One seeded, recorded forward on copies of the inputs (forwards may change their inputs in place)."""
-    from hdecomp.ops import record_ops
+    from hdecomp.runtime.ops import record_ops
 
     def plain() -> Any:
         with torch.no_grad():
@@ -1025,7 +1025,7 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     try:
         torch.manual_seed(CAPTURE_SEED)
         if isinstance(expected, Reference):  # the same recorded run gives the values and the op inventory
-            from hdecomp.ops import record_ops
+            from hdecomp.runtime.ops import record_ops
             (replay, values), trace = record_ops(gm, call=lambda: node_values(gm, clone_nested(args), clone_nested(kwargs)))
             inventory = trace.compute_inventory("aten")
         else:
@@ -1037,7 +1037,7 @@ def _capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
             pytree.tree_structure(_expected_output(expected)) != pytree.tree_structure(replay):
         raise CaptureError("the exported graph does not reproduce the module's output")
     if inventory is not None and inventory != expected.inventory:
-        from hdecomp.ops import format_counter_diff
+        from hdecomp.runtime.ops import format_counter_diff
         raise CaptureError("the exported graph does not run the module's ops (dead code dropped?): "
                            + "; ".join(format_counter_diff(expected.inventory, inventory)[:4]))
     return Capture(graph=graph, values=values, method="export", child_calls=conv.calls,

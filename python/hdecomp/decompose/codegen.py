@@ -41,8 +41,8 @@ from hdecomp.decompose.source import (
     qualified_name,
     tensor_literal,
 )
+from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.levels import LEVEL_NAMES
-from hdecomp.weights import WeightSlice
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",

@@ -1,7 +1,7 @@
 """`hdecomp decompose`: automatic, verified decomposition of a model file, step by step, gate by gate.
 
 Breadth first from the model: each component is captured (capture.py), split into children (plan.py),
-written as a step folder (codegen.py) and verified (hdecomp.pipeline.verify_one: verify_step + coverage).
+written as a step folder (codegen.py) and verified (hdecomp.toolchain.pipeline.verify_one: verify_step + coverage).
 Only a passing step's non-kernel children are decomposed further; anything that cannot be captured,
 planned, generated or verified stays a leaf marked `"decomposable": false` with the reason. At the end the
 tree, log, analysis, coverage summary, self-test results and composition test are written.
@@ -14,6 +14,7 @@ import contextlib
 import gc
 import json
 import keyword
+import logging
 import shutil
 import time
 import traceback
@@ -25,8 +26,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.batching import batch_cut_policy, limited_inputs
-from hdecomp.component import clone_nested, load_component
 from hdecomp.decompose.batch_ints import relative_batch_ints
 from hdecomp.decompose.capture import (
     Capture,
@@ -46,6 +45,7 @@ from hdecomp.decompose.codegen import (
     refactored_source,
     shape_text,
 )
+from hdecomp.decompose.levels import step_caps
 from hdecomp.decompose.naming import (
     SHAPE_FREE_OPS,
     dtype_short,
@@ -76,16 +76,20 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
+from hdecomp.runtime.component import clone_nested, load_component
+from hdecomp.verify.weights import WeightSlice, map_value_json
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
-from hdecomp.weights import WeightSlice, map_value_json
+
+logger = logging.getLogger(__name__)
 
 _WRAP_ATTR = "layers"
 
 
 def source_level(model_file: Path) -> str | None:
     """`metadata.source_level`: the KernelBench level folder (`level1`..`level3`), else None."""
-    from hdecomp.prompt import source_level as level_folder
+    from hdecomp.toolchain.prompt import source_level as level_folder
     return level_folder(model_file)
 
 
@@ -354,8 +358,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
 
     # Choose children; a cap that yields a single child equal to the parent is lowered.
     # (a layer of 5 ops or fewer, made a layer by its contractions, still splits into fusions)
-    caps = [1] if node.level == 1 else [15, 5, 1] if total > 15 else \
-        [5, 1] if total > 5 or (total > 1 and node.level == 2) else [1]
+    caps = step_caps(node.level, total)
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in caps:
@@ -384,7 +387,7 @@ def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[st
         # in disguise); the tree is that kernel alone, a level-0 root (no step, no level_3_model copy).
         try:
             return _root_kernel(dec, node, model, cap, as_root)
-        except (NotRepresentable, HdecompError, KeyError) as exc:
+        except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
             dec.note(step_name, "difficulty", f"{node.id}: one kernel, cannot be written as a kernel file",
                      str(exc), "decomposed with a model -> kernel step instead")
 
@@ -556,7 +559,7 @@ def _spill_reference(expected: Any, device: str) -> None:
     """A big reference output (an attention fusion's 4 GB score matrix) waits memory-mapped from a file,
     read back only by the capture checks, instead of sitting in memory next to each capture's own
     intermediates. Same values; small outputs and accelerator outputs stay as they are."""
-    from hdecomp.verify import drop_spilled, load_spilled, spill_output
+    from hdecomp.verify.step import drop_spilled, load_spilled, spill_output
     path = spill_output(expected.output, torch.device(device))
     if path is not None:
         expected.output = load_spilled(path)
@@ -738,8 +741,8 @@ def _leaf(dec: Decomposition, node: Node, step_name: str, reason: str) -> list[N
 
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
     from hdecomp.formats.layout import Step
-    from hdecomp.pipeline import verify_one
-    from hdecomp.verify import VerifyOptions
+    from hdecomp.toolchain.pipeline import verify_one
+    from hdecomp.verify.step import VerifyOptions
     o = dec.options
     options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,
                             batch_limit=o.batch_limit, timeout=o.timeout)
@@ -776,7 +779,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
               progress: bool = True) -> Decomposition:
     """Decompose `model_file` into `output_root`/<name>/ (<name>: --name, else the file's stem unchanged).
     Without `output_root` the folder is `hdecomp prompt`'s: `default_output_dir(model_file)`."""
-    from hdecomp.prompt import default_output_dir
+    from hdecomp.toolchain.prompt import default_output_dir
     options = options or DecomposeOptions()
     model_file = Path(model_file)
     if not model_file.is_file():
@@ -805,7 +808,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
                                   timeout=options.timeout)
     from functools import partial
 
-    from hdecomp.component import run_user_code
+    from hdecomp.runtime.component import run_user_code
     batch_method = batch_cut_policy(comp.module, args, kwargs)
     with torch.no_grad(), _PeakRss() as peak:
         full_out = None
@@ -866,6 +869,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
                 new = _leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
             except Exception as exc:  # a bug on one component must not lose the rest of the tree
                 # the traceback goes to the log: an internal error is ours to fix, and this says where
+                logger.error("internal error decomposing %s", node.id, exc_info=exc)
                 dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
                          "".join(traceback.format_exception(exc)[-12:]).rstrip())
                 new = _leaf(dec, node, f"step_{number}_{node.id}",
@@ -1039,7 +1043,7 @@ def _write_outputs(dec: Decomposition) -> None:
     write_json_atomic(root / "decomposition_tree.json", tree)
     write_json_atomic(root / "decomposition_log.json", {"entries": dec.log})
     # Per-step summary in the pipeline's format.
-    from hdecomp.pipeline import PipelineResult
+    from hdecomp.toolchain.pipeline import PipelineResult
     pr = PipelineResult(root=root, steps=[s.outcome for s in dec.steps if s.outcome is not None],
                         kernel_root=dec.nodes[dec.root_node].level == 0)
     pr.seconds = dec.seconds
@@ -1053,22 +1057,32 @@ def _write_outputs(dec: Decomposition) -> None:
     write_analysis(dec, tree)
 
 
+def _failed(what: str, exc: Exception) -> dict[str, Any]:
+    """The report of a final check that raised. A user-facing error (HdecompError) is its headline; any
+    other exception is a bug of ours: logged with its traceback, which the report carries too."""
+    if isinstance(exc, HdecompError):
+        return {"status": "ERROR", "error": exc.headline}
+    logger.error("internal error in %s", what, exc_info=exc)
+    return {"status": "ERROR", "error": f"internal error: {type(exc).__name__}: {exc}",
+            "traceback": "".join(traceback.format_exception(exc)[-12:]).rstrip()}
+
+
 def _finish(dec: Decomposition, status: str) -> None:
     """Coverage summary, self-tests and the composition test (each a report; failures are recorded)."""
     root = dec.root
     o = dec.options
     try:
-        from hdecomp.coverage import compute_coverage
+        from hdecomp.toolchain.coverage import compute_coverage
         rep = compute_coverage(dec.model_file, root, output=root / "verification" / "coverage_summary.json",
                                device=o.device, timeout=o.timeout, batch_limit=o.batch_limit)
         dec.finals["coverage"] = {"status": rep.get("status"),
                                   "coverage_pct": (rep.get("coverage") or {}).get("coverage_pct")}
     except Exception as exc:
-        dec.finals["coverage"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+        dec.finals["coverage"] = _failed("the coverage summary", exc)
     try:
         if not o.self_tests:
             raise _Skipped
-        from hdecomp.selftest import run_self_tests
+        from hdecomp.toolchain.selftest import run_self_tests
         st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=self_test_jobs(dec.forward_bytes),
                             batch_limit=o.batch_limit)
         d = st.to_dict() if hasattr(st, "to_dict") else {}
@@ -1077,18 +1091,18 @@ def _finish(dec: Decomposition, status: str) -> None:
     except _Skipped:
         dec.finals["self_tests"] = {"status": "SKIPPED"}
     except Exception as exc:
-        dec.finals["self_tests"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+        dec.finals["self_tests"] = _failed("the self-tests", exc)
     if status != "PASS":
         dec.finals["composition"] = {"status": "SKIPPED", "reason": "the decomposition is incomplete: "
                                      "some components are not down to kernels"}
         return
     try:
-        from hdecomp import compose as compose_mod
+        from hdecomp.toolchain import compose as compose_mod
         res = compose_mod.compose(root, run=True, batch_limit=o.batch_limit, device=o.device, timeout=o.timeout)
         d = res.to_dict() if hasattr(res, "to_dict") else (res if isinstance(res, dict) else {})
         dec.finals["composition"] = {k: d.get(k) for k in ("status", "max_diff", "reason") if d.get(k) is not None}
     except Exception as exc:
-        dec.finals["composition"] = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"}
+        dec.finals["composition"] = _failed("the composition test", exc)
 
 
 def result_dict(dec: Decomposition) -> dict[str, Any]:

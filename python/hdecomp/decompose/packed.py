@@ -9,7 +9,7 @@ kernels, each owning its part as an ordinary weight: that is what this module fi
 A parameter (or buffer) is packed when everything computed from it alone (views, chunk/split/narrow,
 indexing, its size queries) ends in at least two parts, each read by exactly one op, and each part is one
 contiguous slice of the tensor along one dimension. The parts become the weights of the children that read
-them, and weight_map.json maps the packed tensor to its slices (hdecomp.weights.WeightSlice).
+them, and weight_map.json maps the packed tensor to its slices (hdecomp.verify.weights.WeightSlice).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.weights import WeightSlice
+from hdecomp.verify.weights import WeightSlice
 
 
 def narrow_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int, int] | None:

@@ -25,9 +25,10 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
+from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
-from hdecomp.weights import WeightSlice
 
 # What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
 PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
@@ -54,19 +55,6 @@ SEMANTIC_KERNEL = re.compile(r"(norm|gelu|silu|swish|mish|softmax|activation|act
 POOL_NAMES = re.compile(r"(pool|downsample)", re.IGNORECASE)
 ACT_NAMES = re.compile(r"(relu|gelu|silu|sigmoid|tanh|elu|softmax|mish|swish|hardswish|leaky)", re.IGNORECASE)
 
-GROUP_CAP = {3: 15, 2: 5, 1: 1}
-
-
-def level_for_size(ops: int) -> int:
-    if ops <= 1:
-        return 0
-    if ops <= 5:
-        return 1
-    if ops <= 15:
-        return 2
-    return 3
-
-
 def logical_ops(root: nn.Module, target: str, op_counts: dict[str, int]) -> int:
     """Compute ops of submodule `target` with every kernel module inside counted once (an RMSNorm written
     as six primitives is one logical op): what the size bands of the levels mean."""
@@ -85,11 +73,6 @@ def logical_ops(root: nn.Module, target: str, op_counts: dict[str, int]) -> int:
                 saved += walk(child, qn)
         return saved
     return max(1, total - walk(sub, target))
-
-
-def natural_level(ops: int, kernel: bool) -> int:
-    """The level a component of `ops` logical compute ops belongs at, before its parent caps it."""
-    return 0 if kernel else max(1, level_for_size(ops))
 
 
 def oversized_module_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
@@ -368,7 +351,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     most ops one group may hold; never more than the level below allows (a layer's groups are fusions).
     `contraction_ops`: per submodule, its recorded contractions (capture.Reference): a submodule holding
     several is a layer, whatever its size (a fusion holds one contraction)."""
-    cap = min(cap, GROUP_CAP.get(level, cap))
+    cap = group_cap(level, cap)
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
     children: list[ChildPlan] = []
@@ -378,10 +361,6 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         if qn:
             modules_by_obj.setdefault(id(m), []).append(qn)
     module_child: dict[str, ChildPlan] = {}
-
-    def size_of(n: fx.Node) -> int:
-        # A kernel module (LayerNorm, a custom RMSNorm) is one logical op however many primitives it runs.
-        return 1
 
     def fusable_module(n: fx.Node) -> bool:
         target = str(n.target)
@@ -484,11 +463,11 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                     continue
                 # An in-place op stays with the op that produced its input (a child never mutates its input).
                 if not _inplace(n, root):
-                    if g.ops + size_of(n) > cap:
+                    if g.ops + 1 > cap:   # a kernel module (an RMSNorm) is one logical op
                         continue
                     # a fusion holds one contraction with its prologue and epilogue (the attention core's
                     # second matmul after its softmax excepted): the next contraction starts a new one
-                    if cap <= GROUP_CAP[2] and _second_contraction(g, n, root):
+                    if cap <= FUSION_MAX and _second_contraction(g, n, root):
                         continue
                     # pooling / downsampling ends a stage: the next op starts a new group
                     if cap > 1 and POOL_NAMES.search(node_op_name(cur, root)) and g.ops >= 2:
@@ -509,7 +488,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             children.append(joined)
         joined.members.append(n)
         joined.core.append(n)
-        joined.ops += size_of(n)
+        joined.ops += 1
         group_of[n] = joined
 
     # parameters / buffers of the parent move into the child that reads them. One read by several
@@ -552,7 +531,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             children.insert(min(readers, default=len(children)), const)
             owner[const.members[0]] = const
 
-    if cap <= GROUP_CAP[2]:
+    if cap <= FUSION_MAX:
         _merge_gate_up_pairs(children, root, cap)
 
     # inputs / outputs of each child (graph order)
@@ -589,14 +568,9 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         else:
             child.kernel = len(child.compute_members) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
-        child.level = min(level - 1, natural_level(size, child.kernel)) if level > 1 else 0
-        if level == 2 and child.kind == "module" and natural_level(size, child.kernel) >= 2:
-            child.level = 2   # a layer of layers: a block's attention is a layer below the block
-        if level >= 2 and child.kind == "module" and not child.kernel and contraction_ops is not None and \
-                effective_contractions(contraction_ops.get(str(child.target), [])) >= 2:
-            child.level = 2   # an MLP, an attention with its projections: several contractions make a layer
-        if not child.kernel and child.level == 0:
-            child.level = 1
+        held = effective_contractions(contraction_ops.get(str(child.target), [])) \
+            if child.kind == "module" and contraction_ops is not None else None
+        child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
     _validate_order(children, pos)
     return children
 

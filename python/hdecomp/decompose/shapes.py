@@ -5,7 +5,7 @@ would take minutes per forward on a CPU), yet every generated file must carry th
 (DESIGN.md: "never shrunk"). Which dimensions scale with the batch is learned from a second, cheap recording
 at batch N + 1: a dimension equal in both recordings is a constant; one equal to k * batch in both is
 `batch_size * k`, written symbolically so the generated file declares `batch_size = <original>` and the one
-batching rule (hdecomp.batching: a module-level int `batch_size` is lowered) keeps verifying it at the cut
+batching rule (hdecomp.runtime.batch_limit: a module-level int `batch_size` is lowered) keeps verifying it at the cut
 batch. Anything else keeps its recorded value and is reported as a deviation.
 
 A full-size tensor is a meta tensor (no memory) of the full shape that carries its source dimensions
@@ -27,8 +27,8 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from hdecomp.batching import batch_cut_policy, cut_batch, input_tensors, meta_build
-from hdecomp.component import Component, clone_nested, move_to
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, input_tensors, meta_build
+from hdecomp.runtime.component import Component, clone_nested, move_to
 
 BATCH = "batch_size"
 
@@ -239,7 +239,7 @@ def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dic
     if policy != "cut":
         return None, [], {}
     fa, fk = comp.make_inputs(seed=seed, device=device, timeout=timeout)
-    # the leading size the rule cut (hdecomp.batching.choose_cut: not always the first input's): the full
+    # the leading size the rule cut (hdecomp.runtime.batch_limit.choose_cut: not always the first input's): the full
     # size of the first input the cut shortened; none shortened (every cut broke the model) -> full size
     full_b = next((int(f.shape[0]) for (_, f), (_, c) in zip(input_tensors(fa, fk), input_tensors(args, kwargs),
                                                               strict=False)
@@ -465,9 +465,9 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
                  ) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
     """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
     more forward at the second batch; plus the deviations. As given when nothing was cut."""
-    from hdecomp.component import run_user_code
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.errors import HdecompError
+    from hdecomp.runtime.component import run_user_code
     sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
     if sc is None:
         return args, kwargs, out, []

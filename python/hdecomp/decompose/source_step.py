@@ -117,7 +117,7 @@ def forward_source(model: nn.Module) -> ForwardSource:
 def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> set[int] | None:
     """The lines of `model`'s own forward one run executes (a trace of that code object only), or None
     where it cannot be told (no source, the run raises)."""
-    from hdecomp.component import clone_nested
+    from hdecomp.runtime.component import clone_nested
     try:
         fs = forward_source(model)
     except SourceStepError:

@@ -21,10 +21,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.component import Component, clone_nested, load_component, map_nested
 from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, flat_tensors, shape_text
+from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
-from hdecomp.decompose.plan import is_kernel_module, natural_level
+from hdecomp.decompose.plan import is_kernel_module
 from hdecomp.decompose.source_step import (
     SourceChild,
     SourcePlan,
@@ -43,6 +43,7 @@ from hdecomp.decompose.stepfiles import (
     workload_key,
 )
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 
@@ -70,7 +71,7 @@ def _clone(obj: Any) -> Any:
 def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: dict[str, Any],
                     seed: int) -> Recording:
     """Run `ref` once; every child's first call (inputs, output), its number of calls and compute ops."""
-    from hdecomp.ops import recording
+    from hdecomp.runtime.ops import recording
     rec = Recording()
     handles = []
     modules = {a: ref.get_submodule(a) for a in attrs}
@@ -288,7 +289,7 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
 
 
 def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
-    from hdecomp.weights import apply_weight_map, build_weight_map
+    from hdecomp.verify.weights import apply_weight_map, build_weight_map
     wm = build_weight_map(model, ref, weight_map)
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")
@@ -303,12 +304,8 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -
         kernel = is_kernel_module(c.module) or ops_per_call <= 1
     else:
         kernel = ops_per_call <= 1
-    if kernel:
-        level = 0
-    elif node.level <= 1:
-        level = 0   # a fusion's children are kernels, whatever they hold
-    else:
-        level = min(node.level - 1, max(1, natural_level(ops_per_call, False)))
+    # a fusion's children are kernels, whatever they hold
+    level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False)
     body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx)
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)

@@ -57,3 +57,11 @@ def level_of_path(path: str | None, *, strict: bool = False) -> int | None:
 def descends(parent: int, child: int) -> bool:
     """Levels go down along an edge; a layer may hold layers (a stage of blocks, a block's attention)."""
     return child < parent or parent == child == 2
+
+
+# How many logical compute ops each level holds (a kernel module such as an RMSNorm counts as one):
+# a kernel one, a fusion 2-5, a layer 6-15, a model more. The decomposer's policy (decompose/levels.py)
+# and the quality lint's rule Q6 both read these bands.
+KERNEL_MAX_OPS = 1
+FUSION_OPS = (2, 5)
+LAYER_OPS = (6, 15)

@@ -1,6 +1,6 @@
 """Re-verify every step of an existing decomposition in one process (torch imported once).
 
-Each step folder (`steps/step_<N>_<name>/`) is verified with `hdecomp.verify.verify_step`, in process,
+Each step folder (`steps/step_<N>_<name>/`) is verified with `hdecomp.verify.step.verify_step`, in process,
 and gets a fresh verification_result.json and coverage_report.json; the run goes on past broken steps
 and ends with verification/step_verification_summary.json. Decompositions written for the original
 workspace work unchanged (copied, symlinked or missing original.py; children imported via sys.path).
@@ -160,7 +160,7 @@ def _error_result(step: Step, cause: str) -> dict[str, Any]:
 
 def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcome:
     """Verify one step in process and write its verification_result.json and coverage_report.json."""
-    from hdecomp.verify import verify_step
+    from hdecomp.verify.step import verify_step
     if step.problem or step.original is None:
         about = "refactored.py" if (step.problem or "").startswith("refactored.py") else "original.py"
         cause = f"{step.dir / about}: {step.problem or 'original.py is missing'}"
@@ -193,7 +193,7 @@ def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcom
         traces = None
     out.verify_seconds = time.perf_counter() - t0
     if coverage and out.status != "ERROR":
-        from hdecomp.coverage import step_coverage, step_coverage_from_traces
+        from hdecomp.toolchain.coverage import step_coverage, step_coverage_from_traces
         t1 = time.perf_counter()
         try:
             if traces is not None:  # the verifier recorded both models already: no extra forward pass
@@ -252,7 +252,7 @@ def load_tree_quietly(root: Path, problems: list[str]) -> DecompositionTree | No
 def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True, console: Any = None,
                  progress: bool = True, verbose: bool = False, write_summary: bool = True) -> PipelineResult:
     """Verify every step under `root`/steps in order; write the summary; never stop at a broken step."""
-    from hdecomp.verify import VerifyOptions
+    from hdecomp.verify.step import VerifyOptions
     root = Path(root)
     if not root.is_dir():
         raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
@@ -336,7 +336,7 @@ def print_summary(console: Any, result: PipelineResult) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> Any:
-    from hdecomp.verify import VerifyOptions
+    from hdecomp.verify.step import VerifyOptions
     return VerifyOptions(rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None),
                          num_trials=getattr(args, "num_trials", 3), device=getattr(args, "device", "cpu"),
                          batch_limit=getattr(args, "batch_limit", None), timeout=getattr(args, "timeout", None))

@@ -97,9 +97,9 @@ class DecompositionOutcome:
 def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, options: Any = None,
                        console: Any = None, jobs: int = 1) -> DecompositionOutcome:
     """Pipeline verdict + self-tests + composition for one decomposition; problems become `errors`."""
-    from hdecomp.compose import compose
-    from hdecomp.pipeline import run_pipeline
-    from hdecomp.selftest import run_self_tests
+    from hdecomp.toolchain.compose import compose
+    from hdecomp.toolchain.pipeline import run_pipeline
+    from hdecomp.toolchain.selftest import run_self_tests
     out = DecompositionOutcome(path=path, root=root)
     t0 = time.perf_counter()
     try:

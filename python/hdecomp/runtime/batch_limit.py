@@ -37,8 +37,8 @@ from typing import Any
 
 import torch
 
-from hdecomp.component import Component, clone_nested, is_oom, move_to, run_user_code
 from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
+from hdecomp.runtime.component import Component, clone_nested, is_oom, move_to, run_user_code
 
 # A check of a candidate cut: does the forward run on these inputs?
 Probe = Callable[[list[Any], dict[str, Any]], bool]

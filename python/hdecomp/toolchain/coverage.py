@@ -1,6 +1,6 @@
 """Op coverage: which compute ops the original model runs vs what the decomposition's kernel files run.
 
-Ops are recorded eagerly (hdecomp.ops: dispatch + torch-function modes), so models torch.fx cannot
+Ops are recorded eagerly (hdecomp.runtime.ops: dispatch + torch-function modes), so models torch.fx cannot
 trace (data-dependent control flow, Python loops, `int(tensor)`) are covered too. Every op is
 attributed to the module that ran it.
 
@@ -28,16 +28,16 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from hdecomp.batching import limited_inputs
-from hdecomp.component import class_source_file, load_component, run_user_code
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import dumps_json, write_json_atomic
 from hdecomp.formats.layout import Step
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
-from hdecomp.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
+from hdecomp.runtime.batch_limit import limited_inputs
+from hdecomp.runtime.component import class_source_file, load_component, run_user_code
+from hdecomp.runtime.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
-EXTRACTION_METHOD = "eager (hdecomp.ops: TorchDispatchMode + TorchFunctionMode)"
+EXTRACTION_METHOD = "eager (hdecomp.runtime.ops: TorchDispatchMode + TorchFunctionMode)"
 FULL, PARTIAL, LOW = "FULL_COVERAGE", "PARTIAL_COVERAGE", "LOW_COVERAGE"
 
 
@@ -169,7 +169,7 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
 
 
 def _family(op: str) -> str:
-    """The op a fused aten op stands for, less its bias add (hdecomp.ops.FUSED_PARTS: addmm -> mm)."""
+    """The op a fused aten op stands for, less its bias add (hdecomp.runtime.ops.FUSED_PARTS: addmm -> mm)."""
     return FUSED_PARTS.get(op, (op,))[0]
 
 
@@ -274,7 +274,7 @@ def kernel_instances(decomp_dir: Path, kernel_files: list[Path]) -> tuple[dict[P
 
 
 def _composition_counts(decomp_dir: Path) -> dict[Path, int]:
-    from hdecomp.compose import build_composition, kernel_use_counts
+    from hdecomp.toolchain.compose import build_composition, kernel_use_counts
     try:
         return kernel_use_counts(build_composition(decomp_dir))
     except HdecompError:

@@ -686,7 +686,7 @@ def _escape(text: str) -> str:
 def cli_validate(args: Any) -> int:
     """`hdecomp validate DIR [--quality] [--json]`: 0 valid, 1 problems found, 2 DIR is not a decomposition."""
     if getattr(args, "quality", False):
-        from hdecomp.quality import cli_quality
+        from hdecomp.toolchain.quality import cli_quality
         return cli_quality(args)
     report = validate_decomposition(args.dir)
     if getattr(args, "json", False):

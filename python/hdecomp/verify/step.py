@@ -31,9 +31,10 @@ from torch import nn
 
 from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
-from hdecomp.batching import batch_cut_policy, cut_for, input_tensors
-from hdecomp.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
-from hdecomp.component import (
+from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import write_json_atomic
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
+from hdecomp.runtime.component import (
     Component,
     clone_nested,
     is_oom,
@@ -42,10 +43,9 @@ from hdecomp.component import (
     run_user_code,
     seed_everything,
 )
-from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import write_json_atomic
-from hdecomp.ops import OpTrace, format_counter_diff, record_ops
-from hdecomp.weights import (
+from hdecomp.runtime.ops import OpTrace, format_counter_diff, record_ops
+from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
+from hdecomp.verify.weights import (
     ExplicitMap,
     WeightMap,
     WeightMapError,
@@ -342,7 +342,7 @@ def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Mod
     full_size = False
     if options.batch_limit is not None and policy == "cut":
         # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the
-        # original model decides which leading size is the batch (hdecomp.batching.choose_cut)
+        # original model decides which leading size is the batch (hdecomp.runtime.batch_limit.choose_cut)
         chosen = cut_for(orig, args, kwargs, options.batch_limit, model=m_orig, timeout=options.timeout)
         args, kwargs, cuts, full_size = chosen.args, chosen.kwargs, chosen.cuts, chosen.full_size
     if not batch_info:  # the first trial's inputs describe the step

@@ -5,7 +5,7 @@ decomposition, recursively, until only kernel files remain, and writes verificat
 a standalone script holding the refactored classes re-targeted to one another (readable code, one class
 per step) that imports nothing but kernel files. The original's weights reach the composed model
 through the steps' weight maps composed along each path (explicit weight_map.json > names > structure,
-the verifier's own `hdecomp.weights.build_weight_map`). Running it compares the composed model with the
+the verifier's own `hdecomp.verify.weights.build_weight_map`). Running it compares the composed model with the
 original (fp32: rtol 1e-4, atol 1e-5; several seeds; nested outputs) and prints PASS or FAIL with the
 max difference; exit 0 PASS, 1 FAIL, 2 ERROR.
 """
@@ -33,7 +33,7 @@ from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_DIRS
 
 if TYPE_CHECKING:
-    from hdecomp.weights import WeightSlice
+    from hdecomp.verify.weights import WeightSlice
 
     MapValue = str | list[WeightSlice]   # a composed key, or the slices of a packed original tensor
 
@@ -358,7 +358,7 @@ def _build_for_mapping(path: Path, timeout: float | None) -> Any:
     (no memory, no init time), else normally."""
     import torch
 
-    from hdecomp.component import load_component
+    from hdecomp.runtime.component import load_component
     comp = load_component(path, timeout=timeout)
     try:
         with torch.device("meta"):
@@ -369,7 +369,7 @@ def _build_for_mapping(path: Path, timeout: float | None) -> Any:
 
 def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[str, Path]]:
     """(qualified name, child file) of the outermost modules of `model` that come from child files."""
-    from hdecomp.component import class_source_file
+    from hdecomp.runtime.component import class_source_file
     found: list[tuple[str, Path]] = []
     for qn, m in model.named_modules():
         if not qn or any(qn.startswith(p + ".") for p, _ in found):
@@ -383,7 +383,7 @@ def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[st
 def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
     """`value` (a key, or the slices of a packed tensor) with each key followed by `resolve` (key -> the
     composed key or slices, None where a lower step leaves it unmapped)."""
-    from hdecomp.weights import WeightSlice
+    from hdecomp.verify.weights import WeightSlice
     if isinstance(value, str):
         got: MapValue | None = resolve(value)
         return got
@@ -404,14 +404,14 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
 
 
 def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
-    from hdecomp.weights import map_value_json
+    from hdecomp.verify.weights import map_value_json
     return {k: map_value_json(v) for k, v in wm.items()}
 
 
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
     """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
     the path to the kernels."""
-    from hdecomp.weights import build_weight_map, load_explicit_map
+    from hdecomp.verify.weights import build_weight_map, load_explicit_map
     if comp.kernel_root is not None or comp.top is None:
         return dict(_kernel_root_weight_map(comp, timeout))
     top = comp.top
@@ -469,7 +469,7 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
 
 def _kernel_root_weight_map(comp: Composition, timeout: float | None) -> dict[str, str]:
     """original key -> kernel key for a one-kernel model (names > structure, the verifier's rules)."""
-    from hdecomp.weights import build_weight_map
+    from hdecomp.verify.weights import build_weight_map
     assert comp.kernel_root is not None
     _, orig = _build_for_mapping(comp.original, timeout)
     _, kernel = _build_for_mapping(comp.kernel_root.file, timeout)
@@ -658,7 +658,7 @@ def _rel(root: Path, p: Path) -> str:
 
 
 # --batch-limit in the generated script, which runs without hdecomp installed: the rule of
-# hdecomp.batching (batch_cut_policy, batch_candidates, cut_batch, choose_cut), written out;
+# hdecomp.runtime.batch_limit (batch_cut_policy, batch_candidates, cut_batch, choose_cut), written out;
 # test_compose checks the two agree.
 _BATCH_RULE = '''def tensors_in(obj):
     if isinstance(obj, torch.Tensor):
@@ -681,7 +681,7 @@ def lower_batch_size(module, n):
 
 
 def batch_cut_policy(module, args, kwargs):
-    """hdecomp.batching.batch_cut_policy: "batch_size" (a module-level int batch_size, lowered instead),
+    """hdecomp.runtime.batch_limit.batch_cut_policy: "batch_size" (a module-level int batch_size, lowered instead),
     "not_applicable" (every input a 2-D square matrix of one size: no batch dimension), else "cut"."""
     value = getattr(module, "batch_size", None)
     if isinstance(value, int) and not isinstance(value, bool):
@@ -693,7 +693,7 @@ def batch_cut_policy(module, args, kwargs):
 
 
 def batch_candidates(args, kwargs, n):
-    """hdecomp.batching.batch_candidates: the leading sizes above n a cut may take as the batch, in the
+    """hdecomp.runtime.batch_limit.batch_candidates: the leading sizes above n a cut may take as the batch, in the
     order they are tried: the first input's, then every other distinct one in input order."""
     out = []
     for t in tensors_in([list(args), kwargs]):
@@ -703,7 +703,7 @@ def batch_candidates(args, kwargs, n):
 
 
 def cut_batch(args, kwargs, n, batch=None):
-    """hdecomp.batching.cut_batch: cut the leading dimension of every input tensor whose leading size is
+    """hdecomp.runtime.batch_limit.cut_batch: cut the leading dimension of every input tensor whose leading size is
     `batch` (default: the first input's) to n; every other input is left as it is."""
     if batch is None:
         batch = next((t.shape[0] for t in tensors_in([list(args), kwargs]) if t.dim() >= 1), None)
@@ -723,7 +723,7 @@ def cut_batch(args, kwargs, n, batch=None):
 
 
 def choose_cut(args, kwargs, n, runs=None):
-    """hdecomp.batching.choose_cut: the first candidate batch whose cut the model runs (`runs(args,
+    """hdecomp.runtime.batch_limit.choose_cut: the first candidate batch whose cut the model runs (`runs(args,
     kwargs)`); none runs: the inputs whole (a cut never breaks a model that runs uncut).
     Returns (args, kwargs, the batch cut or None)."""
     for batch in batch_candidates(args, kwargs, n):
@@ -963,7 +963,7 @@ def compare(a, b, where="output"):
 
 
 def forward_runs(model, args, kwargs, device):
-    """The check of a candidate cut (hdecomp.batching.forward_runs): the model runs on copies of the inputs."""
+    """The check of a candidate cut (hdecomp.runtime.batch_limit.forward_runs): the model runs on copies of the inputs."""
     if model is None:
         return False
     try:

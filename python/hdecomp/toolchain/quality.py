@@ -33,7 +33,7 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import dumps_json
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
-from hdecomp.vocab.levels import level_name
+from hdecomp.vocab.levels import FUSION_OPS, level_name
 from hdecomp.vocab.roles import ROLES
 
 RULES = {
@@ -432,8 +432,8 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         size = len(compute)
         if len(compute) == 1 and compute[0][:1].isupper() and isinstance(node.extra.get("op_count"), int):
             size = int(node.extra["op_count"])   # one packaged module: its recorded op count
-        if not 2 <= size <= 5:
-            add("Q6", f"{size} compute ops: a fusion holds 2-5")
+        if not FUSION_OPS[0] <= size <= FUSION_OPS[1]:
+            add("Q6", f"{size} compute ops: a fusion holds {FUSION_OPS[0]}-{FUSION_OPS[1]}")
     if level in (1, 2) and not is_root:
         why = op_list_name(node.name, ops)
         if why is not None:
