@@ -76,6 +76,8 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.log import DecompositionLog
+from hdecomp.formats.tree import TREE_FILE, write_tree
 from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
 from hdecomp.runtime.component import clone_nested, load_component
 from hdecomp.verify.weights import WeightSlice, map_value_json
@@ -790,7 +792,7 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
     base = Path(output_root) if output_root is not None else default_output_dir(model_file.resolve()).parent
     root = base / name
     if root.exists():
-        if any(root.iterdir()) and not (root / "decomposition_tree.json").exists() and \
+        if any(root.iterdir()) and not (root / TREE_FILE).exists() and \
                 not (root / "steps").exists():
             raise HdecompError("output folder exists and is not a decomposition (refusing to overwrite)", root)
         for sub in ("steps", "verification", *LEVEL_DIRS.values()):
@@ -1003,6 +1005,9 @@ def _write_outputs(dec: Decomposition) -> None:
     root = dec.root
     counts = _instance_counts(dec)
     nodes: dict[str, Any] = {}
+    for n in dec.nodes.values():
+        if n.level > 0 and n.status == "unverified" and not n.reason:
+            n.reason = f"not decomposed: the step of its parent {n.parent} did not pass"
     for nid in sorted(dec.nodes, key=lambda k: (-dec.nodes[k].level, k)):
         n = dec.nodes[nid]
         d: dict[str, Any] = {
@@ -1020,9 +1025,6 @@ def _write_outputs(dec: Decomposition) -> None:
         if n.capture_method:
             d["capture"] = n.capture_method
         nodes[nid] = d
-    for n in dec.nodes.values():
-        if n.level > 0 and n.status == "unverified" and not n.reason:
-            n.reason = f"not decomposed: the step of its parent {n.parent} did not pass"
     by_level = {name: sum(1 for n in dec.nodes.values() if n.level == lvl) for lvl, name in LEVEL_NAMES.items()}
     kernels = [n for n in dec.nodes.values() if n.level == 0]
     incomplete = sorted(n.id for n in dec.nodes.values() if n.level > 0 and n.status != "pass")
@@ -1040,8 +1042,8 @@ def _write_outputs(dec: Decomposition) -> None:
         "nodes": nodes,
         "data_flow": dec.data_flow,
     }
-    write_json_atomic(root / "decomposition_tree.json", tree)
-    write_json_atomic(root / "decomposition_log.json", {"entries": dec.log})
+    write_tree(root, tree)
+    DecompositionLog.write_entries(root, dec.log)
     # Per-step summary in the pipeline's format.
     from hdecomp.toolchain.pipeline import PipelineResult
     pr = PipelineResult(root=root, steps=[s.outcome for s in dec.steps if s.outcome is not None],

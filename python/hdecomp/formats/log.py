@@ -80,6 +80,11 @@ class DecompositionLog:
         d["entries"] = [e.to_dict() for e in self.entries]
         return d
 
+    @staticmethod
+    def write_entries(folder: str | Path, entries: list[dict[str, Any]]) -> Path:
+        """Write entries already in the file's shape (the decomposer keeps its log as dicts)."""
+        return write_json_atomic(Path(folder) / LOG_FILE, {"entries": entries})
+
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         if path.is_dir():

@@ -365,6 +365,15 @@ def _level_or(level: int | None, default: int) -> int:
     return level if level is not None else default
 
 
+def write_tree(folder: str | Path, data: dict[str, Any]) -> Path:
+    """Write `data` as `folder`/decomposition_tree.json, atomically, after checking that it reads back as a
+    tree (a writer that drifts from the reader fails here, not in a later tool)."""
+    _nodes, notes, layout = parse_nodes(data)
+    if layout != "nodes" or notes:
+        raise TreeFormatError(notes[0] if notes else "a tree is written in the nodes layout", folder)
+    return write_json_atomic(Path(folder) / TREE_FILE, data)
+
+
 # ---- reading any layout -----------------------------------------------------------------------------------
 
 _NODE_FIELDS = {"id", "name", "level", "path", "children", "input_shapes", "output_shapes", "input_dtypes",

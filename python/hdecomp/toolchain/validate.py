@@ -30,7 +30,8 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import dumps_json
-from hdecomp.formats.tree import TreeNode, norm_path, parse_nodes, resolve_children
+from hdecomp.formats.log import LOG_FILE
+from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.paths import data_dir
 from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
 
@@ -256,7 +257,7 @@ def _check_json(path: Path, name: str, report: ValidationReport) -> tuple[bool, 
 # ---------------------------------------------------------------------------------------------- tree
 
 def _check_tree(root: Path, report: ValidationReport) -> dict[str, TreeNode]:
-    tree_file = root / "decomposition_tree.json"
+    tree_file = root / TREE_FILE
     if not tree_file.is_file():
         return {}
     _valid, data = _check_json(tree_file, "decomposition_tree", report)
@@ -596,8 +597,8 @@ def _check_files(root: Path, report: ValidationReport) -> None:
     for name in RECOMMENDED_FILES:
         if not (root / name).is_file():
             report.add(name, "missing (recommended)", "files", severity="warning")
-    if (root / "decomposition_log.json").is_file():
-        _check_json(root / "decomposition_log.json", "decomposition_log", report)
+    if (root / LOG_FILE).is_file():
+        _check_json(root / LOG_FILE, "decomposition_log", report)
 
     summary = root / "verification" / "step_verification_summary.json"
     if summary.is_file():
@@ -628,7 +629,7 @@ def is_decomposition(root: Path) -> bool:
     """A folder looks like a decomposition when it has a tree file, steps/ or a level folder."""
     if not root.is_dir():
         return False
-    if (root / "decomposition_tree.json").is_file() or (root / "steps").is_dir():
+    if (root / TREE_FILE).is_file() or (root / "steps").is_dir():
         return True
     return any(p.is_dir() and LEVEL_DIR_RE.match(p.name) for p in root.iterdir())
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
 from hdecomp_lsp.features import diagnostics, trees
@@ -238,7 +239,7 @@ def register(server: HdecompLanguageServer) -> None:
         outcome = await run_process(ls, f"Decompose {Path(model).name}", argv, str(Path(model).parent))
         summary = _verdict_line(outcome.stdout) if outcome.exit_code in (0, 1) else ""
         await _after_run(ls)
-        return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / "decomposition_tree.json"))
+        return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / TREE_FILE))
 
 
 __all__ = ["DECOMPOSE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_STEP", "register", "run_process"]
