@@ -141,11 +141,11 @@ def test_undecomposed_leaf_is_used_and_noted(tmp_path: Path) -> None:
 
 
 def _script_batch_rule() -> dict:
-    """The --batch-limit functions of the generated composition script (it runs without hdecomp)."""
-    import torch
-    from hdecomp.toolchain.compose import _BATCH_RULE
-    ns: dict = {"torch": torch}
-    exec(_BATCH_RULE, ns)  # our own generated code, as the script holds it
+    """The --batch-limit functions of the generated composition script (it runs without hdecomp), run from
+    the text the generator puts in every script."""
+    from hdecomp.toolchain.compose import _fixed_part
+    ns: dict = {"__name__": "composition_script_under_test"}
+    exec(compile(_fixed_part(), "composition_test.py", "exec"), ns)
     return ns
 
 

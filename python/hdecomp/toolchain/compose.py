@@ -660,81 +660,20 @@ def _rel(root: Path, p: Path) -> str:
 # --batch-limit in the generated script, which runs without hdecomp installed: the rule of
 # hdecomp.runtime.batch_limit (batch_cut_policy, batch_candidates, cut_batch, choose_cut), written out;
 # test_compose checks the two agree.
-_BATCH_RULE = '''def tensors_in(obj):
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for o in obj for t in tensors_in(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in tensors_in(o)]
-    return []
-
-
-def lower_batch_size(module, n):
-    """--batch-limit on a module with KernelBench's int `batch_size`: lower it (get_inputs() and the
-    constructor then build batch-n data); such inputs are never cut further."""
-    value = getattr(module, "batch_size", None)
-    if n is None or not isinstance(value, int) or isinstance(value, bool):
-        return False
-    module.batch_size = min(value, n)
-    return True
-
-
-def batch_cut_policy(module, args, kwargs):
-    """hdecomp.runtime.batch_limit.batch_cut_policy: "batch_size" (a module-level int batch_size, lowered instead),
-    "not_applicable" (every input a 2-D square matrix of one size: no batch dimension), else "cut"."""
-    value = getattr(module, "batch_size", None)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return "batch_size"
-    tensors = tensors_in([list(args), kwargs])
-    if tensors and all(t.dim() == 2 and t.shape[0] == t.shape[1] == tensors[0].shape[0] for t in tensors):
-        return "not_applicable"
-    return "cut"
-
-
-def batch_candidates(args, kwargs, n):
-    """hdecomp.runtime.batch_limit.batch_candidates: the leading sizes above n a cut may take as the batch, in the
-    order they are tried: the first input's, then every other distinct one in input order."""
-    out = []
-    for t in tensors_in([list(args), kwargs]):
-        if t.dim() >= 1 and int(t.shape[0]) > n and int(t.shape[0]) not in out:
-            out.append(int(t.shape[0]))
-    return out
-
-
-def cut_batch(args, kwargs, n, batch=None):
-    """hdecomp.runtime.batch_limit.cut_batch: cut the leading dimension of every input tensor whose leading size is
-    `batch` (default: the first input's) to n; every other input is left as it is."""
-    if batch is None:
-        batch = next((t.shape[0] for t in tensors_in([list(args), kwargs]) if t.dim() >= 1), None)
-    if batch is None or batch <= n:
-        return args, kwargs
-
-    def cut(obj):
-        if isinstance(obj, torch.Tensor):
-            return obj[:n].clone() if obj.dim() >= 1 and obj.shape[0] == batch else obj
-        if isinstance(obj, (list, tuple)):
-            return type(obj)(cut(o) for o in obj)
-        if isinstance(obj, dict):
-            return {k: cut(v) for k, v in obj.items()}
-        return obj
-
-    return [cut(a) for a in args], {k: cut(v) for k, v in kwargs.items()}
-
-
-def choose_cut(args, kwargs, n, runs=None):
-    """hdecomp.runtime.batch_limit.choose_cut: the first candidate batch whose cut the model runs (`runs(args,
-    kwargs)`); none runs: the inputs whole (a cut never breaks a model that runs uncut).
-    Returns (args, kwargs, the batch cut or None)."""
-    for batch in batch_candidates(args, kwargs, n):
-        cut_args, cut_kwargs = cut_batch(args, kwargs, n, batch)
-        if runs is None or runs(cut_args, cut_kwargs):
-            return cut_args, cut_kwargs, batch
-    return args, kwargs, None
-'''
-
 _STANDARD_IMPORTS = ("import argparse", "import importlib.util", "import json", "import sys",
-                     "from pathlib import Path", "import torch", "import torch.nn as nn")
+                     "from pathlib import Path", "from typing import Any", "import torch", "import torch.nn as nn")
+
+
+_SCRIPT_PART = Path(__file__).with_name("composition_script.py")
+
+
+def _fixed_part() -> str:
+    """composition_script.py from its imports on, less the declarations of the generated names."""
+    text = _SCRIPT_PART.read_text(encoding="utf-8")
+    start = text.index("from __future__ import annotations")
+    cut_from = text.index("# ---- GENERATED:")
+    cut_to = text.index("# ---- END GENERATED ----\n") + len("# ---- END GENERATED ----\n")
+    return text[start:cut_from] + text[cut_to:].rstrip() + "\n"
 
 
 def generate_script(comp: Composition, *, batch_limit: int | None = None, device: str = "cpu") -> str:
@@ -747,7 +686,7 @@ def generate_script(comp: Composition, *, batch_limit: int | None = None, device
                        f"{'-' * max(4, 60 - len(d.name))}\n\n{code}")
         for imp in imports:
             if imp not in _STANDARD_IMPORTS and imp not in extra_imports and not imp.startswith(
-                    ("import sys", "from pathlib", "import os")):
+                    ("import sys", "from pathlib", "import os", "from __future__")):
                 extra_imports.append(imp)
     kernel_lines = []
     for leaf in sorted({id(lf): lf for lf in comp.leaves.values()}.values(), key=lambda lf: lf.var):
@@ -784,7 +723,10 @@ Run: python {SCRIPT} [--batch-limit N] [--device cpu]
 Prints PASS or FAIL with the max difference (fp32: rtol 1e-4, atol 1e-5); exit 0 PASS, 1 FAIL, 2 ERROR.
 """
 
-{chr(10).join(_STANDARD_IMPORTS)}
+{_fixed_part()}
+
+# ---- this composition -------------------------------------------------------------------------------
+
 {chr(10).join(extra_imports)}
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -794,25 +736,7 @@ TOLERANCES = {{torch.float32: (1e-4, 1e-5), torch.float64: (1e-7, 1e-9), torch.f
                torch.bfloat16: (1e-2, 1e-2)}}
 DEFAULT_BATCH_LIMIT = {batch_limit!r}
 DEFAULT_DEVICE = {device!r}
-_loaded = 0
-_MODULES = []  # every loaded component module: --batch-limit lowers their batch_size before the build
-
-
-def load_component(rel_path):
-    """Import a component file under a unique module name, its folder on sys.path only meanwhile."""
-    global _loaded
-    path = ROOT / rel_path
-    _loaded += 1
-    spec = importlib.util.spec_from_file_location(f"_composition_{{_loaded}}_{{path.stem}}", path)
-    module = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    sys.path[:0] = [str(path.parent), str(path.parent / "children")]
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    _MODULES.append(module)
-    return module
+RESULT_MARK = {RESULT_MARK!r}
 
 
 # ---- kernel files (the only components the composed model uses) ------------------------------------
@@ -827,232 +751,6 @@ def load_component(rel_path):
 
 # original state_dict key -> composed key (the steps' weight maps, composed along each path)
 WEIGHT_MAP = {wm}
-
-
-def named_tensors(model):
-    out = dict(model.named_parameters(remove_duplicate=False))
-    out.update(dict(model.named_buffers(remove_duplicate=False)))
-    return out
-
-
-def targets(okey, src):
-    """(composed key, the original's tensor or its slice) for each tensor original key `okey` fills: one key,
-    or the slices of a packed tensor (`{{"key", "dim", "start", "stop"}}`)."""
-    value = WEIGHT_MAP[okey]
-    if isinstance(value, str):
-        return [(value, src[okey])]
-    return [(p["key"], src[okey].narrow(p["dim"], p["start"], p["stop"] - p["start"])) for p in value]
-
-
-def transfer_weights(original, composed):
-    src, dst = named_tensors(original), named_tensors(composed)
-    missing = [k for k in WEIGHT_MAP if k not in src or any(c not in dst for c, _ in targets(k, src))]
-    if missing:
-        raise KeyError(f"weight map names tensors that do not exist: {{missing[:3]}}")
-    with torch.no_grad():
-        for okey in WEIGHT_MAP:
-            for ckey, tensor in targets(okey, src):
-                dst[ckey].copy_(tensor)
-    filled = {{c for okey in WEIGHT_MAP for c, _ in targets(okey, src)}}
-    filled_ids = {{id(dst[k]) for k in filled}}  # tied tensors: an alias of a filled tensor is filled
-    persistent = set(composed.state_dict())  # a non-persistent buffer is state, not a weight
-    return [k for k in dst if k not in filled and id(dst[k]) not in filled_ids and dst[k].is_floating_point()
-            and k in persistent]
-
-
-def build_composed(original, init, device, share):
-    """The composed model given the original's tensors themselves (built on the meta device: one copy of the
-    weights in memory, no initialisation thrown away); where that cannot be exact (a constructor that needs
-    real tensors, a tensor the map does not fill), built for real and filled by copies. Returns (model, the
-    shared tensors or None, the composed tensors left without a weight)."""
-    if share:
-        try:
-            with torch.device("meta"):
-                composed = ComposedModel(*init)
-                composed.eval()   # (a train() override may return None: never chained)
-        except Exception:
-            composed = None
-        if composed is not None:
-            src = named_tensors(original)
-            shared, given = [], {{}}   # id of a composed (meta) tensor -> the original's tensor it now is
-            for okey in [k for k in WEIGHT_MAP if k in src]:
-                for ckey, tensor in targets(okey, src):
-                    owner_name, _, leaf = ckey.rpartition(".")
-                    owner = composed.get_submodule(owner_name) if owner_name else composed
-                    table = owner._parameters if leaf in owner._parameters else owner._buffers
-                    if leaf not in table:
-                        continue
-                    if tensor is not src[okey] and isinstance(src[okey], nn.Parameter):
-                        with torch.no_grad():   # a slice of a packed weight: a view, the same storage
-                            tensor = nn.Parameter(tensor, requires_grad=src[okey].requires_grad)
-                    given[id(table[leaf])] = (table[leaf], tensor)   # (held: its id stays its own)
-                    table[leaf] = tensor
-                    shared.append(tensor)
-            for m in composed.modules():   # a tied tensor (lm_head.weight = wte.weight) is the same one again
-                for table in (m._parameters, m._buffers):
-                    for leaf, t in list(table.items()):
-                        if t is not None and id(t) in given:
-                            table[leaf] = given[id(t)][1]
-            tensors = list(composed.parameters()) + list(composed.buffers())
-            plain = [v for m in composed.modules() for v in vars(m).values() if isinstance(v, torch.Tensor)]
-            if not any(t.is_meta for t in tensors + plain):
-                return composed, shared, []
-    composed = ComposedModel(*init).to(device)
-    composed.eval()
-    return composed, None, transfer_weights(original, composed)
-
-
-{_BATCH_RULE}
-
-def to_device(obj, device):
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(to_device(o, device) for o in obj)
-    if isinstance(obj, dict):
-        return {{k: to_device(v, device) for k, v in obj.items()}}
-    return obj
-
-
-def clone(obj):
-    if isinstance(obj, torch.Tensor):
-        return obj.clone()
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(clone(o) for o in obj)
-    if isinstance(obj, dict):
-        return {{k: clone(v) for k, v in obj.items()}}
-    return obj
-
-
-def compare(a, b, where="output"):
-    """(ok, max_diff, message) over nested outputs, leaf by leaf; NaN must match NaN."""
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        if a.shape != b.shape:
-            return False, float("inf"), f"{{where}}: shape {{tuple(a.shape)}} vs {{tuple(b.shape)}}"
-        if not a.is_floating_point():
-            same = bool(torch.equal(a, b))
-            return same, 0.0 if same else float("inf"), "" if same else f"{{where}}: values differ"
-        rtol, atol = TOLERANCES.get(a.dtype, (1e-4, 1e-5))
-        a64, b64 = a.double(), b.to(a.device).double()
-        nan_a, nan_b = torch.isnan(a64), torch.isnan(b64)
-        if not torch.equal(nan_a, nan_b):
-            return False, float("nan"), f"{{where}}: NaN in one output only"
-        ok_mask = ~nan_a
-        diff = (a64[ok_mask] - b64[ok_mask]).abs()
-        max_diff = float(diff.max()) if diff.numel() else 0.0
-        ok = bool(torch.allclose(a64[ok_mask], b64[ok_mask], rtol=rtol, atol=atol, equal_nan=True))
-        return ok, max_diff, "" if ok else f"{{where}}: max diff {{max_diff:.3e}} (rtol {{rtol}}, atol {{atol}})"
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) != len(b):
-            return False, float("inf"), f"{{where}}: {{len(a)}} vs {{len(b)}} outputs"
-        worst, msg, ok = 0.0, "", True
-        for i, (x, y) in enumerate(zip(a, b)):
-            o, d, m = compare(x, y, f"{{where}}[{{i}}]")
-            worst, ok, msg = max(worst, d), ok and o, msg or m
-        return ok, worst, msg
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(a) != set(b):
-            return False, float("inf"), f"{{where}}: keys {{sorted(a)}} vs {{sorted(b)}}"
-        worst, msg, ok = 0.0, "", True
-        for k in a:
-            o, d, m = compare(a[k], b[k], f"{{where}}[{{k!r}}]")
-            worst, ok, msg = max(worst, d), ok and o, msg or m
-        return ok, worst, msg
-    same = a == b
-    return bool(same), 0.0 if same else float("inf"), "" if same else f"{{where}}: {{a!r}} vs {{b!r}}"
-
-
-def forward_runs(model, args, kwargs, device):
-    """The check of a candidate cut (hdecomp.runtime.batch_limit.forward_runs): the model runs on copies of the inputs."""
-    if model is None:
-        return False
-    try:
-        with torch.no_grad():
-            model(*clone(to_device(args, device)), **clone(to_device(kwargs, device)))
-    except Exception:
-        return False
-    return True
-
-
-def meta_model(module, init):
-    """The original built on the meta device, for shape-only checks of a cut (None when it cannot be)."""
-    try:
-        with torch.device("meta"):
-            model = module.Model(*init)
-            model.eval()
-            return model
-    except Exception:
-        return None
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch-limit", type=int, default=DEFAULT_BATCH_LIMIT)
-    parser.add_argument("--device", default=DEFAULT_DEVICE)
-    parser.add_argument("--copy-weights", action="store_true",
-                        help="give the composed model copies of the weights instead of the original's tensors")
-    args = parser.parse_args(argv)
-    try:
-        original_module = load_component(ORIGINAL)
-        # lowered before the build too: a model (or a kernel file) may size state by the batch in __init__
-        for module in _MODULES:
-            lower_batch_size(module, args.batch_limit)
-        init = list(getattr(original_module, "get_init_inputs", list)())
-        torch.manual_seed(0)
-        original = original_module.Model(*init).to(args.device)
-        original.eval()
-        composed, shared, unfilled = build_composed(original, init, args.device, not args.copy_weights)
-        versions = [t._version for t in shared or []]
-        if unfilled:
-            print(f"FAIL: composed tensors without a weight from the original: {{unfilled[:5]}}")
-            print("{RESULT_MARK}" + json.dumps({{"status": "FAIL", "max_diff": None,
-                                                "reason": f"unmapped composed tensors {{unfilled[:5]}}"}}))
-            return 1
-        worst, failures = 0.0, []
-        chosen = []  # the batch the cut takes, checked once (meta forward first, then a real one): every seed
-        for seed in SEEDS:
-            torch.manual_seed(seed)
-            inputs = list(original_module.get_inputs())
-            kwargs = dict(original_module.get_input_kwargs()) if hasattr(original_module, "get_input_kwargs") else {{}}
-            if args.batch_limit is not None and batch_cut_policy(original_module, inputs, kwargs) == "cut":
-                if not chosen:
-                    meta = meta_model(original_module, init)
-                    inputs, kwargs, batch = choose_cut(
-                        inputs, kwargs, args.batch_limit,
-                        lambda a, k: forward_runs(meta, a, k, "meta") or forward_runs(original, a, k, args.device))
-                    chosen.append(batch)
-                    del meta
-                elif chosen[0] is not None:
-                    inputs, kwargs = cut_batch(inputs, kwargs, args.batch_limit, chosen[0])
-            inputs, kwargs = to_device(inputs, args.device), to_device(kwargs, args.device)
-            with torch.no_grad():   # the same RNG state for both: a forward may draw random numbers
-                torch.manual_seed(seed + 1000)
-                expected = original(*clone(inputs), **clone(kwargs))
-                torch.manual_seed(seed + 1000)
-                got = composed(*clone(inputs), **clone(kwargs))
-            if shared and [t._version for t in shared] != versions:   # a forward wrote its own weights
-                print("note: a forward writes its own parameters or buffers: checked again with copies")
-                return main([*(argv or sys.argv[1:]), "--copy-weights"])
-            ok, diff, msg = compare(expected, got)
-            worst = max(worst, diff)
-            if not ok:
-                failures.append(f"seed {{seed}}: {{msg}}")
-    except Exception as exc:  # the script's verdict for "could not run" is ERROR (exit 2)
-        import traceback
-        frames = traceback.extract_tb(exc.__traceback__)
-        where = f"{{frames[-1].filename}}:{{frames[-1].lineno}}: " if frames else ""
-        print(f"ERROR: {{where}}{{type(exc).__name__}}: {{exc}}")
-        print("{RESULT_MARK}" + json.dumps({{"status": "ERROR", "max_diff": None,
-                                            "reason": f"{{where}}{{type(exc).__name__}}: {{exc}}"}}))
-        return 2
-    status = "FAIL" if failures else "PASS"
-    detail = f" ({{failures[0]}})" if failures else ""
-    weights = "shared" if shared is not None else "copied"
-    print(f"{{status}}: composed model vs original, max diff {{worst:.3e}} over {{len(SEEDS)}} seeds{{detail}}")
-    print(f"weights: {{weights}} ({{'one copy in memory' if shared is not None else 'two copies in memory'}})")
-    print("{RESULT_MARK}" + json.dumps({{"status": status, "max_diff": worst, "weights": weights,
-                                        "reason": failures[0] if failures else None}}))
-    return 0 if status == "PASS" else 1
 
 
 if __name__ == "__main__":
