@@ -20,7 +20,6 @@ from torch import nn
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
-    dtype_short,
     is_safe_local,
     keyword_like,
     safe_attr,
@@ -703,11 +702,3 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     return "\n".join(lines) + "\n"
 
 
-def weights_text(module: nn.Module) -> str:
-    items = [f"{k} [{', '.join(str(d) for d in v.shape)}] {dtype_short(v.dtype)}"
-             for k, v in module.state_dict().items()]
-    if not items:
-        return "none"
-    if len(items) > 8:
-        return ", ".join(items[:8]) + f", ... ({len(items)} tensors)"
-    return ", ".join(items)

@@ -295,10 +295,6 @@ def _same_value(a: Any, b: Any) -> bool:
         return False
 
 
-def is_torch_nn_class(cls: type) -> bool:
-    return getattr(nn, cls.__name__, None) is cls
-
-
 PARAMETRIZED = "\0module\0"   # where the module goes in a parametrization call (parametrization_calls)
 
 

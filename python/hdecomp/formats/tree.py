@@ -253,10 +253,6 @@ class DecompositionTree:
         """The node's children, in order, repeated where the tree lists a child twice; unknown ids skipped."""
         return [self.nodes[c] for c in self.node(node_id).children if c in self.nodes]
 
-    def missing_children(self) -> list[tuple[str, str]]:
-        """(parent id, child id) pairs where a child id names no node."""
-        return [(n.id, c) for n in self.nodes.values() for c in n.children if c not in self.nodes]
-
     def parent(self, node_id: str) -> TreeNode | None:
         p = self.node(node_id).parent
         return self.nodes.get(p) if p else None
@@ -350,15 +346,6 @@ class DecompositionTree:
         for nid in self.nodes:
             counts[nid] = count(nid, frozenset())
         return counts
-
-    def add_node(self, node: TreeNode, parent: str | None = None) -> TreeNode:
-        self.nodes[node.id] = node
-        if parent is not None:
-            self.node(parent).children.append(node.id)
-            node.parent = parent
-        elif self.root_id is None:
-            self.root_id = node.id
-        return node
 
 
 def _level_or(level: int | None, default: int) -> int:

@@ -480,16 +480,6 @@ def _known_distributions() -> set[str]:
         return set()
 
 
-def component_source_files(path: str | Path) -> list[Path]:
-    """The file and every .py under its `children/` folder (what a component consists of on disk)."""
-    path = Path(path)
-    files = [path]
-    children = path.parent / "children"
-    if children.is_dir():
-        files.extend(sorted(children.rglob("*.py")))
-    return files
-
-
 __all__ = [
     "Component",
     "class_source_file",

@@ -101,9 +101,6 @@ class OutputComparison:
         tensors = [leaf for leaf in self.leaves if leaf.numel > 0]
         return bool(tensors) and all(leaf.degenerate for leaf in tensors)
 
-    def degenerate_leaves(self) -> list[LeafComparison]:
-        return [leaf for leaf in self.leaves if leaf.degenerate]
-
     def first_failure(self) -> LeafComparison | None:
         return next((leaf for leaf in self.leaves if not leaf.match), None)
 
