@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
-from hdecomp.anticheat.static import _analyze_source, analyze_source  # noqa: E402
+from hdecomp.anticheat.static import analyze_source, analyze_source_uncached  # noqa: E402
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic  # noqa: E402
 
 CORPUS = ROOT / "test" / "python" / "corpus"
@@ -130,7 +130,7 @@ def bench_speed(repeats: int) -> list[dict[str, Any]]:
             c0, t0 = time.process_time(), time.perf_counter()
             ast.parse(src)
             c1, t1 = time.process_time(), time.perf_counter()
-            _analyze_source(src, None)  # uncached: parse + analysis
+            analyze_source_uncached(src, None)  # uncached: parse + analysis
             c2, t2 = time.process_time(), time.perf_counter()
             analyze_source(src)  # the public entry point on an unchanged text (cache hit)
             t3 = time.perf_counter()

@@ -93,7 +93,7 @@ def static_uncached_ms(path: Path, repeats: int) -> float | None:
         from hdecomp.anticheat import static
     except ImportError:
         return None
-    fn = getattr(static, "_analyze_source", None)
+    fn = getattr(static, "analyze_source_uncached", None)
     if fn is None:
         return None
     text = path.read_text(encoding="utf-8")

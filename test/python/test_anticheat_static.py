@@ -22,7 +22,7 @@ CASES = sorted(p for p in CORPUS.iterdir() if (p / "case.json").is_file())
 META = {p.name: json.loads((p / "case.json").read_text()) for p in CASES}
 STATIC_CHEATS = [p for p in CASES if META[p.name]["kind"] == "cheat" and META[p.name]["static_detectable"]]
 CLEAN = [p for p in CASES if META[p.name]["kind"] == "honest" or not META[p.name]["static_detectable"]]
-STATIC_SOURCE = Path(__file__).resolve().parents[2] / "python" / "hdecomp" / "anticheat" / "static.py"
+STATIC_PACKAGE = Path(__file__).resolve().parents[2] / "python" / "hdecomp" / "anticheat" / "static"
 
 
 def errors(vs: list[AntiCheatViolation]) -> list[AntiCheatViolation]:
@@ -434,7 +434,8 @@ def test_rule_ids_unique_documented_and_used() -> None:
         assert re.fullmatch(r"HD[0-4]\d\d", rule.id)
         assert rule.title and rule.description and rule.allowed_instead
         assert rule.severity in ("error", "warning", "info")
-    used = set(re.findall(r'"(HD\d{3})"', STATIC_SOURCE.read_text()))
+    source = "\n".join(p.read_text() for p in sorted(STATIC_PACKAGE.glob("*.py")))
+    used = set(re.findall(r'"(HD\d{3})"', source))
     assert used <= set(RULES), used - set(RULES)
     static_rules = {r for r in RULES if r[2] in "012"}
     assert static_rules - used == set(), f"documented but never reported: {static_rules - used}"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hdecomp.anticheat import static
+from hdecomp.anticheat.static import forward_eval
 from hdecomp_lsp.incremental import DocumentAnalysis, IncrementalParser
 
 # random edits make invalid escapes and number literals: ast.parse warns about them
@@ -27,7 +28,7 @@ SNIPPETS = ["x", "h", " ", "(", ")", ":", "1", "+ 1", " * 2", "torch.relu(h)", "
 
 
 def fresh(source: str, path: str) -> list[dict[str, object]]:
-    return [v.to_dict() for v in static._analyze_source(source, path)]  # no cache, no memo
+    return [v.to_dict() for v in static.analyze_source_uncached(source, path)]  # no cache, no memo
 
 
 def mutate(rng: random.Random, text: str, hot: tuple[int, int] | None) -> str:
@@ -139,17 +140,17 @@ def test_forward_statements_are_reused(tmp_path: Path, enter: bool) -> None:
         lines[at] = "        return h  # typing"
     edited = "\n".join(lines)
     calls: list[ast.stmt] = []
-    real = static._ForwardEval.stmt
+    real = forward_eval.ForwardEval.stmt
 
-    def spy(self: static._ForwardEval, s: ast.stmt) -> None:
+    def spy(self: forward_eval.ForwardEval, s: ast.stmt) -> None:
         calls.append(s)
         real(self, s)
 
-    static._ForwardEval.stmt = spy  # type: ignore[method-assign]
+    forward_eval.ForwardEval.stmt = spy  # type: ignore[method-assign]
     try:
         got = [v.to_dict() for v in doc.analyze(edited, path)]
     finally:
-        static._ForwardEval.stmt = real  # type: ignore[method-assign]
+        forward_eval.ForwardEval.stmt = real  # type: ignore[method-assign]
     assert got == fresh(edited, path)
     assert [type(s).__name__ for s in calls] == (["Assign", "Return"] if enter else ["Return"])
     assert doc.parser.spliced == 1

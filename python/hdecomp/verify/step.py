@@ -1,6 +1,6 @@
 """verify_step: the five checks that decide whether a decomposition step is honest and correct.
 
-1. static anti-cheat on refactored.py's source (anticheat/static.py),
+1. static anti-cheat on refactored.py's source (anticheat/static/),
 2. structural anti-cheat on the loaded models and their op traces (anticheat/structural.py),
 3. runtime anti-cheat: compute executed outside every child (anticheat/runtime.py),
 4. weight transfer original -> refactored (weights.py),

@@ -1,0 +1,174 @@
+"""The value lattice of the abstract interpretation: the kinds of value (`Val`) and how they merge, with
+the small `ast` helpers every pass uses."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hdecomp.anticheat.rules import RelatedLocation, SourceRange
+
+# Kinds of abstract value:
+DATA = "data"            # a tensor, or a value of unknown origin (treated as a tensor)
+SCALAR = "scalar"        # int/float/str/bool/None, shapes, sizes, config values
+TCONST = "tconst"        # a tensor kept as state (module-level / class / self attribute): never a residual
+SELF = "self"
+CHILD = "child"          # a child module (instance of a class imported from children/)
+CHILDREN = "children"    # ModuleList / ModuleDict / Sequential holding children
+CHILD_ATTR = "child_attr"  # an attribute of a child (self.fc.weight, self.fc.method)
+CHILD_CLASS = "child_class"
+CHILD_MODULE = "child_module"  # a python module under children/ (or possibly so)
+REF = "ref"              # a qualified name in an external namespace: torch..., math..., numpy..., third party
+LOCAL_FN = "local_fn"    # a def / lambda / method of this file
+LOCAL_CLASS = "local_class"
+RAW_MODULE = "raw_module"  # instance of an nn module that is not a child
+PLUMB_MODULE = "plumb_module"  # nn.Identity / nn.Flatten / nn.Unflatten instances
+SEQ = "seq"              # list / tuple / dict / set (elts when the shape is known, else elem)
+METHOD = "method"        # a bound method: recv + name
+SUPER = "super"
+AUTOGRAD_APPLY = "autograd_apply"
+
+TENSORISH = frozenset({DATA, TCONST, CHILD_ATTR})
+SUSPECT = frozenset({REF, METHOD, CHILD_ATTR, LOCAL_FN, RAW_MODULE})  # kinds value_use() must look at
+
+
+@dataclass(slots=True, eq=False)
+class Val:
+    """An abstract value: what an expression may evaluate to, and how it got there (for messages).
+    Treated as immutable (copies via `replace`); not frozen because frozen dataclasses are slow to build
+    and this runs on every keystroke."""
+
+    kind: str
+    qual: str = ""                    # REF: dotted name; METHOD: method name; LOCAL_FN/CLASS: name
+    via: str = ""                     # "", "alias", "dynamic", "import", "star"
+    origin: tuple[RelatedLocation, ...] = ()
+    node: Any = None                  # LOCAL_FN: FunctionDef/Lambda; LOCAL_CLASS: ClassDef; RAW_MODULE: ctor
+    elem: Val | None = None           # SEQ: merged element; METHOD: receiver
+    elts: tuple[Val, ...] | None = None
+    bound: bool = False               # LOCAL_FN: a bound method (self / cls is implicit)
+    closure: Any = None               # LOCAL_FN: env captured by a lambda / nested def
+    ctx: Any = None                   # LOCAL_FN: the class the method belongs to
+
+    def with_origin(self, loc: RelatedLocation, via: str = "alias") -> Val:
+        return replace(self, origin=(*self.origin, loc), via=via if self.via in ("", "import") else self.via)
+
+
+V_DATA = Val(DATA)
+V_PYDATA = Val(DATA, qual="python-number")  # x.item(), x.tolist(), float(x): tensor values as Python numbers
+# A child's output (and plumbing of it): `ctx` is the loop path where the child was called (() outside any
+# loop; see ForwardEval.loop_path), so that a loop can tell a residual of this iteration's child output
+# (`x = x + blk(x)`) from a reduction over something else (`total = total + x[:, t]`).
+CHILD_OUT = "child-output"
+V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
+V_EMPTY = Val(DATA, qual="empty")  # the element of an empty list: merges into whatever is appended
+V_SCALAR = Val(SCALAR)
+V_SELF = Val(SELF)
+V_CHILD = Val(CHILD)
+
+
+def merge(a: Val | None, b: Val) -> Val:
+    """Join of two abstract values (flow-insensitive): keep the more suspicious one."""
+    if a is None or a == b or a is V_EMPTY:
+        return b
+    if b is V_EMPTY:
+        return a
+    if a.kind == DATA and b.kind == DATA and (a.qual == CHILD_OUT or b.qual == CHILD_OUT):
+        # a plain tensor beats a child's output; of two child outputs, the one from the outer loop
+        if a.qual != CHILD_OUT:
+            return a
+        if b.qual != CHILD_OUT:
+            return b
+        return a if len(a.ctx or ()) <= len(b.ctx or ()) else b
+    rank = {REF: 9, LOCAL_FN: 8, RAW_MODULE: 8, METHOD: 7, AUTOGRAD_APPLY: 9, TCONST: 6, DATA: 5,
+            CHILD_ATTR: 5, SEQ: 4, CHILD: 3, CHILDREN: 3, SCALAR: 1}
+    return a if rank.get(a.kind, 2) >= rank.get(b.kind, 2) else b
+
+
+HELPER_PATH: tuple[Any, ...] = ("helper",)
+# Builtins that are data types, fine as constructor arguments (a dtype-like `float`), and the factories whose
+# result is a function (functools.partial(F.gelu, ...)).
+DATA_BUILTINS = frozenset("int float bool str complex bytes None True False tuple list dict set frozenset range "
+                           "slice".split())
+CALLABLE_FACTORIES = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps",
+                                 "functools.lru_cache", "functools.cache", "functools.singledispatch",
+                                 "operator.methodcaller", "operator.attrgetter", "operator.itemgetter",
+                                 "types.MethodType", "types.FunctionType"})
+
+
+def root_name(node: ast.expr) -> str | None:
+    """`acc`, `acc[:, t]`, `acc.data[0]` -> "acc"; None for anything that is not a name read."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def key_kind(v: Val) -> str:
+    """An argument's part of a helper-cache key: its kind, and for a child's output the loops it ran in
+    (what the helper returns may be that output, fresh or not)."""
+    return v.kind if v.qual != CHILD_OUT else f"{v.kind}:{CHILD_OUT}:{v.ctx}"
+
+
+def is_child_out(v: Val) -> bool:
+    return v.kind == DATA and v.qual == CHILD_OUT
+
+
+def as_data(v: Val) -> Val:
+    """An attribute of a tensor used as a value, not called (`out.values`, `res.indices`): data."""
+    if v.kind == METHOD and v.elem is not None and v.elem.kind in TENSORISH:
+        return V_DATA
+    return v
+
+
+def seq_val(elem: Val | None = None, elts: Iterable[Val] | None = None) -> Val:
+    el = tuple(elts) if elts is not None else None
+    merged = elem
+    if el:
+        for e in el:
+            merged = merge(merged, e)
+    return Val(SEQ, elem=merged or V_DATA, elts=el)
+
+
+def camel_to_op(name: str) -> str:
+    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
+    return s.lower().replace("re_l_u", "relu")
+
+
+def canon_op(name: str) -> str:
+    if name.startswith("__") and name.endswith("__"):
+        return name.strip("_")
+    return name.strip("_") or name
+
+
+def source_range(node: Any) -> SourceRange:
+    line = getattr(node, "lineno", 1) or 1
+    col = getattr(node, "col_offset", 0) or 0
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = getattr(node, "end_col_offset", None)
+    if end_col is None:
+        end_col = col + 1
+    return SourceRange(line, col, end_line, end_col)
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """`torch.nn.functional.relu` -> that string; None for anything that is not a plain dotted name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def spelled_of(an: Any, node: ast.AST) -> str:
+    return str(an.snippet(node))
+
+
+def const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
