@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation
-from hdecomp.anticheat.static import analyze_file, analyze_source, cli_check, has_errors
+from hdecomp.anticheat.static import analyze_file, analyze_source, has_errors
 from hdecomp.cli import main as cli_main
+from hdecomp.cli.check import run as cli_check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -9,7 +9,6 @@ tree, log, analysis, coverage summary, self-test results and composition test ar
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import json
@@ -75,7 +74,7 @@ from hdecomp.decompose.stepfiles import (
 )
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.log import DecompositionLog
 from hdecomp.formats.tree import TREE_FILE, write_tree
 from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
@@ -684,14 +683,6 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     return []
 
 
-
-
-
-
-
-
-
-
 def _value(a: Any, cap: Capture) -> Any:
     import torch.fx as fx
     if isinstance(a, fx.Node):
@@ -1134,7 +1125,7 @@ def _overall(dec: Decomposition) -> str:
     return "PASS"
 
 
-def _final_summary(kind: str, final: dict[str, Any]) -> str:
+def final_summary(kind: str, final: dict[str, Any]) -> str:
     """One readable line for a final check: `coverage: FULL_COVERAGE (100.0%)`, `self-tests: PASS (13/13)`."""
     status = final.get("status", "?")
     if "error" in final:
@@ -1148,32 +1139,3 @@ def _final_summary(kind: str, final: dict[str, Any]) -> str:
     else:
         detail = final.get("reason", "")
     return f"{kind.replace('_', '-')}: {status}" + (f" ({detail})" if detail else "")
-
-
-def cli_decompose(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    console = Console(stderr=True) if args.json else Console()
-    options = DecomposeOptions(device=args.device, batch_limit=args.batch_limit, timeout=args.timeout,
-                               num_trials=args.num_trials, rtol=args.rtol, atol=args.atol,
-                               max_depth=args.max_depth, name=args.name)
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        raise HdecompError(f"--device {args.device}: no CUDA device is available")
-    dec = decompose(args.model, args.output, options, console=console, progress=True)
-    res = result_dict(dec)
-    if args.json:
-        print(dumps_json(res))
-    else:
-        # soft_wrap: paths stay on one line, so they can be copied
-        console.print(f"{res['status']}: {res['steps_passed']}/{res['steps']} steps passed, "
-                      f"{res['components']} components, {res['unique_kernels']} unique kernels "
-                      f"({res['kernel_instances']} instances) -> {dec.root}", soft_wrap=True, markup=False)
-        for nid in res["incomplete"]:
-            console.print(f"  incomplete: {nid}: {res['reasons'].get(nid, '')}", soft_wrap=True, markup=False)
-        for k in ("coverage", "self_tests", "composition"):
-            if k in dec.finals:
-                console.print(f"  {_final_summary(k, dec.finals[k])}", soft_wrap=True, markup=False)
-        if args.verbose:
-            for e in dec.log:
-                console.print(f"  [{e['type']}] {e['step'] or '-'}: {e['title']}: {e['description']}",
-                              markup=False)
-    return {"PASS": 0, "PARTIAL": 1, "ERROR": 2}[res["status"]]

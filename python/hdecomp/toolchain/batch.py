@@ -4,7 +4,6 @@ table (and JSON in the original batch_test.py format plus our fields)."""
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, write_json_atomic
 from hdecomp.formats.tree import TREE_FILE
 
 RESULTS_FILE = "batch_results.json"
@@ -157,12 +155,12 @@ def run_batch(root: str | Path, *, level: str | None = None, timeout: float = 30
             "results": [o.to_dict() for o in outcomes]}
 
 
-_STYLE = {"PASSED": "green", "PARTIAL": "yellow", "FAILED": "red", "PASS": "green", "FAIL": "red",
+STATUS_STYLE = {"PASSED": "green", "PARTIAL": "yellow", "FAILED": "red", "PASS": "green", "FAIL": "red",
           "ERROR": "bold red", "NOT_RUN": "dim", "NO_STEPS": "dim"}
 
 
 def _styled(text: str, key: str) -> str:
-    style = _STYLE.get(key)
+    style = STATUS_STYLE.get(key)
     return f"[{style}]{text}[/]" if style else text
 
 
@@ -192,30 +190,4 @@ def print_table(console: Any, report: dict[str, Any], verbose: bool = False) -> 
                   f"{report['failed']} failed")
 
 
-def cli_batch(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    console = Console()
-    root = Path(args.root)
-    if not root.is_dir():
-        raise HdecompError("folder not found", root)
-    as_json = getattr(args, "json", False)
-    # with --json, stdout carries the JSON document only: progress lines go to stderr
-    progress = Console(stderr=True) if as_json else console
-    report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
-                       console=Console(stderr=True) if args.verbose else None,
-                       on_result=lambda o: progress.print(f"[{_STYLE[o.status]}]{o.status:8}[/] {o.path}",
-                                                          highlight=False))
-    if report["total"] == 0:  # nothing tested: say so first, and write nothing into a foreign folder
-        where = f" under {args.level}/" if args.level else ""
-        raise HdecompError(f"no decompositions{where} (folders with {TREE_FILE})", root)
-    out = Path(getattr(args, "output", None) or root / RESULTS_FILE)
-    write_json_atomic(out, report)
-    if as_json:
-        print(dumps_json(report))
-    else:
-        print_table(console, report, verbose=args.verbose)
-        console.print(f"results: {out}", highlight=False, soft_wrap=True)
-    return 0 if report["failed"] == 0 else 1
-
-
-__all__ = ["DecompositionOutcome", "cli_batch", "find_decompositions", "run_batch", "test_decomposition"]
+__all__ = ["DecompositionOutcome", "find_decompositions", "run_batch", "test_decomposition"]

@@ -12,7 +12,6 @@ max difference; exit 0 PASS, 1 FAIL, 2 ERROR.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import contextlib
 import json
@@ -27,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, read_json, write_json_atomic, write_text_atomic
-from hdecomp.formats.layout import Step, batch_limit_note, discover_steps, source_key
+from hdecomp.formats.jsonio import read_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.layout import Step, discover_steps, source_key
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_DIRS
 
@@ -852,30 +851,5 @@ def _record_in_test_results(root: Path, result: ComposeResult) -> None:
     write_json_atomic(path, data)
 
 
-def cli_compose(args: argparse.Namespace) -> int:
-    note = batch_limit_note(args.dir, args.batch_limit)
-    if note:
-        print(f"note: {note}", file=sys.stderr)
-    result = compose(args.dir, run=not args.no_run, batch_limit=args.batch_limit, device=args.device,
-                     timeout=args.timeout)
-    as_json = getattr(args, "json", False)
-    if as_json:
-        print(dumps_json(result.to_dict()))
-    # with --json, stdout carries the JSON document only; errors always go to stderr, first
-    human = sys.stderr if as_json else sys.stdout
-    if result.status == "ERROR":
-        print(f"ERROR: {result.reason}", file=sys.stderr)
-    for n in result.notes:
-        print(f"note: {n}", file=sys.stderr)
-    if result.status == "WRITTEN":
-        print(f"wrote {result.script} ({len(result.steps)} steps, {len(result.kernels)} kernel files)", file=human)
-    elif result.status != "ERROR":
-        diff = f"{result.max_diff:.3e}" if isinstance(result.max_diff, (int, float)) else "n/a"
-        print(f"{result.status}: composition of {len(result.steps)} steps from {len(result.kernels)} kernel "
-              f"files, max diff {diff}" + (f" ({result.reason})" if result.reason else ""), file=human)
-        print(f"script: {result.script}", file=human)
-    return result.exit_code
-
-
-__all__ = ["ComposeError", "ComposeResult", "Composition", "build_composition", "cli_compose", "compose",
+__all__ = ["ComposeError", "ComposeResult", "Composition", "build_composition", "compose",
            "composed_weight_map", "generate_script", "kernel_use_counts"]

@@ -17,7 +17,6 @@ as they run inside refactored.py), in the original workspace's format plus our f
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ import torch
 from torch import nn
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, write_json_atomic
+from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import Step
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.runtime.batch_limit import limited_inputs
@@ -464,37 +463,7 @@ def step_coverage_from_traces(step: Step, trace_original: OpTrace, trace_refacto
     return report
 
 
-def cli_coverage(args: argparse.Namespace) -> int:
-    model = Path(args.model)
-    if not model.exists():
-        raise HdecompError("model file not found", model)
-    _check_model_source(model)  # a wrong --model must not replace a good coverage_summary.json
-    decomp = Path(args.decomp_dir)
-    if not decomp.is_dir():
-        raise HdecompError("not a folder" if decomp.exists() else "decomposition folder not found", decomp)
-    mode: InputMode = "full" if getattr(args, "full_size", False) else (
-        "meta" if getattr(args, "meta", False) else "auto")
-    output = args.output
-    if output is None and not args.children:  # the whole decomposition's report has a fixed home
-        output = decomp / "verification" / "coverage_summary.json"
-    report = compute_coverage(model, decomp, children=args.children, output=output,
-                              device=args.device, timeout=args.timeout, input_mode=mode,
-                              batch_limit=args.batch_limit)
-    status = report["status"]
-    if getattr(args, "json", False):
-        print(dumps_json(report))
-    elif status != "ERROR" or report.get("coverage"):
-        _print_report(report)
-    if status == "ERROR":
-        import sys
-        print(f"ERROR: {report.get('error')}", file=sys.stderr)
-        if report.get("output_file"):
-            print(f"report: {report['output_file']}", file=sys.stderr)
-        return 2
-    return 0 if status == FULL else 1
-
-
-def _check_model_source(model: Path) -> None:
+def check_model_source(model: Path) -> None:
     """The model file is a readable, parseable Python file (no code run): HdecompError otherwise."""
     import ast
     if not model.is_file():
@@ -513,7 +482,7 @@ def _check_model_source(model: Path) -> None:
         raise HdecompError(f"not valid Python: {exc}", model) from None
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def print_report(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
     console = Console()
@@ -537,6 +506,6 @@ def _print_report(report: dict[str, Any]) -> None:
         console.print(f"report: {report['output_file']}", highlight=False, soft_wrap=True)
 
 
-__all__ = ["Inventory", "cli_coverage", "compare_inventories", "component_inventory", "compute_coverage",
+__all__ = ["Inventory", "compare_inventories", "component_inventory", "compute_coverage",
            "cut_batch", "kernel_instances", "record_model_inventory", "step_coverage", "step_coverage_from_traces",
            "trace_inventory"]

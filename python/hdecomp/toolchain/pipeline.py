@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -20,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, write_json_atomic
-from hdecomp.formats.layout import Step, batch_limit_note, discover_steps
+from hdecomp.formats.jsonio import write_json_atomic
+from hdecomp.formats.layout import Step, discover_steps
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 
 SUMMARY_FILE = "step_verification_summary.json"
@@ -342,27 +341,4 @@ def options_from_args(args: argparse.Namespace) -> Any:
                          batch_limit=getattr(args, "batch_limit", None), timeout=getattr(args, "timeout", None))
 
 
-def cli_pipeline(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    console = Console(stderr=True)
-    note = batch_limit_note(args.dir, getattr(args, "batch_limit", None))
-    if note:
-        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-    result = run_pipeline(args.dir, options_from_args(args), coverage=not getattr(args, "no_coverage", False),
-                          console=console, progress=True, verbose=args.verbose)
-    if getattr(args, "json", False):
-        print(dumps_json(result.to_dict()))
-    else:
-        print_summary(Console(), result)
-    err_stream = sys.stderr if getattr(args, "json", False) else sys.stdout  # keep --json output parseable
-    for o in result.steps:
-        if o.status == "ERROR" and not args.verbose:
-            print(f"ERROR: {o.error}", file=err_stream)
-    if result.status == "NO_STEPS":
-        print(f"NO_STEPS: {KERNEL_ROOT_REASON}", file=err_stream)
-    elif not result.steps:
-        print(f"ERROR: {result.problems[-1] if result.problems else 'no steps'}", file=err_stream)
-    return result.exit_code
-
-
-__all__ = ["PipelineResult", "StepOutcome", "cli_pipeline", "forward_timer", "run_pipeline", "verify_one"]
+__all__ = ["PipelineResult", "StepOutcome", "forward_timer", "run_pipeline", "verify_one"]

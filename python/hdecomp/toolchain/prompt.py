@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.paths import data_dir
 
 TEMPLATE_NAME = "AGENT_PROMPT_TEMPLATE.md"
@@ -102,21 +99,3 @@ def build_prompt(model: str | Path, output_dir: str | Path | None = None) -> Age
     for name in PROMPT_FILES:
         text = text.replace(f"data/prompts/{name}", str(pdir / name))
     return AgentPrompt(text=text, model=model_path, output_dir=out, prompts_dir=pdir)
-
-
-def cli_prompt(args: Any) -> int:
-    """Print the filled-in prompt (or write it to --write FILE). Exit 0, or 2 for a bad model file."""
-    prompt = build_prompt(args.model, getattr(args, "output", None))
-    target = getattr(args, "write", None)
-    if target:
-        try:
-            path = write_text_atomic(Path(target), prompt.text)
-        except IsADirectoryError:
-            raise HdecompError("is a folder: --write takes a file name", target) from None
-        except OSError as exc:
-            raise HdecompError(f"cannot write the prompt: {exc.strerror or exc}", target) from None
-        print(f"prompt for {prompt.model.name} written to {path} (output folder {prompt.output_dir}/)",
-              file=sys.stderr)
-    else:
-        sys.stdout.write(prompt.text)
-    return 0

@@ -21,7 +21,6 @@ Each finding names the rule, the file and the component; the exit code is 1 when
 
 from __future__ import annotations
 
-import argparse
 import ast
 import copy
 import functools
@@ -31,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.levels import FUSION_OPS, level_name
 from hdecomp.vocab.roles import ROLES
@@ -525,12 +523,3 @@ def print_quality(report: QualityReport) -> None:
     n = len(report.findings)
     console.print(f"[red]FAIL[/red] quality: {n} finding{'s' if n != 1 else ''} in {report.components} components "
                   f"({totals})")
-
-
-def cli_quality(args: argparse.Namespace) -> int:
-    report = check_quality(args.dir)
-    if getattr(args, "json", False):
-        print(dumps_json(report.to_dict()))
-    else:
-        print_quality(report)
-    return report.exit_code

@@ -11,7 +11,6 @@ dimensions written as `batch_size`, so their self-tests follow. Files without on
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import re
@@ -26,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json, read_json, write_json_atomic
-from hdecomp.formats.layout import batch_limit_note, component_files
+from hdecomp.formats.jsonio import read_json, write_json_atomic
+from hdecomp.formats.layout import component_files
 
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000
@@ -220,44 +219,7 @@ def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, f
     return report
 
 
-_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "bold red", "TIMEOUT": "magenta"}
+STATUS_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "bold red", "TIMEOUT": "magenta"}
 
 
-def cli_test(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    root = Path(args.dir)
-    if not root.is_dir():
-        raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
-    if args.timeout is not None and args.timeout <= 0:
-        # every self-test would "time out" and overwrite a good test_results.json
-        raise HdecompError(f"--timeout must be more than 0 seconds (got {args.timeout:g})")
-    files = component_files(root)
-    if not files:
-        raise HdecompError("no component files in level_3_model/ .. level_0_kernel/", root)
-    console = Console(stderr=True)
-    note = batch_limit_note(root, getattr(args, "batch_limit", None))
-    if note:
-        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-    with Progress(TextColumn("[bold]self-tests"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.description}"), console=console, transient=True) as bar:
-        task = bar.add_task("", total=len(files))
-
-        def done(r: SelfTestResult) -> None:
-            bar.update(task, advance=1, description=r.file)
-            if args.verbose or r.status != "PASS":
-                bar.console.print(f"[{_STYLE[r.status]}]{r.status:7}[/] {r.file}"
-                                  + (f"  {r.cause}" if r.cause else ""), highlight=False)
-
-        report = run_self_tests(root, timeout=args.timeout, jobs=max(1, args.jobs), files=files, on_result=done,
-                                batch_limit=getattr(args, "batch_limit", None))
-    as_json = getattr(args, "json", False)
-    if as_json:
-        print(dumps_json(report.to_dict()))
-    # with --json, stdout carries the JSON document only
-    print(f"{report.status}: {report.passed}/{len(report.results)} self-tests passed "
-          f"({root / 'verification' / RESULTS_FILE})", file=sys.stderr if as_json else sys.stdout)
-    return report.exit_code
-
-
-__all__ = ["SelfTestReport", "SelfTestResult", "cli_test", "module_batch_size", "run_self_test", "run_self_tests"]
+__all__ = ["SelfTestReport", "SelfTestResult", "module_batch_size", "run_self_test", "run_self_tests"]

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import dumps_json
 from hdecomp.formats.log import LOG_FILE
 from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.paths import data_dir
@@ -682,16 +681,3 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
-
-
-def cli_validate(args: Any) -> int:
-    """`hdecomp validate DIR [--quality] [--json]`: 0 valid, 1 problems found, 2 DIR is not a decomposition."""
-    if getattr(args, "quality", False):
-        from hdecomp.toolchain.quality import cli_quality
-        return cli_quality(args)
-    report = validate_decomposition(args.dir)
-    if getattr(args, "json", False):
-        print(dumps_json(report.to_dict()))
-    else:
-        print_report(report)
-    return report.exit_code

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -927,25 +926,4 @@ def _short_traceback(details: str, lines: int = 8) -> str:
     return "\n".join(rows[-lines:])
 
 
-def cli_verify_step(args: Any) -> int:
-    """`hdecomp verify-step`: exit 0 PASS, 1 FAIL, 2 ERROR."""
-
-    from rich.console import Console
-
-    options = VerifyOptions(rtol=args.rtol, atol=args.atol, num_trials=args.num_trials,
-                            skip_anticheat=args.skip_anticheat, device=args.device, batch_limit=args.batch_limit,
-                            timeout=args.timeout, weight_map=args.weight_map,
-                            randomized_trial=not getattr(args, "no_randomized_trial", False))
-    as_json = getattr(args, "json", False)
-    result = verify_step(args.original, args.refactored, options, output=args.output)
-    # The human report goes to stdout (stderr for ERROR, and when stdout carries JSON).
-    stream = sys.stderr if (as_json or result.status == "ERROR") else sys.stdout
-    console = Console(file=stream, highlight=False, soft_wrap=True)
-    print_report(result, console, quiet=getattr(args, "quiet", False))
-    if as_json:
-        from hdecomp.formats.jsonio import dumps_json
-        print(dumps_json(result.to_dict()))
-    return result.exit_code
-
-
-__all__ = ["VerificationResult", "VerifyOptions", "cli_verify_step", "print_report", "verdict_line", "verify_step"]
+__all__ = ["VerificationResult", "VerifyOptions", "print_report", "verdict_line", "verify_step"]

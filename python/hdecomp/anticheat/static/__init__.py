@@ -50,9 +50,8 @@ from hdecomp.anticheat.static.api import (
     has_errors,
     parse_source,
 )
-from hdecomp.anticheat.static.cli import cli_check
 from hdecomp.anticheat.static.memo import AnalysisMemo
 from hdecomp.anticheat.static.vocab import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS
 
 __all__ = ["PLUMBING_OPS", "SHAPE_QUERIES", "TENSOR_METHODS", "AnalysisMemo", "UnreadableFileError", "analyze_file",
-           "analyze_source", "analyze_source_uncached", "analyze_tree", "cli_check", "has_errors", "parse_source"]
+           "analyze_source", "analyze_source_uncached", "analyze_tree", "has_errors", "parse_source"]

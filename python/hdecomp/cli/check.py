@@ -1,4 +1,5 @@
-"""`hdecomp check FILE...`: the static check on its own, as text or JSON."""
+"""`hdecomp check FILE...`: the static anti-cheat check on its own (no torch, no code run), as text or
+JSON."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ import sys
 from collections.abc import Iterator
 
 from hdecomp.anticheat.rules import AntiCheatViolation
-from hdecomp.anticheat.static.api import UnreadableFileError, analyze_file, has_errors
-from hdecomp.formats.jsonio import dumps_json
+from hdecomp.cli.common import emit_json
 
 
-def _iter_report(path: str, violations: list[AntiCheatViolation]) -> Iterator[str]:
+def report_lines(path: str, violations: list[AntiCheatViolation]) -> Iterator[str]:
     for v in violations:
         yield f"{v.format()}  [{v.severity}]"
         if v.allowed_instead:
@@ -20,7 +20,17 @@ def _iter_report(path: str, violations: list[AntiCheatViolation]) -> Iterator[st
             yield f"    related: {r.file or path}:{r.range.line}:{r.range.col + 1}: {r.message}"
 
 
-def cli_check(args: argparse.Namespace) -> int:
+HELP = "static anti-cheat check of refactored files (no torch, no code run)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", help="refactored.py files")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hdecomp.anticheat.static.api import UnreadableFileError, analyze_file, has_errors
+
     """`hdecomp check FILES... [--json]`: 0 clean, 1 any error-severity violation, 2 unreadable file."""
     results: dict[str, list[AntiCheatViolation]] = {}
     for name in args.files:
@@ -36,10 +46,10 @@ def cli_check(args: argparse.Namespace) -> int:
             "files": [{"file": name, "status": "FAIL" if has_errors(vs) else "PASS",
                        "violations": [v.to_dict() for v in vs]} for name, vs in results.items()],
         }
-        print(dumps_json(payload))
+        emit_json(payload)
     else:
         for name, vs in results.items():
-            for line in _iter_report(name, vs):
+            for line in report_lines(name, vs):
                 print(line)
             n_err = sum(v.severity == "error" for v in vs)
             n_warn = len(vs) - n_err

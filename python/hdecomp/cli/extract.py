@@ -4,13 +4,12 @@ scripts). Exit codes: 0 the files were written (or shown with --dry-run), 2 the 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
+from hdecomp.cli.common import emit_json
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_text_atomic
-from hdecomp.refactor.extract import extract_to_child, kernel_span
 from hdecomp.refactor.selection import ExtractionRefused, Span
 
 
@@ -32,7 +31,21 @@ def parse_selection(text: str, source: str, path: Path | None = None) -> Span:
     return Span(first, 0, last, len(lines[last - 1]))
 
 
-def cli_extract(args: argparse.Namespace) -> int:
+HELP = "move statements of forward() into a new child component file"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="the refactored.py (or component) file")
+    p.add_argument("select", help="lines FIRST-LAST (1-based), or L:C-L:C for one expression")
+    p.add_argument("--name", default=None, help="the child's name (default: from the ops it calls)")
+    p.add_argument("--op", default=None, help="extract the compute op at SELECT into a kernel child named after it")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hdecomp.refactor.extract import extract_to_child, kernel_span
+
     path = Path(args.file)
     try:
         source = path.read_text(encoding="utf-8")
@@ -51,10 +64,10 @@ def cli_extract(args: argparse.Namespace) -> int:
         for change in ex.changes:
             write_text_atomic(change.path, change.new_text)
     if args.json:
-        print(json.dumps({"child": str(ex.child_path), "class": ex.class_alias, "attribute": ex.attribute,
+        emit_json({"child": str(ex.child_path), "class": ex.class_alias, "attribute": ex.attribute,
                           "inputs": ex.inputs, "outputs": ex.outputs, "moved": ex.moved_attributes,
                           "files": [{"path": str(c.path), "created": c.old_text is None} for c in ex.changes],
-                          "todo": ex.todo, "written": not args.dry_run}, indent=2))
+                          "todo": ex.todo, "written": not args.dry_run})
     else:
         verb = "would write" if args.dry_run else "wrote"
         for change in ex.changes:

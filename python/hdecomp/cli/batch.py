@@ -1,0 +1,53 @@
+"""`hdecomp batch ROOT`: many decompositions tested at once, with a summary table."""
+
+from __future__ import annotations
+
+import argparse
+
+from hdecomp.cli.common import emit_json
+
+HELP = "test many decompositions under ROOT, with a summary table"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root", nargs="?", default="output", help="folder holding decompositions (default: output)")
+    p.add_argument("--level", default=None, help="only decompositions under this level folder (e.g. level2)")
+    p.add_argument("--output", default=None, help="where to write the JSON results (default ROOT/batch_results.json)")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
+    p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from hdecomp.errors import HdecompError
+    from hdecomp.formats.jsonio import write_json_atomic
+    from hdecomp.formats.tree import TREE_FILE
+    from hdecomp.toolchain.batch import RESULTS_FILE, STATUS_STYLE, print_table, run_batch
+
+    console = Console()
+    root = Path(args.root)
+    if not root.is_dir():
+        raise HdecompError("folder not found", root)
+    as_json = getattr(args, "json", False)
+    # with --json, stdout carries the JSON document only: progress lines go to stderr
+    progress = Console(stderr=True) if as_json else console
+    report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
+                       console=Console(stderr=True) if args.verbose else None,
+                       on_result=lambda o: progress.print(f"[{STATUS_STYLE[o.status]}]{o.status:8}[/] {o.path}",
+                                                          highlight=False))
+    if report["total"] == 0:  # nothing tested: say so first, and write nothing into a foreign folder
+        where = f" under {args.level}/" if args.level else ""
+        raise HdecompError(f"no decompositions{where} (folders with {TREE_FILE})", root)
+    out = Path(getattr(args, "output", None) or root / RESULTS_FILE)
+    write_json_atomic(out, report)
+    if as_json:
+        emit_json(report)
+    else:
+        print_table(console, report, verbose=args.verbose)
+        console.print(f"results: {out}", highlight=False, soft_wrap=True)
+    return 0 if report["failed"] == 0 else 1
