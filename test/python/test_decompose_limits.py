@@ -215,11 +215,11 @@ def test_coverage_inventory_keeps_square_matmul_operands_under_batch_limit(tmp_p
 
 
 def test_final_summary_lines_are_readable() -> None:
-    from hdecomp.decompose.driver import _final_summary
-    assert _final_summary("coverage", {"status": "FULL_COVERAGE", "coverage_pct": 100.0}) == \
+    from hdecomp.decompose.driver import final_summary
+    assert final_summary("coverage", {"status": "FULL_COVERAGE", "coverage_pct": 100.0}) == \
         "coverage: FULL_COVERAGE (100.0% of ops)"
-    assert _final_summary("self_tests", {"status": "FAIL", "total_components": 6, "passed": 5, "failed": 1}) == \
+    assert final_summary("self_tests", {"status": "FAIL", "total_components": 6, "passed": 5, "failed": 1}) == \
         "self-tests: FAIL (5/6 passed)"
-    assert _final_summary("composition", {"status": "PASS", "max_diff": 0.0}) == "composition: PASS (max diff 0.0e+00)"
-    assert _final_summary("composition", {"status": "ERROR", "error": "boom"}) == "composition: ERROR (boom)"
-    assert _final_summary("self_tests", {"status": "SKIPPED"}) == "self-tests: SKIPPED"
+    assert final_summary("composition", {"status": "PASS", "max_diff": 0.0}) == "composition: PASS (max diff 0.0e+00)"
+    assert final_summary("composition", {"status": "ERROR", "error": "boom"}) == "composition: ERROR (boom)"
+    assert final_summary("self_tests", {"status": "SKIPPED"}) == "self-tests: SKIPPED"

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 import torch
-from hdecomp import compare, verify
 from hdecomp.decompose import capture as capture_mod
 from hdecomp.decompose import shapes
 from hdecomp.decompose.driver import self_test_jobs
+from hdecomp.verify import compare
+from hdecomp.verify import step as verify
 from hdecomp.verify.step import VerifyOptions, verify_step
 
 # The original model leaves a weak reference to its output's storage; the refactored model reports

@@ -83,7 +83,7 @@ def flat_tensors(value: Any) -> list[torch.Tensor]:
 
 def _uses_batch(ctx: SourceContext, batch: int | None) -> None:
     """The file `ctx` generates reads `batch_size` (a parameter or buffer shape scales with the batch):
-    its inputs block must define it even when no input or output does (_inputs_block)."""
+    its inputs block must define it even when no input or output does (inputs_block)."""
     if batch is not None:
         setattr(ctx, "_hdecomp_batch", batch)  # noqa: B010 (SourceContext declares no such field)
 
@@ -362,7 +362,7 @@ if __name__ == "__main__":
 '''
 
 
-def _inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, outputs: Any = None,
+def inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, outputs: Any = None,
                   batch_line: bool = True, init_inputs: str = "[]", recorded_ints: bool = True) -> str:
     """get_inputs() / get_input_kwargs() / get_init_inputs() (returning `init_inputs`); with full-size
     stand-ins among the inputs (or `outputs`), preceded by the module-level `batch_size` they are written
@@ -389,7 +389,7 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
     user_imports, defs = carried_source(ctx)
     # carried-over definitions may read the model file's own `batch_size` (and then define it)
     own_batch = re.search(rf"^{BATCH}\s*[:=]", defs, re.MULTILINE) is not None
-    inputs = _inputs_block(args, kwargs, ctx, outputs, batch_line=not own_batch)
+    inputs = inputs_block(args, kwargs, ctx, outputs, batch_line=not own_batch)
     imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
     if ctx.needs_math:
         imports.insert(0, "import math")

@@ -1,7 +1,7 @@
 """`hdecomp decompose`: automatic, verified decomposition of a model file, step by step, gate by gate.
 
 Breadth first from the model: each component is captured (capture.py), split into children (plan.py),
-written as a step folder (codegen.py) and verified (hdecomp.toolchain.pipeline.verify_one: verify_step + coverage).
+written as a step folder (step_writer.py, with codegen.py) and verified (hdecomp.toolchain.pipeline.verify_one: verify_step + coverage).
 Only a passing step's non-kernel children are decomposed further; anything that cannot be captured,
 planned, generated or verified stays a leaf marked `"decomposable": false` with the reason. At the end the
 tree, log, analysis, coverage summary, self-test results and composition test are written.
@@ -12,80 +12,31 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import keyword
 import logging
 import shutil
 import time
 import traceback
 from collections import deque
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
-from torch import nn
 
-from hdecomp.decompose.batch_ints import relative_batch_ints
-from hdecomp.decompose.capture import (
-    Capture,
-    CaptureError,
-    capture,
-    record_init_args,
-    reference_run,
-)
-from hdecomp.decompose.codegen import (
-    ComponentText,
-    _inputs_block,
-    assemble,
-    describe,
-    flat_tensors,
-    group_child_class,
-    module_child_class,
-    refactored_source,
-    shape_text,
-)
-from hdecomp.decompose.levels import step_caps
-from hdecomp.decompose.naming import (
-    SHAPE_FREE_OPS,
-    dtype_short,
-    input_signature,
-    module_base_name,
-    shape_sig,
-    snake,
-)
-from hdecomp.decompose.plan import (
-    ChildPlan,
-    PlanError,
-    is_kernel_module,
-    is_parent_plumbing,
-    oversized_module_children,
-    plan_children,
-)
-from hdecomp.decompose.shapes import full_size_capture, full_size_io
-from hdecomp.decompose.source import NotRepresentable, SourceContext
+from hdecomp.decompose.shapes import full_size_io
 from hdecomp.decompose.state import DecomposeOptions, Decomposition, Node, StepRecord, now_iso
+from hdecomp.decompose.step_writer import Snapshot, leaf, write_step
 from hdecomp.decompose.stepfiles import (
-    check_expr,
-    init_inputs_expr,
     io_maps,
-    is_shape_free,
-    tie_tied_tensors,
-    workload_key,
 )
-from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.log import DecompositionLog
 from hdecomp.formats.tree import TREE_FILE, write_tree
 from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
 from hdecomp.runtime.component import clone_nested, load_component
-from hdecomp.verify.weights import WeightSlice, map_value_json
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
-from hdecomp.vocab.roles import category, role_of
 
 logger = logging.getLogger(__name__)
-
-_WRAP_ATTR = "layers"
 
 
 def source_level(model_file: Path) -> str | None:
@@ -97,62 +48,6 @@ def source_level(model_file: Path) -> str | None:
 # ---- one step ----------------------------------------------------------------------------------------
 
 
-def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
-    """`{op}_{shape_signature}_{dtype}` for a kernel child."""
-    m = child.compute_members[0]
-    op = child.op_names[0] if child.op_names else "op"
-    dtype = None
-    sig = ""
-    held = cap.values.get(m.name) if m.op == "get_attr" else None
-    if isinstance(held, torch.Tensor):   # a constant kernel (plan.py): named after the tensor it holds
-        return f"{snake(op)}_{shape_sig(held.shape)}_{dtype_short(held.dtype)}"
-    if m.op == "call_module":
-        sub = root.get_submodule(str(m.target))
-        params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
-        if params:
-            dtype = params[0][1].dtype
-            if isinstance(sub, nn.Linear):
-                sig = f"{sub.in_features}x{sub.out_features}"
-            elif isinstance(sub, nn.Embedding):
-                sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
-            else:
-                sig = shape_sig(params[0][1].shape)
-    if dtype is None:
-        vals = [cap.values.get(a.name) for a in m.all_input_nodes]
-        tens = [v for v in vals if isinstance(v, torch.Tensor)]
-        dtype = tens[0].dtype if tens else None
-        if snake(op) not in SHAPE_FREE_OPS:
-            sig = "_".join(shape_sig(t.shape) for t in tens[:2])
-            if not sig:
-                out = cap.values.get(m.name)
-                if isinstance(out, torch.Tensor):
-                    sig = shape_sig(out.shape)
-    parts = [snake(op)] + ([sig] if sig else []) + [dtype_short(dtype)]
-    return "_".join(parts)
-
-
-def _is_nn_container(m: nn.Module) -> bool:
-    """A torch.nn Sequential / ModuleList / ModuleDict itself (not a subclass: a package's block)."""
-    return type(m) in (nn.Sequential, nn.ModuleList, nn.ModuleDict) and any(True for _ in m.children())
-
-
-def _group_base_name(child: ChildPlan, root: nn.Module) -> str:
-    """A fusion's or layer's file name: its role (vocab/roles.py: `conv_norm_act`, `attention_core`), then
-    the signature of its first contraction module where it has one (`conv_norm_act_64x3x7x7`), so that
-    groups of one role with other weights are told apart by name rather than by a `_vN`."""
-    role = child.role or role_of(child.op_names)
-    for m in child.compute_members:
-        if m.op != "call_module":
-            continue
-        sub = root.get_submodule(str(m.target))
-        if isinstance(sub, nn.Linear):
-            return f"{role}_{sub.in_features}x{sub.out_features}"
-        weight = getattr(sub, "weight", None)
-        if category(type(sub).__name__) == "conv" and isinstance(weight, torch.Tensor):
-            return f"{role}_{shape_sig(weight.shape)}"
-    return role
-
-
 def decompose_component(dec: Decomposition, node: Node, step_number: int) -> list[Node]:
     """Run one step on `node`; returns the new child components to decompose next (after PASS).
 
@@ -162,13 +57,13 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     the re-randomised trial)."""
     tried: list[str] = []
     while True:
-        snapshot = _Snapshot.take(dec, node)
-        prepared = _write_step(dec, node, step_number, avoid=tried)
+        snapshot = Snapshot.take(dec, node)
+        prepared = write_step(dec, node, step_number, avoid=tried)
         if isinstance(prepared, list):          # a leaf or a one-kernel root: no step to verify
             return prepared
         step_dir, step_name, child_nodes, method = prepared
         tried.append("source" if method == "source" else "graph")
-        # Everything the step's writing held is gone with _write_step's frame; the captured fx graph's
+        # Everything the step's writing held is gone with write_step's frame; the captured fx graph's
         # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
         # not sit in memory next to the two models verification builds.
         gc.collect()
@@ -205,531 +100,6 @@ def outcome_reasons(outcome: Any) -> list[str]:
     except (OSError, ValueError, AttributeError):
         return [outcome.fail_reason] if getattr(outcome, "fail_reason", None) else []
     return list(data.get("fail_reasons") or ([data["fail_reason"]] if data.get("fail_reason") else []))
-
-
-@dataclass
-class _Snapshot:
-    """What writing one step adds to the run (nodes, names, files, flows), to undo it for another try."""
-
-    nodes: set[str]
-    by_content: dict[str, str]
-    taken: dict[str, str]
-    texts: set[str]
-    flows: int
-    children: list[str]
-    uses: dict[str, int]
-
-    @classmethod
-    def take(cls, dec: Decomposition, node: Node) -> _Snapshot:
-        return cls(set(dec.nodes), dict(dec.registry.by_content), dict(dec.registry.taken), set(dec.texts),
-                   len(dec.data_flow), list(node.children), dict(node.uses))
-
-    def restore(self, dec: Decomposition, node: Node) -> None:
-        for nid in [n for n in dec.nodes if n not in self.nodes]:
-            path = dec.nodes.pop(nid).path
-            with contextlib.suppress(OSError):
-                path.unlink()
-        dec.registry.by_content = dict(self.by_content)
-        dec.registry.taken = dict(self.taken)
-        for stem in [t for t in dec.texts if t not in self.texts]:
-            del dec.texts[stem]
-        del dec.data_flow[self.flows:]
-        node.children, node.uses = list(self.children), dict(self.uses)
-        node.capture_method = None
-
-
-def _write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str] | None = None,
-                ) -> list[Node] | tuple[Path, str, list[Node], str]:
-    """Capture and plan `node`, write its step folder; the new child nodes (a list) when there is no
-    step to verify, else (step folder, step name, child nodes, capture method). `avoid`: ways already
-    tried ("graph", "source")."""
-    opts = dec.options
-    avoid = avoid or []
-    step_name = f"step_{step_number}_{node.id}"
-    step_dir = dec.root / "steps" / step_name
-    comp = load_component(node.path, timeout=opts.timeout)
-    with record_init_args():
-        model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
-    args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
-    # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
-    # One recorded run gives the reference output and the op counts (no separate counting forward).
-    expected = reference_run(model, args, kwargs)
-    _spill_reference(expected, opts.device)
-    total, per_module = expected.total, expected.per_module
-    node.op_count = total
-
-    def source_step(why: str) -> tuple[Path, str, list[Node], str] | None:
-        from hdecomp.decompose.source_step import SourceStepError
-        from hdecomp.decompose.source_write import write_source_step
-        snapshot = _Snapshot.take(dec, node)
-        try:
-            child_nodes, notes = write_source_step(dec, node, step_name, step_dir, comp, model, args, kwargs,
-                                                   expected)
-        except SourceStepError as exc:
-            snapshot.restore(dec, node)
-            dec.note(step_name, "difficulty", f"{node.id}: not split at the source level", str(exc))
-            return None
-        node.capture_method = "source"
-        dec.note(step_name, "decision", f"{node.id}: split at the source level", why)
-        for n in notes:
-            dec.note(step_name, "decision", f"{node.id}: source-level step", n)
-        node.step = f"steps/{step_name}"
-        return step_dir, step_name, child_nodes, "source"
-
-    if "graph" in avoid:
-        return source_step("the step written from a graph capture does not verify") or \
-            _leaf(dec, node, step_name, "neither a graph capture nor the source-level split verifies")
-    if "source" not in avoid and _loops_over_compute(model):
-        done = source_step("its forward loops over tensor compute in Python: the loop stays, its body is a "
-                           "child called once per iteration")
-        if done is not None:
-            return done
-    elif "source" not in avoid and expected.materializes:
-        done = source_step(f"its forward hands tensor values to Python ({', '.join(expected.materializes)}): "
-                           "a graph would hold only the recorded path; the Python stays in the parent")
-        if done is not None:
-            return done
-    try:
-        # A fusion splits into kernels only: composite submodules are traced through.
-        through = {q for q, m in model.named_modules() if q and not is_kernel_module(m)} if node.level == 1 \
-            else set()
-        cap = capture(model, args, kwargs, expected, through)
-        if through:
-            dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
-                     "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
-        # A forward that only calls one container/composite submodule: split that submodule's content here.
-        expand: set[str] = set(through)
-        while True:
-            # (a submodule that computes nothing, an nn.Identity downsample, does not count)
-            called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
-            computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
-                        and not is_parent_plumbing(n)]
-            if len(called) != 1 or computes or is_kernel_module(model.get_submodule(str(called[0].target))):
-                break
-            expand.add(str(called[0].target))
-            del cap  # the last capture's values (every intermediate) must not sit next to the next one's
-            gc.collect()
-            cap = capture(model, args, kwargs, expected, expand)
-            dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
-                     "the forward only calls this submodule; its content is split at this step instead")
-        # A torch.nn container around one op (torchvision's `heads = Sequential(Linear)`) is no component of
-        # its own: its op is a child of this step (a kernel, not a one-op fusion).
-        one_op = sorted({str(n.target) for n in cap.graph.nodes if n.op == "call_module"
-                         and str(n.target) not in expand and per_module.get(str(n.target), 0) == 1
-                         and _is_nn_container(model.get_submodule(str(n.target)))})
-        if one_op:
-            expand |= set(one_op)
-            del cap
-            gc.collect()
-            cap = capture(model, args, kwargs, expected, expand)
-            dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
-                     "a torch.nn container around one op: the op is a child of this step")
-        # Stages of layers (under a model) and layer-sized modules inside a layer: split here (plan.py).
-        for _ in range(8):
-            big = [t for t in oversized_module_children(model, cap.graph, node.level, per_module,
-                                                        cap.child_calls) if t not in expand]
-            if not big:
-                break
-            expand |= set(big)
-            del cap
-            gc.collect()
-            cap = capture(model, args, kwargs, expected, expand)
-            dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
-                     "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
-                     else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
-        # Exported/recorded graphs hold the sizes the cut batch had: written batch-relative (batch_ints.py).
-        cap, baked = relative_batch_ints(comp, model, cap, opts.batch_limit, args, kwargs, expected, expand,
-                                         device=opts.device, timeout=opts.timeout)
-        for d in baked:
-            dec.note(step_name, "deviation", f"{node.id}: batch-dependent int", d)
-    except CaptureError as exc:
-        if "source" not in avoid:
-            done = source_step(f"no graph capture reproduces its forward ({exc})")
-            if done is not None:
-                return done
-        return _leaf(dec, node, step_name, f"cannot capture forward: {exc}")
-    # The reference output (and a plain rerun's) only checked the captures: gone before the recording at
-    # the second batch and code generation (a 4 GB attention score matrix in an attention fusion).
-    expected.release()
-    node.capture_method = cap.method
-    for note in cap.notes:
-        dec.note(step_name, "difficulty" if cap.method == "record" else "decision",
-                 f"capture of {node.id}", note,
-                 "recorded the real execution instead" if cap.method == "record" else None)
-
-    # Choose children; a cap that yields a single child equal to the parent is lowered.
-    # (a layer of 5 ops or fewer, made a layer by its contractions, still splits into fusions)
-    caps = step_caps(node.level, total)
-    children: list[ChildPlan] = []
-    last_err = None
-    for group_cap in caps:
-        try:
-            children = plan_children(model, cap.graph, node.level, per_module, cap.child_calls, group_cap,
-                                     expected.contraction_ops)
-        except PlanError as exc:
-            last_err = str(exc)
-            children = []
-            continue
-        if len(children) > 1 or (children and children[0].kind == "module") or total <= 1:
-            break
-    if not children:
-        return _leaf(dec, node, step_name, f"no children: {last_err or 'the forward has no compute ops'}")
-    if len(children) == 1 and children[0].kind == "module" and not children[0].kernel:
-        return _leaf(dec, node, step_name, "the forward only calls one submodule (nothing to split at this level)")
-    # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
-    cap, args_full, kwargs_full, deviations = full_size_capture(
-        comp, model, cap, opts.batch_limit, args, kwargs, expand, device=opts.device, timeout=opts.timeout)
-    for d in deviations:
-        dec.note(step_name, "deviation", f"{node.id}: shape at the cut batch", d)
-
-    as_root = _one_kernel_model(cap, model, children, args, kwargs) if node.parent is None else None
-    if as_root is not None:
-        # The whole model is one kernel: a model -> one-kernel step would only restate the model (a parent
-        # in disguise); the tree is that kernel alone, a level-0 root (no step, no level_3_model copy).
-        try:
-            return _root_kernel(dec, node, model, cap, as_root)
-        except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
-            dec.note(step_name, "difficulty", f"{node.id}: one kernel, cannot be written as a kernel file",
-                     str(exc), "decomposed with a model -> kernel step instead")
-
-    # Generate the children.
-    ctx_root = node.path
-    child_files: dict[str, str] = {}
-    child_nodes: list[Node] = []
-    weight_map: dict[str, str] = {}
-    slices: dict[str, list[WeightSlice]] = {}   # a packed tensor of the parent: the children's parts of it
-    texts: dict[str, str] = {}
-    used_attrs: set[str] = set()
-    shared_ties: list[tuple[str, str]] = []   # (copy, first): a parent tensor several children read
-    vnames = value_names(cap.graph)
-    try:
-        for child in children:
-            ctx = SourceContext(user_file=ctx_root)
-            doc = ""
-            if child.kind == "module":
-                sub = model.get_submodule(str(child.target))
-                doc = f"{type(sub).__name__} with the recorded constructor arguments."
-                # A torch.nn container (Sequential, ...) is held by a small component class: its items
-                # must sit under a component, not be the child's own raw torch.nn submodules.
-                wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
-                call = child.members[0]
-                # the header and the tree name the inputs like the module's forward does (`hidden_states`)
-                own_names = _forward_parameter_names(sub, len(call.args), prefix=True)
-                if own_names is not None and not all(n.isidentifier() and not keyword.iskeyword(n) and
-                                                     n not in ("self", "kwargs") for n in own_names):
-                    own_names = None
-                # one value passed in several places (self-attention's `self.attn(x, x, x)`) is one input: the
-                # module sees the same tensor, as in the original (MHA then runs one packed QKV projection)
-                passes = None
-                pattern = _repeats(call)
-                if wrap and own_names is not None and pattern is not None and \
-                        all(_repeats(m) == pattern for m in child.members):
-                    child.arg_keep = sorted(set(pattern))
-                    passes = [own_names[i] for i in pattern]
-                    own_names = [own_names[i] for i in child.arg_keep]
-                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names, passes=passes)
-                problem = check_expr(expr, sub, ctx)
-                if problem:
-                    raise NotRepresentable(problem)
-                inner = f"{_WRAP_ATTR}." if wrap else ""
-                in_args = [_value(call.args[i], cap) for i in (child.arg_keep or range(len(call.args)))]
-                in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
-                out_val = cap.values[call.name]
-                for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
-                    for key in sub.state_dict():
-                        weight_map[f"{alias}.{key}"] = f"{{attr}}.{inner}{key}"
-                ops = [type(sub).__name__]
-                base = module_base_name(sub, str(child.target)) if not child.kernel else \
-                    _kernel_base_name(child, model, cap)
-                attr = child.target.replace(".", "_") if child.target else "child"
-                in_names = own_names or [f"arg{i}" for i in range(len(in_args))]
-            else:
-                doc = " -> ".join(child.op_names) + "."
-                if child.constant:   # plan.py: a parent tensor that a submodule child is called with
-                    held = str(child.members[0].target).split(".")[-1]
-                    doc = (f"Holds the {child.op_names[0]} `{held}` and returns it: the parent passes it on to "
-                           "the child that reads it.")
-                params: list[str] = []
-                class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr,
-                                                  value_names=vnames, params_out=params)
-                # the workload is the file up to names: one file per workload, named like its first use
-                canon_ctx = SourceContext(user_file=ctx_root)
-                canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc)
-                for k, v in wm.items():
-                    if isinstance(v, WeightSlice):
-                        slices.setdefault(k, []).append(replace(v, key=f"{{attr}}.{v.key}"))
-                    elif k in weight_map:   # read by an earlier child too: this copy is tied to that one
-                        shared_ties.append((f"{{attr}}.{v}", weight_map[k]))
-                    else:
-                        weight_map[k] = f"{{attr}}.{v}"
-                in_args = [cap.values[a.name] for a in child.inputs]
-                in_kwargs = {}
-                outs = [cap.values[o.name] for o in child.outputs]
-                out_val = outs[0] if len(outs) == 1 else tuple(outs)
-                ops = child.op_names
-                base = _kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model)
-                single = child.compute_members
-                attr = (str(single[0].target).replace(".", "_")
-                        if len(single) == 1 and single[0].op in ("call_module", "get_attr")
-                        else base if child.kernel else child.role or role_of(child.op_names))
-                in_names = params
-            attr = _unique_attr(attr, used_attrs)
-            child.attr = attr
-            for k in [k for k, v in weight_map.items() if v.startswith("{attr}.")]:
-                weight_map[k] = weight_map[k].replace("{attr}", attr, 1)
-            for parts in slices.values():
-                parts[:] = [replace(p, key=p.key.replace("{attr}", attr, 1)) for p in parts]
-            shared_ties = [(d.replace("{attr}", attr, 1), src) for d, src in shared_ties]
-            body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
-            canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
-                                                                  canon_ctx)
-            level = 0 if child.kernel else child.level
-            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
-                                                 "" if is_shape_free(child.kernel, ops) else
-                                                 input_signature(flat_tensors(list(in_args))))
-            child_files[attr] = stem
-            ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
-                                              sorted(in_kwargs.items()), out_val)
-            if is_new:
-                header = {
-                    "Level": f"{LEVEL_NAMES[level]}",
-                    "Ops": ", ".join(ops) if ops else "-",
-                    "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in zip(in_names, in_args, strict=False)) or "none",
-                    "Outputs": shape_text(out_val),
-                }
-                if in_kwargs:
-                    header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in in_kwargs.items())
-                text = ComponentText(body, header).text(stem, level, node.id)
-                dec.texts[stem] = text
-                path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
-                write_text_atomic(path, text)
-                cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
-                          outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
-                          depth=node.depth + 1, status="leaf" if level == 0 else "unverified")
-                dec.nodes[stem] = cn
-                if level > 0:
-                    child_nodes.append(cn)
-            texts[stem] = dec.texts[stem]
-            if stem not in node.children:
-                node.children.append(stem)
-            node.uses[stem] = node.uses.get(stem, 0) + max(1, len(child.members) if child.kind == "module" else 1)
-    except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
-        return _leaf(dec, node, step_name, f"cannot generate the children: {exc}")
-
-    # Write the step.
-    if step_dir.exists():
-        shutil.rmtree(step_dir)
-    (step_dir / "children").mkdir(parents=True)
-    write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
-    for stem, text in sorted(texts.items()):
-        write_text_atomic(step_dir / "children" / f"{stem}.py", text)
-    ties = tie_tied_tensors(model, weight_map) + shared_ties
-    for copy, first in shared_ties:
-        dec.note(step_name, "decision", f"{node.id}: {first} read by several children",
-                 f"each reading child holds it; refactored.py ties {copy} to {first} (one tensor, as in the "
-                 "original; weight_map.json maps the original key to the first only)")
-    rctx = SourceContext(user_file=None)
-    try:
-        # the inputs first: the imports they need (a config class) go into the file's header
-        inputs = _inputs_block(list(args_full), dict(kwargs_full), rctx, init_inputs=init_inputs_expr(comp, rctx),
-                               recorded_ints=node.parent is not None)
-        ref = refactored_source(cap.graph, children, child_files, rctx,
-                                f"{node.id} rewritten to call its {len(children)} children.", ties,
-                                value_names=vnames)
-        ref += "\n\n" + inputs
-    except NotRepresentable as exc:
-        shutil.rmtree(step_dir)
-        return _leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}")
-    write_text_atomic(step_dir / "refactored.py", ref)
-    packed = {k: map_value_json(sorted(v, key=lambda p: p.start)) for k, v in slices.items()}
-    write_json_atomic(step_dir / "weight_map.json", dict(sorted({**weight_map, **packed}.items())))
-    node.step = f"steps/{step_name}"
-    _record_flow(dec, node, cap, children, child_files)
-
-    return step_dir, step_name, child_nodes, cap.method
-
-
-def _loops_over_compute(model: nn.Module) -> bool:
-    """Whether the forward's own Python loops over tensor compute (a recurrence over time steps, chunks):
-    a graph would unroll it; a source-level step keeps the loop with its body as one repeated child."""
-    from hdecomp.decompose.source_step import loops_over_compute
-    return loops_over_compute(model)
-
-
-def _spill_reference(expected: Any, device: str) -> None:
-    """A big reference output (an attention fusion's 4 GB score matrix) waits memory-mapped from a file,
-    read back only by the capture checks, instead of sitting in memory next to each capture's own
-    intermediates. Same values; small outputs and accelerator outputs stay as they are."""
-    from hdecomp.verify.step import drop_spilled, load_spilled, spill_output
-    path = spill_output(expected.output, torch.device(device))
-    if path is not None:
-        expected.output = load_spilled(path)
-        drop_spilled(path)
-
-
-def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan], args: list[Any],
-                      kwargs: dict[str, Any]) -> ChildPlan | None:
-    """The root model as one kernel, when it is one: its planned children are exactly one kernel (one
-    call), or its whole forward is a run of primitives that is one logical kernel (RMSNorm written as
-    pow/mean/add/sqrt/div: decompose/semantic.py)."""
-    from hdecomp.decompose.plan import node_op_name
-    from hdecomp.decompose.semantic import semantic_kernel
-    if len(children) == 1 and children[0].kernel and not children[0].semantic:
-        child = children[0]
-        if len(child.compute_members) != 1 or (child.kind == "module" and len(child.members) != 1):
-            return None
-        return _root_kernel_plan(cap, list(child.compute_members), list(child.op_names), child.ops, args, kwargs)
-    compute = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method", "call_module")
-               and not is_parent_plumbing(n)]
-    if any(n.op == "call_module" for n in compute):
-        return None
-    name = semantic_kernel([node_op_name(n, model) for n in compute])
-    if name is None:
-        return None
-    return _root_kernel_plan(cap, compute, [name], len(compute), args, kwargs)
-
-
-def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: int, args: list[Any],
-                      kwargs: dict[str, Any]) -> ChildPlan | None:
-    """The root's one kernel as a group over the WHOLE forward (its data plumbing too, e.g. the `[0]` of
-    `output, h_n = self.gru(x, h0)`), so the kernel file has the model's own inputs and outputs. None when
-    that cannot be exact (keyword inputs, inputs the graph does not list, outputs that are not a node or a
-    flat tuple/list of nodes): the model is then decomposed with an ordinary model -> kernel step."""
-    import torch.fx as fx
-    if kwargs:
-        return None
-    nodes = list(cap.graph.nodes)
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    members = [n for n in nodes if n.op not in ("placeholder", "output")]
-    out_node = next((n for n in nodes if n.op == "output"), None)
-    if out_node is None or len(placeholders) != len(args) or any(p.name not in cap.values for p in placeholders):
-        return None
-    ret = out_node.args[0] if out_node.args else None
-    outs = [ret] if isinstance(ret, fx.Node) else list(ret) if isinstance(ret, (tuple, list)) else []
-    if not outs or not all(isinstance(o, fx.Node) and o in members for o in outs) or len(set(outs)) != len(outs):
-        return None
-    if isinstance(ret, list):   # the kernel would return a tuple: not the same Python value
-        return None
-    return ChildPlan(attr="kernel", kind="group", members=members, inputs=placeholders, outputs=outs,
-                     ops=ops, op_names=op_names, kernel=True, level=0, core=core)
-
-
-def _repeats(call: Any) -> list[int] | None:
-    """For each positional argument of a call, the position of its first occurrence, when some graph value
-    is passed more than once; else None."""
-    args = list(call.args)
-    if not args or not all(isinstance(a, torch.fx.Node) for a in args):
-        return None
-    pattern = [next(i for i, b in enumerate(args) if b is a) for a in args]
-    return pattern if len(set(pattern)) < len(pattern) else None
-
-
-def _forward_parameter_names(model: nn.Module, count: int, prefix: bool = False) -> list[str] | None:
-    """The names of `model.forward`'s positional parameters, when there are exactly `count` of them (with
-    `prefix`: the first `count`, for a call that leaves the others to their defaults)."""
-    import inspect
-    try:
-        params = inspect.signature(model.forward).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind == p.VAR_POSITIONAL for p in params):
-        return None
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if prefix and len(names) >= count:
-        return names[:count]
-    return names if len(names) == count else None
-
-
-def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture, child: ChildPlan) -> list[Node]:
-    """Write the root's single kernel as level_0_kernel/<workload>.py and make it the tree's only node."""
-    ctx = SourceContext(user_file=node.path)
-    doc = " -> ".join(child.op_names) + f" (the whole of {dec.model_file.name}: one kernel)."
-    # the kernel file's forward takes the model's own parameter names (`forward(self, A, s)`), not x0, x1
-    in_names = _forward_parameter_names(model, len(child.inputs)) or [a.name for a in child.inputs]
-    class_src, _ = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr,
-                                     input_names=in_names)
-    in_args = [cap.values[a.name] for a in child.inputs]
-    outs = [cap.values[o.name] for o in child.outputs]
-    out_val = outs[0] if len(outs) == 1 else tuple(outs)
-    body = assemble(class_src, list(in_args), {}, out_val, ctx)
-    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{workload_key(body, child.kernel, child.op_names)}")
-    header = {
-        "Level": LEVEL_NAMES[0],
-        "Source": str(dec.model_file),
-        "Ops": ", ".join(child.op_names) or "-",
-        "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in zip(in_names, in_args, strict=False)) or "none",
-        "Outputs": shape_text(out_val),
-    }
-    path = dec.root / LEVEL_DIRS[0] / f"{stem}.py"
-    write_text_atomic(path, ComponentText(body, header).text(stem, 0, None))
-    # The model copy written at the start is not a component of this tree.
-    if node.path.exists() and node.path.parent == dec.root / LEVEL_DIRS[3]:
-        node.path.unlink()
-        with contextlib.suppress(OSError):
-            node.path.parent.rmdir()
-    del dec.nodes[node.id]
-    dec.nodes[stem] = Node(id=stem, level=0, path=path, parent=None, inputs=node.inputs, outputs=node.outputs,
-                           ops=list(child.op_names), op_count=node.op_count, status="leaf", depth=0,
-                           capture_method=cap.method)
-    dec.root_id = stem
-    node.status, node.reason = "leaf", f"one kernel: {LEVEL_DIRS[0]}/{stem}.py, no step"  # progress line
-    plumbing = [m for m in child.members if m not in child.core and m.op != "get_attr"]
-    dec.note(None, "decision", f"{dec.name} is one kernel: no step",
-             f"the model's forward is a single kernel ({', '.join(child.op_names)}"
-             + (", with data plumbing only" if plumbing else "") + "). A model -> one-kernel step would only "
-             f"restate the model (a parent in disguise), so the tree is one level-0 root node, "
-             f"{LEVEL_DIRS[0]}/{stem}.py, generated from the recorded forward; the composition test checks it "
-             "against the original model.")
-    return []
-
-
-def _value(a: Any, cap: Capture) -> Any:
-    import torch.fx as fx
-    if isinstance(a, fx.Node):
-        return cap.values[a.name]
-    if isinstance(a, (list, tuple)):
-        return type(a)(_value(v, cap) for v in a)
-    if isinstance(a, dict):
-        return {k: _value(v, cap) for k, v in a.items()}
-    return a
-
-
-def _unique_attr(base: str, used: set[str]) -> str:
-    from hdecomp.decompose.naming import safe_attr
-    return safe_attr(base, used)
-
-
-def _record_flow(dec: Decomposition, node: Node, cap: Capture, children: list[ChildPlan],
-                 child_files: dict[str, str]) -> None:
-    owner: dict[Any, str] = {}
-    for c in children:
-        for m in c.members:
-            owner[m] = child_files[c.attr]
-
-    def source(n: Any, seen: int = 0) -> str:
-        if n in owner:
-            return owner[n]
-        if n.op == "placeholder" or seen > 50:
-            return f"{node.id}.input"
-        ins = n.all_input_nodes
-        return source(ins[0], seen + 1) if ins else f"{node.id}.input"
-
-    for c in children:
-        ins = c.inputs if c.kind == "group" else c.members[0].all_input_nodes
-        for a in ins:
-            v = cap.values.get(a.name)
-            d = describe(v)
-            dec.data_flow.append({"from": source(a), "to": child_files[c.attr], "tensor_name": a.name,
-                                  "shape": d.shape, "dtype": d.dtype, "parent": node.id})
-
-
-def _leaf(dec: Decomposition, node: Node, step_name: str, reason: str) -> list[Node]:
-    node.decomposable = False
-    node.reason = reason
-    node.status = "error"
-    dec.note(step_name, "difficulty", f"{node.id} kept whole", reason,
-             "marked decomposable: false for manual or agent work")
-    return []
 
 
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
@@ -859,13 +229,13 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
             try:
                 new = decompose_component(dec, node, number)
             except HdecompError as exc:
-                new = _leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
+                new = leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
             except Exception as exc:  # a bug on one component must not lose the rest of the tree
                 # the traceback goes to the log: an internal error is ours to fix, and this says where
                 logger.error("internal error decomposing %s", node.id, exc_info=exc)
                 dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
                          "".join(traceback.format_exception(exc)[-12:]).rstrip())
-                new = _leaf(dec, node, f"step_{number}_{node.id}",
+                new = leaf(dec, node, f"step_{number}_{node.id}",
                             f"internal error: {type(exc).__name__}: {exc}")
             report(node, time.perf_counter() - t1)
             queue.extend(new)
@@ -942,7 +312,6 @@ class _NullProgress:
 
 
 def _progress(console: Any, enabled: bool) -> Any:
-    import contextlib
 
     @contextlib.contextmanager
     def cm() -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.codegen import ComponentText, _inputs_block, assemble, flat_tensors, shape_text
+from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
 from hdecomp.decompose.plan import is_kernel_module
@@ -189,8 +189,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, out,
                                                         device=opts.device, timeout=opts.timeout)
     notes += deviations
-    inputs_block = _inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
-                                 init_inputs=init_inputs_expr(comp, plan.ctx))
+    inputs_text = inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
+                                init_inputs=init_inputs_expr(comp, plan.ctx))
     doc = f"{node.id} rewritten at its source level: the control flow stays, the compute is in its children."
     # pass 1: placeholder children, to run the refactored model and record what each child receives
     tmp = {c.attr: f"c{i}_{snake(c.attr)}" for i, c in enumerate(plan.children)}
@@ -200,7 +200,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
     for c in plan.children:
         write_text_atomic(step_dir / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
-    write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_block)
+    write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_text)
     write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
     comp_r = load_component(step_dir / "refactored.py", timeout=opts.timeout)
     ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
@@ -265,7 +265,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     (step_dir / "children").mkdir()
     for stem, text in sorted(texts.items()):
         write_text_atomic(step_dir / "children" / f"{stem}.py", text)
-    write_text_atomic(step_dir / "refactored.py", plan.parent_source(final, doc) + "\n\n" + inputs_block)
+    write_text_atomic(step_dir / "refactored.py", plan.parent_source(final, doc) + "\n\n" + inputs_text)
     loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
     notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
                  + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
