@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.fx as fx
 from hdecomp.decompose.batch_ints import baked_ints, rewrite_baked_ints
-from hdecomp.decompose.capture import Capture, _capture_record, node_values
+from hdecomp.decompose.capture import Capture, capture_record, node_values
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.runtime.component import load_component
 from hdecomp.toolchain.compose import compose
@@ -44,7 +44,7 @@ def _record(model: nn.Module, batch: int) -> Capture:
     x = torch.randn(batch, 3, 4)
     with torch.no_grad():
         out = model(x)
-    return _capture_record(model, [x], {}, out, set())
+    return capture_record(model, [x], {}, out, set())
 
 
 def _run(model: nn.Module, graph: fx.Graph, x: torch.Tensor) -> Any:

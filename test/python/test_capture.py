@@ -16,9 +16,9 @@ import torch.fx as fx
 from hdecomp.decompose.capture import (
     CaptureError,
     Reference,
-    _capture_export,
-    _capture_record,
     capture,
+    capture_export,
+    capture_record,
     reference_run,
 )
 from hdecomp.decompose.plan import logical_ops, oversized_module_children, plan_children
@@ -120,7 +120,7 @@ def test_export_int_from_shape_and_tuple_output() -> None:
 def test_export_directly_on_int_from_shape() -> None:
     m = IntFromShape().eval()
     x = torch.randn(3, 8)
-    cap = _capture_export(m, [x], {}, _expected(m, x), set())
+    cap = capture_export(m, [x], {}, _expected(m, x), set())
     assert cap.method == "export" and cap.child_calls == {"proj": 1}
 
 
@@ -130,7 +130,7 @@ def test_export_wrong_reference_is_rejected() -> None:
     with torch.no_grad():
         wrong = m(x) + 1.0
     with pytest.raises(CaptureError, match="does not reproduce"):
-        _capture_export(m, [x], {}, wrong, set())
+        capture_export(m, [x], {}, wrong, set())
 
 
 def test_export_that_drops_ops_falls_back_to_recording() -> None:
@@ -138,7 +138,7 @@ def test_export_that_drops_ops_falls_back_to_recording() -> None:
     x = torch.randn(3, 4)
     ref = _expected(m, x)
     with pytest.raises(CaptureError, match="does not run the module's ops"):
-        _capture_export(m, [x], {}, ref, set())
+        capture_export(m, [x], {}, ref, set())
     cap = capture(m, [x], {}, ref)
     assert cap.method in ("fx", "record")
     assert any(n.startswith("torch.export:") for n in cap.notes) or cap.method == "fx"
@@ -153,7 +153,7 @@ def test_capture_leaves_no_state_on_the_live_module() -> None:
     x = torch.randn(2, 5, 8)
     ref = _expected(m, x)
     m.__dict__.pop("cache", None)  # the reference run is the module's own forward: it may set it
-    for fn in (_capture_export, _capture_record):
+    for fn in (capture_export, capture_record):
         try:
             fn(m, [x], {}, ref, set())
         except CaptureError:
@@ -176,7 +176,7 @@ class BoolDtype(nn.Module):
 def test_recorded_graph_with_python_type_dtype_compiles() -> None:
     m = BoolDtype().eval()
     x = torch.randn(2, 4)
-    cap = _capture_record(m, [x], {}, _expected(m, x), set())
+    cap = capture_record(m, [x], {}, _expected(m, x), set())
     assert cap.method == "record"
     code = fx.GraphModule(m, cap.graph).code
     assert "<class" not in code and "torch.bool" in code
@@ -388,9 +388,9 @@ def _mini_gpt() -> tuple[nn.Module, torch.Tensor]:
 def test_work_copy_rebinds_a_lambda_closing_over_submodules() -> None:
     # copy.deepcopy shares functions: the copy's `mlpf` would call the ORIGINAL ModuleDict's children
     # (not installed in the copy: fx refused; their tensors unknown to export and recording).
-    from hdecomp.decompose.capture import _work_copy
+    from hdecomp.decompose.capture import work_copy
     model, _ = _mini_gpt()
-    work = _work_copy(model)
+    work = work_copy(model)
     assert work is not model and work.mlpf is not model.mlpf
     assert work.mlpf.__closure__[0].cell_contents is work.mlp
     assert model.mlpf.__closure__[0].cell_contents is model.mlp   # the live module keeps its own
@@ -406,9 +406,9 @@ def test_submodules_called_through_a_closure_are_captured_as_children() -> None:
     assert cap.method == "fx", cap.notes
     assert cap.child_calls == {"ln_1": 1, "attn": 1, "ln_2": 1, "mlp.c_fc": 1, "mlp.act": 1, "mlp.c_proj": 1}
     # every fallback works on it too: the recording sees the calls of mlp.c_fc & co through the lambda
-    rec = _capture_record(model, [x], {}, ref, set())
+    rec = capture_record(model, [x], {}, ref, set())
     assert rec.child_calls == cap.child_calls
-    exp = _capture_export(model, [x], {}, ref, set())
+    exp = capture_export(model, [x], {}, ref, set())
     assert exp.child_calls == cap.child_calls
 
 

@@ -209,7 +209,7 @@ def test_runs_match_on_every_capture_method(model: type[nn.Module], name: str, m
     m = model().eval()
     x = torch.randn(2, 8)
     ref = cap_mod.reference_run(m, [x], {})
-    fn = {"fx": cap_mod._capture_fx, "export": cap_mod._capture_export, "record": cap_mod._capture_record}[method]
+    fn = {"fx": cap_mod.capture_fx, "export": cap_mod.capture_export, "record": cap_mod.capture_record}[method]
     cap = fn(m, [x], {}, ref, set())
     assert cap.method == method
     gm = fx.GraphModule(m, cap.graph)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 import torch.fx as fx
-from hdecomp.decompose.capture import _capture_record, _LeafTracer
+from hdecomp.decompose.capture import LeafTracer, capture_record
 from hdecomp.decompose.value_names import value_names
 from torch import nn
 
@@ -29,7 +29,7 @@ def _by_name(graph: fx.Graph) -> dict[str, str]:
 
 
 def test_fx_graph_values_take_their_assigned_names() -> None:
-    names = _by_name(_LeafTracer().trace(Attention()))
+    names = _by_name(LeafTracer().trace(Attention()))
     assert names["hidden_states"] == "hidden_states"
     items = sorted(v for n, v in names.items() if n.startswith("getitem"))
     # `q, k, v = ...chunk(3)`: one name per item; `_, _unused = ...`: thrown away, named after the op
@@ -44,7 +44,7 @@ def test_recorded_graph_values_take_their_assigned_names() -> None:
     model = Attention()
     x = torch.randn(2, 4, 8)
     with torch.no_grad():
-        cap = _capture_record(model, [x], {}, model(x), set())
+        cap = capture_record(model, [x], {}, model(x), set())
     names = set(value_names(cap.graph).values())
     assert {"q", "k", "v", "attn_weights", "attn_output"} <= names, names
     # no torch or hdecomp frame names a value (fx's proxy machinery, the recorder itself)

@@ -207,9 +207,9 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
     from hdecomp.decompose.capture import (
         CAPTURE_SEED,
         CaptureError,
-        _capture_record,
-        _expected_output,
-        _finish,
+        capture_record,
+        expected_output,
+        finish_capture,
     )
     if cap.method not in ("export", "record"):
         return cap, []
@@ -242,8 +242,8 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
     if not structural or cap.method != "export":
         return result, notes
     try:
-        recorded = _finish(_capture_record(model, args, kwargs, expected, expand or set()),
-                           _expected_output(expected))
+        recorded = finish_capture(capture_record(model, args, kwargs, expected, expand or set()),
+                           expected_output(expected))
     except CaptureError:
         return result, notes
     result2, notes2, structural2 = _relative(recorded, model, model2, sc, args, kwargs, args2, kwargs2,
@@ -264,16 +264,16 @@ def _relative(cap: Any, model: nn.Module, model2: nn.Module, sc: Any, args: list
     from hdecomp.decompose.capture import (
         CAPTURE_SEED,
         CaptureError,
-        _capture_export,
-        _capture_record,
-        _matches,
+        capture_export,
+        capture_record,
         fold_state_metadata,
         node_values,
+        output_matches,
         thread_inplace,
     )
-    step = _capture_export if cap.method == "export" else _capture_record
+    step = capture_export if cap.method == "export" else capture_record
     try:
-        # the same graph transforms the first capture went through (capture._finish), else the two differ
+        # the same graph transforms the first capture went through (capture.finish_capture), else the two differ
         cap2 = thread_inplace(fold_state_metadata(step(model2, args2, kwargs2, out2, expand)))
     except CaptureError as exc:
         return cap, [f"batch-dependent ints not checked: capture at batch {sc.b2} failed ({exc})"], False
@@ -300,7 +300,7 @@ def _relative(cap: Any, model: nn.Module, model2: nn.Module, sc: Any, args: list
     except Exception as exc:
         return cap, [*left, f"batch-relative rewrite rejected ({type(exc).__name__}: {exc}); ints kept as "
                             "recorded: " + "; ".join(done)], False
-    if not _matches(expected, out1) or not _matches(out2, out_b2):
+    if not output_matches(expected, out1) or not output_matches(out2, out_b2):
         return cap, [*left, "batch-relative rewrite rejected (outputs differ); ints kept as recorded: "
                      + "; ".join(done)], False
     notes = [*cap.notes, "batch-dependent ints written batch-relative: " + "; ".join(done)]

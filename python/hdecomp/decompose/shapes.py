@@ -379,7 +379,7 @@ def _capture_like(method: str | None, model: nn.Module, args: list[Any], kwargs:
     the same nodes — the general `capture` may succeed with an earlier method at another batch (export
     rejected at the cut batch for dropping dead code is not checked against a plain output)."""
     from hdecomp.decompose import capture as cm
-    by_method = {"fx": cm._capture_fx, "export": cm._capture_export, "record": cm._capture_record}
+    by_method = cm.CAPTURE_METHODS
     fn = by_method.get(method or "")
     if fn is None:
         return cm.capture(model, args, kwargs, expected, expand)

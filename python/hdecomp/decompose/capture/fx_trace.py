@@ -1,0 +1,98 @@
+"""Capture by a torch.fx trace, every submodule a leaf (the first method tried)."""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+
+from hdecomp.decompose.capture.common import (
+    CAPTURE_SEED,
+    Capture,
+    CaptureError,
+    first_line,
+    flat_values,
+    graph_module,
+    node_values,
+    output_matches,
+    restored_attributes,
+    work_copy,
+)
+from hdecomp.runtime.component import clone_nested
+
+
+class LeafTracer(fx.Tracer):
+    """Every submodule is a leaf (except those in `expand`, traced through): the graph shows only the
+    direct children and the ops between them."""
+
+    def __init__(self, expand: set[str] | None = None) -> None:
+        super().__init__()
+        self.expand = expand or set()
+        self.record_stack_traces = True   # where each value came from: value_names.py names it by its source
+
+    def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
+        return module_qualified_name not in self.expand
+
+    def trace(self, root: Any, concrete_args: Any = None) -> fx.Graph:
+        with _package_wraps_traced_through():
+            return super().trace(root, concrete_args)
+
+
+@contextlib.contextmanager
+def _package_wraps_traced_through() -> Iterator[None]:
+    """Python functions a package made fx leaves (`torch.fx.wrap("shifted_window_attention")` in
+    torchvision's Swin) are traced into while we trace: a Python function is not a kernel, and as a leaf
+    it would be one child holding the whole attention. torch's own wrapped functions stay leaves."""
+    from torch.fx import _symbolic_trace as st
+    table = getattr(st, "_wrapped_fns_to_patch", None)
+    if not isinstance(table, dict):
+        yield
+        return
+    removed = {}
+    for key, frame_globals in list(table.items()):
+        fn = frame_globals.get(key[1]) if isinstance(frame_globals, dict) else None
+        module = getattr(fn, "__module__", "") or ""
+        if isinstance(fn, types.FunctionType) and module.split(".")[0] != "torch":   # torchvision's are not torch's
+            removed[key] = table.pop(key)
+    try:
+        yield
+    finally:
+        table.update(removed)
+
+
+def capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                expand: set[str]) -> Capture:
+    work = work_copy(module)  # tracing may leave Proxies on attributes: never trace the live module
+    tracer = LeafTracer(expand)
+    try:
+        with torch.no_grad(), restored_attributes(work):
+            graph = tracer.trace(work)
+    except Exception as exc:  # fx raises many kinds (TraceError, TypeError on Proxy use, ...)
+        raise CaptureError(f"trace failed ({first_line(exc)})") from exc
+    gm = graph_module(work, graph, "the traced graph")
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            out, values = node_values(gm, [clone_nested(a) for a in args], clone_nested(kwargs))
+    except Exception as exc:
+        raise CaptureError(f"traced graph does not run ({type(exc).__name__}: {exc})") from exc
+    if any(isinstance(v, fx.Proxy) for v in flat_values(out)) or not output_matches(expected, out):
+        raise CaptureError("traced graph does not reproduce the module's output")
+    if any(n.op == "get_attr" and _is_plain_tensor_attr(module, str(n.target)) for n in graph.nodes):
+        raise CaptureError("a plain tensor attribute is read in forward")
+    calls: dict[str, int] = {}
+    for n in graph.nodes:
+        if n.op == "call_module":
+            calls[str(n.target)] = calls.get(str(n.target), 0) + 1
+    return Capture(graph=graph, values=values, method="fx", child_calls=calls)
+
+
+def _is_plain_tensor_attr(module: nn.Module, target: str) -> bool:
+    names: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
+    names.update(dict(module.named_buffers(remove_duplicate=False)))
+    return target not in names

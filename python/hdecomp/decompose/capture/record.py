@@ -1,0 +1,303 @@
+"""Capture by recording the real execution: module hooks for the child calls and a TorchFunctionMode for
+the ops in between, built into the same kind of graph (the last method, for what neither traces)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch import nn
+from torch.overrides import TorchFunctionMode
+
+from hdecomp.decompose.capture.common import (
+    CAPTURE_SEED,
+    Capture,
+    CaptureError,
+    flat_values,
+    forward_param_names,
+    graph_module,
+    node_values,
+    output_matches,
+    work_copy,
+)
+from hdecomp.decompose.value_names import user_frame_trace
+from hdecomp.runtime.component import clone_nested
+
+_DUNDER_TO_OPERATOR = {
+    "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul, "__truediv__": operator.truediv,
+    "__floordiv__": operator.floordiv, "__matmul__": operator.matmul, "__pow__": operator.pow,
+    "__mod__": operator.mod, "__neg__": operator.neg, "__getitem__": operator.getitem,
+    "__and__": operator.and_, "__or__": operator.or_, "__xor__": operator.xor, "__invert__": operator.invert,
+    "__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+    "__eq__": operator.eq, "__ne__": operator.ne, "__abs__": operator.abs,
+}
+
+
+_REFLECTED = {"__radd__": operator.add, "__rsub__": operator.sub, "__rmul__": operator.mul,
+              "__rtruediv__": operator.truediv, "__rmatmul__": operator.matmul, "__rpow__": operator.pow,
+              "__rfloordiv__": operator.floordiv}
+
+
+_INPLACE_DUNDER = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+                   "__ipow__": "pow_", "__iand__": "bitwise_and_", "__ior__": "bitwise_or_"}
+
+
+class _GraphBuilder:
+    """Builds an fx.Graph from a recorded execution: tensors are tracked by identity."""
+
+    def __init__(self, module: nn.Module) -> None:
+        self.graph = fx.Graph()
+        self.module = module
+        self.by_id: dict[int, fx.Node] = {}
+        self.keep: list[Any] = []     # keeps recorded tensors alive so ids stay unique
+        self.values: dict[str, Any] = {}
+        self.state = {id(t): name for name, t in module.named_parameters(remove_duplicate=False)}
+        self.state.update({id(t): name for name, t in module.named_buffers(remove_duplicate=False)})
+        self.state_obj: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
+        self.state_obj.update(dict(module.named_buffers(remove_duplicate=False)))
+        self.unknown_tensors: list[str] = []
+        # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
+        # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
+        self.plain: dict[int, str] = {}
+        for qual, mod in module.named_modules(remove_duplicate=False):
+            for attr, t in vars(mod).items():
+                if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and id(t) not in self.state \
+                        and not attr.startswith("_"):
+                    self.plain.setdefault(id(t), f"{qual}.{attr}" if qual else attr)
+
+    def bind(self, node: fx.Node, value: Any) -> None:
+        self.values[node.name] = value
+        self._bind(node, value)
+
+    def _bind(self, node: fx.Node, value: Any) -> None:
+        if isinstance(value, torch.Tensor):
+            self.by_id[id(value)] = node
+            self.keep.append(value)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                if flat_values(v) and any(isinstance(t, torch.Tensor) for t in flat_values(v)):
+                    sub = self.graph.call_function(operator.getitem, (node, i))
+                    sub.meta["stack_trace"] = node.meta.get("stack_trace")   # `q, k, v = ...`: named by it
+                    self.values[sub.name] = v
+                    self._bind(sub, v)
+        elif isinstance(value, dict):
+            for k in value:
+                v = value[k]
+                if any(isinstance(t, torch.Tensor) for t in flat_values(v)):
+                    sub = self.graph.call_function(operator.getitem, (node, k))
+                    sub.meta["stack_trace"] = node.meta.get("stack_trace")
+                    self.values[sub.name] = v
+                    self._bind(sub, v)
+
+    def arg(self, value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            node = self.by_id.get(id(value))
+            if node is not None:
+                return node
+            name = self.state.get(id(value)) or self.plain.get(id(value))
+            if name is not None:
+                node = self.graph.get_attr(name)
+                self.values[node.name] = value
+                self.by_id[id(value)] = node
+                return node
+            self.unknown_tensors.append(f"{tuple(value.shape)} {value.dtype}")
+            raise CaptureError("forward uses a tensor that is neither an input, a parameter/buffer nor "
+                               "computed in forward (a plain tensor attribute or a global)")
+        if isinstance(value, tuple):
+            return tuple(self.arg(v) for v in value)
+        if isinstance(value, list):
+            return [self.arg(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.arg(v) for k, v in value.items()}
+        if isinstance(value, nn.Module):
+            raise CaptureError("a module is passed as an argument to an op")
+        return value
+
+
+class _OpRecorder(TorchFunctionMode):
+    def __init__(self, builder: _GraphBuilder, depth: list[int]) -> None:
+        super().__init__()
+        self.builder = builder
+        self.depth = depth
+        self.error: CaptureError | None = None
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        if self.depth[0] > 0 or self.error is not None:
+            return func(*args, **kwargs)
+        # Run first without recording nested calls (a Python-level op calling other torch functions).
+        self.depth[0] += 1
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            self.depth[0] -= 1
+        if not any(isinstance(t, torch.Tensor) for t in flat_values(out)) and \
+                getattr(func, "__name__", "") not in _COMPUTING_QUERIES:
+            return out   # size/shape/dtype queries and .item(): constants in the generated code
+        try:
+            target, op, a, kw = _normalise_call(func, args, kwargs)
+            b = self.builder
+            node = b.graph.create_node(op, target, b.arg(a), b.arg(kw))
+            node.meta["stack_trace"] = user_frame_trace()
+            b.bind(node, out)
+        except CaptureError as exc:
+            self.error = exc
+        return out
+
+
+# Calls that compute on tensors and hand Python a plain value (`pad_id in input_ids[:, [-1, 0]]`: eq and
+# any inside `Tensor.__contains__`): recorded as nodes, so the graph runs the ops the module runs
+# `inv_perm[perm] = torch.arange(n)` (Tensor.__setitem__) returns None but writes a tensor: recorded too (left
+# out, a replay reads whatever the allocator left in an empty_like buffer)
+_COMPUTING_QUERIES = {"__contains__", "equal", "allclose", "__setitem__"}
+
+
+def _normalise_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str, tuple[Any, ...],
+                                                                                    dict[str, Any]]:
+    name = getattr(func, "__name__", "")
+    spelled = _tensor_dunder(func, args, kwargs)
+    if spelled is not None:
+        return spelled
+    if name in ("__get__",):
+        owner = getattr(func, "__self__", None)
+        prop = getattr(owner, "__name__", None) or getattr(getattr(owner, "fget", None), "__name__", "")
+        return builtins_getattr, "call_function", (args[0], prop), {}
+    if name in _DUNDER_TO_OPERATOR and getattr(torch.Tensor, name, None) is func:
+        return _DUNDER_TO_OPERATOR[name], "call_function", args, kwargs
+    if name in _REFLECTED and len(args) == 2:
+        return _REFLECTED[name], "call_function", (args[1], args[0]), kwargs
+    if name in _INPLACE_DUNDER:
+        return _INPLACE_DUNDER[name], "call_method", args, kwargs
+    if name == "__setitem__":
+        return operator.setitem, "call_function", args, kwargs
+    if name == "__contains__" and len(args) == 2:
+        return operator.contains, "call_function", args, kwargs
+    if name and getattr(torch.Tensor, name, None) is func:
+        return name, "call_method", args, kwargs
+    return func, "call_function", args, kwargs
+
+
+builtins_getattr = getattr
+
+
+def _dunder_table() -> dict[Any, tuple[str, Any, bool]]:
+    """Tensor's operator methods by identity (their __name__ lies: `Tensor.__pow__` is named `pow`,
+    `__rtruediv__` is named `__rdiv__`): function -> (fx op kind, target, reflected)."""
+    table: dict[Any, tuple[str, Any, bool]] = {}
+    for dunder, op in _DUNDER_TO_OPERATOR.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_function", op, False))
+    for dunder, op in _REFLECTED.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_function", op, True))
+    for dunder, method in _INPLACE_DUNDER.items():
+        f = vars(torch.Tensor).get(dunder) or getattr(torch.Tensor, dunder, None)
+        if f is not None:
+            table.setdefault(f, ("call_method", method, False))
+    return table
+
+
+_TENSOR_DUNDERS = _dunder_table()
+
+
+def _tensor_dunder(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> tuple[Any, str, tuple[Any, ...], dict[str, Any]] | None:
+    try:
+        hit = _TENSOR_DUNDERS.get(func)
+    except TypeError:   # an unhashable callable
+        return None
+    if hit is None:
+        return None
+    kind, target, reflected = hit
+    if reflected and len(args) == 2:
+        args = (args[1], args[0])
+    return target, kind, args, kwargs
+
+
+def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                    expand: set[str]) -> Capture:
+    work = work_copy(module)
+    b = _GraphBuilder(work)
+    sig_names = forward_param_names(work, len(args), kwargs)
+    cargs, ckw = clone_nested(args), clone_nested(kwargs)
+    for i, a in enumerate(cargs):
+        node = b.graph.placeholder(sig_names[i] if i < len(sig_names) else f"arg{i}")
+        b.bind(node, a)
+    for k in sorted(ckw):
+        node = b.graph.placeholder(k)
+        b.bind(node, ckw[k])
+    depth = [0]
+    calls: dict[str, int] = {}
+    names = {m: n for n, m in work.named_modules(remove_duplicate=False) if n}
+    direct = set()
+    hooks = []
+    mode = _OpRecorder(b, depth)
+
+    def pre(mod: nn.Module, margs: tuple[Any, ...], mkw: dict[str, Any]) -> None:
+        if names[mod] in expand and depth[0] == 0:
+            return
+        if depth[0] == 0 and mode.error is None:
+            target = names[mod]
+            try:
+                node = b.graph.call_module(target, b.arg(tuple(margs)), b.arg(dict(mkw)))
+                node.meta["stack_trace"] = user_frame_trace()
+            except CaptureError as exc:
+                mode.error = exc
+                node = None
+            mod._hdecomp_node = node  # type: ignore[assignment]
+            calls[target] = calls.get(target, 0) + 1
+            direct.add(target)
+        depth[0] += 1
+
+    def post(mod: nn.Module, margs: Any, mkw: Any, out: Any) -> None:
+        if names[mod] in expand and depth[0] == 0:
+            return
+        depth[0] -= 1
+        node = getattr(mod, "_hdecomp_node", None)
+        if depth[0] == 0 and node is not None and mode.error is None:
+            b.bind(node, out)
+            mod._hdecomp_node = None  # type: ignore[assignment]
+
+    for m in names:
+        hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True))
+        hooks.append(m.register_forward_hook(post, with_kwargs=True))
+    try:
+        with torch.no_grad(), mode:
+            torch.manual_seed(CAPTURE_SEED)
+            out = work(*cargs, **ckw)
+    except Exception as exc:
+        raise CaptureError(f"recording the forward raised {type(exc).__name__}: {exc}") from exc
+    finally:
+        for h in hooks:
+            h.remove()
+        for m in names:
+            if hasattr(m, "_hdecomp_node"):
+                del m._hdecomp_node
+    if mode.error is not None:
+        raise mode.error
+    b.graph.output(b.arg(out))
+    # Every element of a tuple result got a getitem node when it was recorded (`x.max(-1)` gives values and
+    # indices); the unused ones are dead plumbing an fx trace would not have: an op with a dead extra user
+    # would look shared (plan.py's semantic runs require every intermediate to be used inside the run).
+    for n in reversed(list(b.graph.nodes)):
+        if n.op == "call_function" and n.target is operator.getitem and not n.users:
+            b.values.pop(n.name, None)
+            b.graph.erase_node(n)
+    gm = graph_module(work, b.graph, "the recorded graph")
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            replay, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
+    except Exception as exc:
+        raise CaptureError(f"the recorded graph does not run ({type(exc).__name__}: {exc})") from exc
+    if not output_matches(expected, replay):
+        raise CaptureError("the recorded graph does not reproduce the module's output "
+                           "(autocast region, randomness or hidden state)")
+    return Capture(graph=b.graph, values=values, method="record", child_calls=calls,
+                   notes=["forward captured by recording its execution (control flow fixed for the recorded "
+                          "input shapes)"])
