@@ -195,7 +195,8 @@ def bench_static(cases: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
 
 def bench_verifier(cases: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any] | None:
     try:
-        from hdecomp.verify.step import VerifyOptions, verify_step
+        from hdecomp.verify.result import VerifyOptions
+        from hdecomp.verify.step import verify_step
     except Exception as exc:  # the verifier is another module; report why it could not run
         return {"available": False, "reason": f"{type(exc).__name__}: {exc}"}
     rows = []

@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "python"))
 import torch  # noqa: E402
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic  # noqa: E402
 from hdecomp.runtime.component import load_component  # noqa: E402
-from hdecomp.verify.step import VerifyOptions, verify_step  # noqa: E402
+from hdecomp.verify.result import VerifyOptions  # noqa: E402
+from hdecomp.verify.step import verify_step  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 FIX = ROOT / "test" / "python" / "fixtures" / "verify"

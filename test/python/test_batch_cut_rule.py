@@ -23,7 +23,8 @@ from hdecomp.runtime.batch_limit import (
     meta_first,
 )
 from hdecomp.runtime.component import load_component
-from hdecomp.verify.step import VerifyOptions, verify_step
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 
 TRANSPOSED_BOTH = '''import torch
 import torch.nn as nn

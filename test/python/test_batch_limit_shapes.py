@@ -16,7 +16,7 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.runtime.component import load_component
 from hdecomp.toolchain.compose import compose
 from hdecomp.toolchain.pipeline import run_pipeline
-from hdecomp.verify.step import VerifyOptions
+from hdecomp.verify.result import VerifyOptions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "batch_limit"
 

@@ -20,7 +20,8 @@ from decompose_checks import assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.plan import PlanError, plan_children
 from hdecomp.toolchain.compose import _ChildTensorPaths
-from hdecomp.verify.step import VerifyOptions, verify_step
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"

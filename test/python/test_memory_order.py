@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 import torch
-from hdecomp.decompose import capture as capture_mod
 from hdecomp.decompose import shapes
+from hdecomp.decompose.capture import common as capture_mod
 from hdecomp.decompose.driver import self_test_jobs
 from hdecomp.verify import compare
-from hdecomp.verify import step as verify
-from hdecomp.verify.step import VerifyOptions, verify_step
+from hdecomp.verify import step as verify_step_module
+from hdecomp.verify import trials as verify
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 
 # The original model leaves a weak reference to its output's storage; the refactored model reports
 # whether that storage is still alive while it runs (it must not be, once outputs are spilled).
@@ -97,7 +99,7 @@ def _probe_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
         if Path(path).name == "original.py":
             comp.module.PROBE = probe
         return comp
-    monkeypatch.setattr(verify, "load_component", load)
+    monkeypatch.setattr(verify_step_module, "load_component", load)
     return orig, ref, probe
 
 

@@ -14,7 +14,7 @@ from hdecomp.cli import main
 from hdecomp.formats.jsonio import read_json
 from hdecomp.toolchain.pipeline import run_pipeline
 from hdecomp.toolchain.validate import schema_errors
-from hdecomp.verify.step import VerifyOptions
+from hdecomp.verify.result import VerifyOptions
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"
 FAST = VerifyOptions(num_trials=1)

@@ -137,7 +137,8 @@ def test_tree_module_writes_schema_valid_trees(tmp_path: Path) -> None:
 
 
 def test_verify_step_writes_schema_valid_results(tmp_path: Path) -> None:
-    from hdecomp.verify.step import VerifyOptions, verify_step
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
 
     step = FIXTURES / "tiny_residual_mlp" / "steps" / "step_3_linear_relu_to_kernels"
     out = tmp_path / "verification_result.json"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.verify.step import VerifyOptions, verify_step
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
 

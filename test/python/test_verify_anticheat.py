@@ -398,7 +398,8 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
     ("cheat_loop_sum", {"HD116"}),
 ])
 def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str]) -> None:
-    from hdecomp.verify.step import VerifyOptions, verify_step
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
 
     d = CORPUS / case
     r = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(num_trials=1))

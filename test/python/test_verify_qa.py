@@ -16,7 +16,9 @@ from hdecomp.cli import build_parser, main
 from hdecomp.errors import ComponentRunError
 from hdecomp.runtime.component import load_component
 from hdecomp.toolchain.validate import schema_errors
-from hdecomp.verify.step import VerifyOptions, verdict_line, verify_step
+from hdecomp.verify.report import verdict_line
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 
 BAD = Path(__file__).parent / "fixtures" / "verify" / "bad"
 REPO = Path(__file__).resolve().parents[2]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from hdecomp.verify.step import VerifyOptions, verify_step
+from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.step import verify_step
 
 ORIGINAL = '''
 import torch

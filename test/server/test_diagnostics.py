@@ -175,7 +175,8 @@ async def test_issue12_cheats_are_squiggled_where_they_are(client, module_worksp
 async def test_issue12_structural_findings_of_the_last_verify_run_are_shown(client, module_workspace: Path) -> None:
     """HD313 / HD304 need a run: after verify-step, the editor shows them (the honest thin-wrapper step, which
     used to get HD304, shows nothing)."""
-    from hdecomp.verify.step import VerifyOptions, verify_step
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
 
     shown: dict[str, set[str]] = {}
     for case in ("cheat_ctor_torch_fn", "honest_wrapper_children"):

@@ -27,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from hdecomp.verify.step import VerifyOptions, print_report, verify_step
+    from hdecomp.verify.report import print_report
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
 
 
     options = VerifyOptions(rtol=args.rtol, atol=args.atol, num_trials=args.num_trials,

@@ -105,7 +105,7 @@ def outcome_reasons(outcome: Any) -> list[str]:
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
     from hdecomp.formats.layout import Step
     from hdecomp.toolchain.pipeline import verify_one
-    from hdecomp.verify.step import VerifyOptions
+    from hdecomp.verify.result import VerifyOptions
     o = dec.options
     options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,
                             batch_limit=o.batch_limit, timeout=o.timeout)

@@ -487,7 +487,7 @@ def _spill_reference(expected: Any, device: str) -> None:
     """A big reference output (an attention fusion's 4 GB score matrix) waits memory-mapped from a file,
     read back only by the capture checks, instead of sitting in memory next to each capture's own
     intermediates. Same values; small outputs and accelerator outputs stay as they are."""
-    from hdecomp.verify.step import drop_spilled, load_spilled, spill_output
+    from hdecomp.verify.trials import drop_spilled, load_spilled, spill_output
     path = spill_output(expected.output, torch.device(device))
     if path is not None:
         expected.output = load_spilled(path)

@@ -251,7 +251,7 @@ def load_tree_quietly(root: Path, problems: list[str]) -> DecompositionTree | No
 def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True, console: Any = None,
                  progress: bool = True, verbose: bool = False, write_summary: bool = True) -> PipelineResult:
     """Verify every step under `root`/steps in order; write the summary; never stop at a broken step."""
-    from hdecomp.verify.step import VerifyOptions
+    from hdecomp.verify.result import VerifyOptions
     root = Path(root)
     if not root.is_dir():
         raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
@@ -335,7 +335,7 @@ def print_summary(console: Any, result: PipelineResult) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> Any:
-    from hdecomp.verify.step import VerifyOptions
+    from hdecomp.verify.result import VerifyOptions
     return VerifyOptions(rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None),
                          num_trials=getattr(args, "num_trials", 3), device=getattr(args, "device", "cpu"),
                          batch_limit=getattr(args, "batch_limit", None), timeout=getattr(args, "timeout", None))

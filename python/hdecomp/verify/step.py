@@ -16,34 +16,43 @@ forward. The result keeps every field of the original workspace's verification_r
 from __future__ import annotations
 
 import contextlib
-import gc
-import math
 import time
 import traceback
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
-from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
 from hdecomp.runtime.component import (
-    Component,
-    clone_nested,
     is_oom,
     load_component,
-    map_nested,
-    run_user_code,
     seed_everything,
 )
-from hdecomp.runtime.ops import OpTrace, format_counter_diff, record_ops
-from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype, tolerances_for
+from hdecomp.runtime.ops import format_counter_diff
+from hdecomp.verify.compare import tolerances_for
+from hdecomp.verify.report import print_report
+from hdecomp.verify.result import (
+    PROBE_SCALES,
+    RANDOMIZED_WEIGHT_SEED,
+    SEED_BASE,
+    Clock,
+    VerificationResult,
+    VerifyOptions,
+    new_result,
+)
+from hdecomp.verify.trials import (
+    BRANCH_TRIALS,
+    ChildCalls,
+    SharedStateWritten,
+    Trial,
+    free_memory,
+    holds_meta_tensors,
+    run_trial,
+)
 from hdecomp.verify.weights import (
     ExplicitMap,
     WeightMap,
@@ -55,374 +64,6 @@ from hdecomp.verify.weights import (
     randomize_weights,
     share_weight_map,
 )
-
-SEED_BASE = 42
-RANDOMIZED_WEIGHT_SEED = 1234
-PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's output is degenerate
-
-
-@dataclass
-class VerifyOptions:
-    """Knobs of verify_step; the defaults are the CLI's."""
-
-    rtol: float | None = None
-    atol: float | None = None
-    num_trials: int = 3
-    skip_anticheat: bool = False
-    device: str = "cpu"
-    batch_limit: int | None = None
-    timeout: float | None = None
-    weight_map: str | Path | dict[str, Any] | None = None  # None: <refactored dir>/weight_map.json if present
-    randomized_trial: bool = True
-    # the refactored model built on the meta device and given the original's tensors themselves (one copy
-    # of the weights in memory); copies instead where sharing cannot be exact (see _build_refactored)
-    share_weights: bool = True
-
-
-@dataclass
-class VerificationResult:
-    """The verdict and everything behind it; `to_dict()` is verification_result.json."""
-
-    status: str  # PASS | FAIL | ERROR
-    original_file: str
-    refactored_file: str
-    violations: list[AntiCheatViolation] = field(default_factory=list)
-    max_diff: float | None = None  # None: no comparison ran (load error, bad options)
-    error: str | None = None
-    fail_reasons: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    # (original, refactored) OpTraces of the first full-size trial, for callers that want the op
-    # inventories without running the models again (the pipeline's coverage reports); not in the JSON
-    traces: tuple[Any, Any] | None = field(default=None, repr=False)
-
-    @property
-    def exit_code(self) -> int:
-        return {"PASS": 0, "FAIL": 1}.get(self.status, 2)
-
-    @property
-    def degenerate(self) -> bool:
-        return bool(self.data.get("degenerate_output", {}).get("detected"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.data
-
-
-class _Clock:
-    """Accumulates wall time per phase (seconds), and counts the forwards that drew random numbers."""
-
-    def __init__(self, device: torch.device) -> None:
-        self.times: dict[str, float] = {}
-        self.device = device
-        self.random_draws = 0
-
-    def add(self, name: str, seconds: float) -> None:
-        self.times[name] = self.times.get(name, 0.0) + seconds
-
-    def sync(self) -> None:
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-
-
-def _new_result(original: Path, refactored: Path, options: VerifyOptions) -> dict[str, Any]:
-    return {
-        "timestamp": datetime.now().isoformat(),
-        "original_file": str(original),
-        "refactored_file": str(refactored),
-        "status": "UNKNOWN",
-        "anticheat": {"status": "SKIPPED" if options.skip_anticheat else "UNKNOWN", "violations": [],
-                      "source_violations": [], "parameter_violations": []},
-        "weight_transfer": {"status": "UNKNOWN"},
-        "numerical_comparison": {"status": "UNKNOWN", "max_diff_across_trials": None},
-        "tool": {"name": "hdecomp", "version": __version__, "torch": torch.__version__},
-        "device": options.device,
-        "batch_limit": options.batch_limit,
-        "options": {"rtol": options.rtol, "atol": options.atol, "num_trials": options.num_trials,
-                    "skip_anticheat": options.skip_anticheat, "timeout": options.timeout,
-                    "randomized_trial": options.randomized_trial},
-    }
-
-
-# ----------------------------------------------------------------------------- inputs
-
-
-_FP_CHUNK = 1 << 24  # elements per fingerprint chunk
-
-
-def _fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
-    """A cheap summary that changes when a tensor is modified in place: the version counter (bumped by
-    every in-place op) plus float64 sums computed chunk by chunk, so no full-size temporaries."""
-    if t.numel() == 0:
-        return (t._version,)
-    flat = t.reshape(-1)
-    total, sq = 0.0, 0.0
-    for chunk in flat.split(_FP_CHUNK):
-        if chunk.is_complex():
-            chunk = torch.view_as_real(chunk)
-        if chunk.dtype == torch.bool:
-            chunk = chunk.to(torch.uint8)
-        total += float(chunk.sum(dtype=torch.float64))
-        if chunk.is_floating_point():
-            sq += float(torch.linalg.vector_norm(chunk, dtype=torch.float64)) ** 2
-    return (t._version, repr(total), repr(sq))
-
-
-def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torch.Tensor]]) -> list[str]:
-    """Paths whose tensor changed: exact comparison between the pristine inputs and a model's copy."""
-    out = []
-    for (path, a), (_, b) in zip(before, after, strict=False):
-        if a.shape != b.shape or a.dtype != b.dtype or not bool(
-                torch.equal(a, b) or (a.is_floating_point() and bool(torch.isnan(a).any())
-                                      and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))):
-            out.append(path)
-    return out
-
-
-def _detach(obj: Any) -> Any:
-    return map_nested(obj, lambda t: t.detach())
-
-
-_BIG_BYTES = 256 << 20
-
-
-def _free(device: torch.device, nbytes: int = 0) -> None:
-    """Release what the last model run left. On CPU, reference counting frees a trial's tensors at
-    once; a full collection costs up to ~0.3 s with torch loaded, so it runs only when big inputs may
-    be kept alive by reference cycles (or on an accelerator); otherwise only the young generation."""
-    if nbytes >= _BIG_BYTES or device.type != "cpu":
-        gc.collect()
-    else:
-        gc.collect(0)
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-
-
-# ----------------------------------------------------------------------------- running
-
-
-# Outputs at least this big are kept on disk (memory-mapped back) between the two forwards of a trial.
-SPILL_BYTES = 1 << 30
-
-
-def _tensor_bytes(obj: Any) -> int:
-    if isinstance(obj, torch.Tensor):
-        return obj.numel() * obj.element_size()
-    if isinstance(obj, dict):
-        obj = list(obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_tensor_bytes(o) for o in obj)
-    return 0
-
-
-def spill_output(out: Any, device: torch.device) -> Path | None:
-    """Write a big CPU output to a temporary file (exact: torch.save), so it does not sit in memory
-    during the other model's forward; None when it is small, not on the CPU, or cannot be written."""
-    if device.type != "cpu" or _tensor_bytes(out) < SPILL_BYTES:
-        return None
-    import os
-    import tempfile
-    fd, name = tempfile.mkstemp(prefix="hdecomp-out-", suffix=".pt")
-    os.close(fd)
-    path = Path(name)
-    try:
-        torch.save(out, path)
-    except Exception:  # a full disk or an unpicklable leaf: keep the output in memory, as before
-        path.unlink(missing_ok=True)
-        return None
-    return path
-
-
-def load_spilled(path: Path) -> Any:
-    """The spilled output, memory-mapped (pages come from the file as the chunked comparison reads them)."""
-    return torch.load(path, mmap=True, weights_only=False)
-
-
-def drop_spilled(path: Path) -> None:
-    path.unlink(missing_ok=True)
-
-
-def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], *, label: str,
-             timeout: float | None, record: bool, root_locations: bool, clock: _Clock, seed: int,
-             ) -> tuple[Any, OpTrace | None]:
-    what = f"{comp.class_name}.forward ({label})"
-    # Same RNG state for both models: a forward that draws random numbers (noise, stochastic depth
-    # written with torch.rand) then draws the same ones on both sides.
-    seed_everything(seed)
-    rng_before = torch.random.get_rng_state()
-    clock.sync()
-    t0 = time.perf_counter()
-    trace: OpTrace | None = None
-    if record:
-        out, trace = run_user_code(
-            lambda: record_ops(model, args, kwargs,
-                               locations_for=(lambda m: m == "") if root_locations else None),
-            what=what, path=comp.path, timeout=timeout)
-    else:
-        def plain() -> Any:
-            with torch.no_grad():
-                return model(*args, **kwargs)
-        out = run_user_code(plain, what=what, path=comp.path, timeout=timeout)
-    clock.sync()
-    clock.add("forward_recorded" if record else "forward", time.perf_counter() - t0)
-    if not torch.equal(rng_before, torch.random.get_rng_state()):
-        clock.random_draws += 1   # the forward drew random numbers (the same ones on both sides)
-    return _detach(out), trace
-
-
-@dataclass
-class _Trial:
-    index: int | str
-    seed: int
-    comparison: OutputComparison
-    mutated_original: list[str]
-    mutated_refactored: list[str]
-    randomized: bool = False
-    input_dtype: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"trial": self.index, "seed": self.seed, "max_diff": self.comparison.max_diff,
-                "pass": self.comparison.match, "randomized_weights": self.randomized,
-                "degenerate": self.comparison.degenerate,
-                "input_mutated_by_original": self.mutated_original,
-                "input_mutated_by_refactored": self.mutated_refactored,
-                "output_details": self.comparison.details()}
-
-
-BRANCH_TRIALS = 8  # extra trials at most, looking for the inputs/weights that take a child's branch
-
-
-class _ChildCalls:
-    """Counts the calls of the refactored model's children across trials (forward pre-hooks)."""
-
-    def __init__(self, model: nn.Module) -> None:
-        from hdecomp.anticheat.structural import component_children
-        self.counts: dict[str, int] = {}
-        self._handles: list[Any] = []
-        for qn, child in component_children(model):
-            self.counts[qn] = 0
-            self._handles.append(child.register_forward_pre_hook(self._hook(qn)))
-
-    def _hook(self, qn: str) -> Any:
-        def pre(_m: nn.Module, _a: Any) -> None:
-            self.counts[qn] += 1
-        return pre
-
-    def never_called(self) -> list[str]:
-        return [qn for qn, n in self.counts.items() if n == 0]
-
-    def close(self) -> None:
-        for h in self._handles:
-            h.remove()
-        self._handles = []
-
-
-class _SharedStateWritten(Exception):
-    """A forward wrote a tensor both models share: the step is verified again with copies."""
-
-
-def _holds_meta_tensors(model: nn.Module) -> bool:
-    """Whether anything of `model` still lives on the meta device: a tensor the weight map did not give it,
-    or a plain tensor attribute its constructor made."""
-    if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
-        return True
-    return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
-
-
-def _run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
-               index: int | str, options: VerifyOptions, clock: _Clock, device: torch.device,
-               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
-               ) -> tuple[_Trial, OpTrace | None, OpTrace | None]:
-    t0 = time.perf_counter()
-    args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
-                                    batch_limit=options.batch_limit)
-    override = orig.last_batch_override
-    cuts: list[dict[str, Any]] = []
-    policy = batch_cut_policy(orig.module, args, kwargs)
-    full_size = False
-    if options.batch_limit is not None and policy == "cut":
-        # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the
-        # original model decides which leading size is the batch (hdecomp.runtime.batch_limit.choose_cut)
-        chosen = cut_for(orig, args, kwargs, options.batch_limit, model=m_orig, timeout=options.timeout)
-        args, kwargs, cuts, full_size = chosen.args, chosen.kwargs, chosen.cuts, chosen.full_size
-    if not batch_info:  # the first trial's inputs describe the step
-        batch_info["batch_cuts"] = cuts
-        batch_info["batch_size_override"] = (None if override is None
-                                             else {"from": override[0], "to": override[1]})
-        batch_info["batch_limit_method"] = (
-            None if options.batch_limit is None
-            else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
-            or ("not_applicable" if policy == "not_applicable" else "full_size" if full_size else "not_needed"))
-        batch_info["input_shapes"] = {p: list(t.shape) for p, t in input_tensors(args, kwargs)}
-    if input_scale is not None:
-        # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
-        gen = torch.Generator(device=device).manual_seed(seed)
-        with torch.no_grad():
-            for _, t in input_tensors(args, kwargs):
-                if t.is_floating_point():
-                    t.copy_(torch.randn(t.shape, generator=gen, device=t.device, dtype=t.dtype) * input_scale)
-    clock.add("inputs", time.perf_counter() - t0)
-
-    # The original runs on a clone; the refactored model gets the pristine tensors, watched by
-    # fingerprints. At most two copies of the inputs exist at once.
-    t0 = time.perf_counter()
-    o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
-    o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
-    pristine = input_tensors(args, kwargs)
-    nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
-    clock.add("inputs", time.perf_counter() - t0)
-    out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
-                              seed=seed, record=record, root_locations=False, clock=clock)
-    t0 = time.perf_counter()
-    # judged as the refactored model is below: changed values, or an in-place write of the same values (a
-    # ReLU(inplace=True) on inputs that are already positive)
-    o_after = input_tensors(o_args, o_kwargs)
-    changed_o = set(_mutated(pristine, o_after))
-    mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=True) if p in changed_o or t._version != v]
-    del o_args, o_kwargs
-    # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
-    # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
-    spilled = spill_output(out_o, device)
-    if spilled is not None:
-        out_o = None
-    _free(device, nbytes)
-    # Watching the refactored model's inputs: an exact snapshot while inputs are small (one memcpy now and
-    # one equality pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints
-    # only for big inputs, where a third copy would not fit (still at most two copies at once).
-    snapshot = [t.clone() for _, t in pristine] if nbytes < _BIG_BYTES else None
-    prints = [_fingerprint(t) for _, t in pristine] if snapshot is None else [t._version for _, t in pristine]
-    clock.add("inputs", time.perf_counter() - t0)
-    try:
-        out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
-                                  seed=seed, record=record, root_locations=True, clock=clock)
-    except BaseException:
-        if spilled is not None:
-            drop_spilled(spilled)
-        raise
-    t0 = time.perf_counter()
-    if snapshot is not None:
-        changed = set(_mutated(list(zip([p for p, _ in pristine], snapshot, strict=True)), pristine))
-        # the version counter too, as the fingerprint does: an in-place write of the same values counts
-        mutated_r = [p for (p, t), v in zip(pristine, prints, strict=True) if p in changed or t._version != v]
-        del snapshot
-    else:
-        mutated_r = [p for (p, t), fp in zip(pristine, prints, strict=False) if _fingerprint(t) != fp]
-    dtype = first_float_dtype([t for _, t in pristine])
-    del args, kwargs, pristine
-    clock.add("inputs", time.perf_counter() - t0)
-    t0 = time.perf_counter()
-    if spilled is not None:
-        out_o = load_spilled(spilled)
-        drop_spilled(spilled)  # the mapping keeps the data until the comparison is done
-    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
-    clock.add("compare", time.perf_counter() - t0)
-    del out_o, out_r
-    _free(device, nbytes)
-    return (_Trial(index, seed, comparison, mutated_o, mutated_r,
-                   input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
-            trace_o, trace_r)
-
-
-# ----------------------------------------------------------------------------- the step
 
 
 def _static_violations(refactored: Path) -> tuple[list[AntiCheatViolation], str | None]:
@@ -459,7 +100,7 @@ def verify_step(original: str | Path, refactored: str | Path, options: VerifyOpt
     report on `console` (a rich Console) when given."""
     options = options or VerifyOptions()
     original, refactored = Path(original), Path(refactored)
-    data = _new_result(original, refactored, options)
+    data = new_result(original, refactored, options)
     result = VerificationResult(status="UNKNOWN", original_file=str(original), refactored_file=str(refactored),
                                 data=data)
     t_start = time.perf_counter()
@@ -468,14 +109,14 @@ def verify_step(original: str | Path, refactored: str | Path, options: VerifyOpt
     except (RuntimeError, ValueError) as exc:
         device = torch.device("cpu")
         _set_error(result, HdecompError(f"invalid --device {options.device!r}: {exc}"))
-    clock = _Clock(device)
+    clock = Clock(device)
     if result.status != "ERROR":
         try:
             try:
                 _verify(original, refactored, options, result, clock, device)
-            except _SharedStateWritten:
+            except SharedStateWritten:
                 import dataclasses
-                clock = _Clock(device)
+                clock = Clock(device)
                 result.warnings.append("the forward writes its own parameters or buffers: verified with "
                                        "separate copies of the weights")
                 _verify(original, refactored, dataclasses.replace(options, share_weights=False), result,
@@ -515,7 +156,7 @@ def _set_error(result: VerificationResult, exc: HdecompError) -> None:
 
 
 def _verify(original: Path, refactored: Path, options: VerifyOptions, result: VerificationResult,
-            clock: _Clock, device: torch.device) -> None:
+            clock: Clock, device: torch.device) -> None:
     data = result.data
     if options.num_trials < 1:
         raise HdecompError(f"--num-trials must be at least 1 (got {options.num_trials})")
@@ -595,7 +236,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     if auto_map and wm.problems:
         wm.problems.append(_auto_map_note(explicit_file))
     shared = share_weight_map(m_orig, m_ref, wm) if on_meta and not wm.problems else None
-    if on_meta and (shared is None or _holds_meta_tensors(m_ref)):
+    if on_meta and (shared is None or holds_meta_tensors(m_ref)):
         # not exactly shareable (an unmapped tensor, a plain tensor attribute built on meta): copies
         t1 = time.perf_counter()
         seed_everything(0)
@@ -623,19 +264,19 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         clock.add("anticheat_structural", time.perf_counter() - t0)
 
     # 5. trials; the first one records both sides' ops for checks 2 and 3
-    trials: list[_Trial] = []
+    trials: list[Trial] = []
     trace_o = trace_r = None
-    batch_info: dict[str, Any] = {}  # filled by the first trial: see _run_trial
-    child_calls = _ChildCalls(m_ref)   # every trial's child calls (a branch one trial does not take)
+    batch_info: dict[str, Any] = {}  # filled by the first trial: see run_trial
+    child_calls = ChildCalls(m_ref)   # every trial's child calls (a branch one trial does not take)
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
-        trial, to, tr = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
+        trial, to, tr = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
                                    record, batch_info)
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
         if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
-            raise _SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
+            raise SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
     runtime_v: list[AntiCheatViolation] = []
@@ -658,13 +299,13 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         result.traces = (trace_o, trace_r)
     del trace_o, trace_r
 
-    randomized: _Trial | None = None
+    randomized: Trial | None = None
     float_tensors = any(t.is_floating_point() for t in list(m_orig.parameters()) + list(m_orig.buffers()))
     if options.randomized_trial and float_tensors:
         t0 = time.perf_counter()
         names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
         clock.add("weights", time.perf_counter() - t0)
-        randomized, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
+        randomized, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
                                       "randomized", options, clock, device, False, batch_info)
         randomized.randomized = True
         data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
@@ -674,13 +315,13 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
                                     else "the original has no float parameters or buffers"}
     # A child no trial called sits on a branch these inputs and weights do not take (an `if` kept in the
     # parent): more inputs, and more weights, until every branch has run and matched, or HD306.
-    branch_trials: list[_Trial] = []
+    branch_trials: list[Trial] = []
     for k in range(BRANCH_TRIALS if called_later else 0):
         if not child_calls.never_called():
             break
         if k % 2 == 1 and float_tensors:
             randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
-        bt, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
+        bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
                               clock, device, False, batch_info)
         branch_trials.append(bt)
     child_calls.close()
@@ -691,10 +332,10 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     data["child_calls"] = dict(child_calls.counts)   # over every trial
     # Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
     # degenerate too, probe with wider float inputs until the output carries information.
-    probes: list[_Trial] = []
+    probes: list[Trial] = []
     if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
         for scale in PROBE_SCALES:
-            probe, _, _ = _run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
+            probe, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
                                      f"probe_x{scale:g}", options, clock, device, False, batch_info,
                                      input_scale=scale)
             probes.append(probe)
@@ -717,15 +358,15 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     data["input_shapes"] = batch_info.get("input_shapes", {})
     data["_input_dtype"] = trials[0].input_dtype
     del m_orig, m_ref
-    _free(device)
+    free_memory(device)
 
     _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes)
 
 
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],
             structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: WeightMap,
-            trials: list[_Trial], randomized: _Trial | None, data: dict[str, Any],
-            probes: list[_Trial] | None = None) -> None:
+            trials: list[Trial], randomized: Trial | None, data: dict[str, Any],
+            probes: list[Trial] | None = None) -> None:
     probes = probes or []
     violations = static_v + structural + runtime_v
     result.violations = violations
@@ -825,9 +466,9 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     data["status"] = result.status
 
 
-def _fail_detail(result: VerificationResult, trials: list[_Trial], randomized: _Trial | None, wm: WeightMap,
+def _fail_detail(result: VerificationResult, trials: list[Trial], randomized: Trial | None, wm: WeightMap,
                  mutation: dict[str, list[str]], errors: list[AntiCheatViolation],
-                 failed_probes: list[_Trial]) -> str:
+                 failed_probes: list[Trial]) -> str:
     if errors:
         v = errors[0]
         where = f"{v.file}:{v.line}: " if v.file else ""
@@ -853,77 +494,3 @@ def _fail_detail(result: VerificationResult, trials: list[_Trial], randomized: _
         return (f"in-place input modification differs: original modifies {mutation['original'] or 'nothing'}, "
                 f"refactored {mutation['refactored'] or 'nothing'}")
     return ""
-
-
-# ----------------------------------------------------------------------------- console
-
-
-def verdict_line(result: VerificationResult) -> str:
-    """The first line printed: `PASS: refactored.py ...`, `FAIL: file:line: reason`, `ERROR: file:line: cause`."""
-    if result.status == "ERROR":
-        return f"ERROR: {result.error}"
-    name = result.refactored_file
-    trials = result.data.get("numerical_comparison", {}).get("num_trials", 0)
-    rnd = " + randomized weights" if result.data.get("numerical_comparison", {}).get(
-        "randomized_trial_pass") is not None else ""
-    if result.status == "PASS":
-        deg = " (degenerate output: see warning)" if result.degenerate else ""
-        return f"PASS: {name}: max_diff={_fmt(result.max_diff)} over {trials} trial(s){rnd}{deg}"
-    return f"FAIL: {result.data.get('fail_detail') or ', '.join(result.fail_reasons)}"
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return "inf" if math.isinf(x) else ("nan" if math.isnan(x) else f"{x:.2e}")
-
-
-def print_report(result: VerificationResult, console: Any, quiet: bool = False) -> None:
-    """Concise human report: verdict line first, then what backs it."""
-    from rich.markup import escape
-    style = {"PASS": "bold green", "FAIL": "bold red"}.get(result.status, "bold magenta")
-    console.print(f"[{style}]{escape(verdict_line(result))}[/]")
-    if quiet:
-        return
-    d = result.data
-    if result.status == "ERROR":
-        det = d.get("error_details", {}).get("details")
-        if det:
-            console.print(escape(_short_traceback(det)), style="dim")
-        return
-    for v in result.violations[:12]:
-        console.print(f"  [red]{escape(v.format())}[/]")
-        if v.allowed_instead:
-            console.print(f"    [dim]instead: {escape(v.allowed_instead)}[/]")
-    if len(result.violations) > 12:
-        console.print(f"  ... and {len(result.violations) - 12} more violation(s)")
-    wt = d.get("weight_transfer", {})
-    if wt.get("summary"):
-        console.print(f"  weights: {escape(wt['summary'])}")
-    for amb in wt.get("ambiguous", [])[:3]:
-        console.print(f"    [yellow]ambiguous ({escape(amb['resolution'])}): {escape(', '.join(amb['original']))} "
-                      f"-> {escape(', '.join(amb['refactored']))}[/]")
-    nc = d.get("numerical_comparison", {})
-    for t in nc.get("trials", []):
-        console.print(f"  trial {t['trial']} (seed {t['seed']}): {'ok' if t['pass'] else 'MISMATCH'} "
-                      f"max_diff={_fmt(t['max_diff'])}")
-    rt = d.get("randomized_trial", {})
-    if "pass" in rt:
-        console.print(f"  randomized weights: {'ok' if rt['pass'] else 'MISMATCH'} max_diff={_fmt(rt['max_diff'])}")
-    if d.get("batch_size_override"):
-        bo = d["batch_size_override"]
-        console.print(f"  batch limited to {bo['to']} (module batch_size {bo['from']} lowered before get_inputs())")
-    if d.get("batch_cuts"):
-        console.print(f"  batch limited to {d['batch_limit']} ({len(d['batch_cuts'])} input(s) cut)")
-    for w in result.warnings:
-        console.print(f"  [yellow]warning: {escape(w)}[/]")
-    if d.get("output_file"):
-        console.print(f"  [dim]result: {escape(d['output_file'])}[/]")
-
-
-def _short_traceback(details: str, lines: int = 8) -> str:
-    rows = [r for r in details.strip().splitlines() if r.strip()]
-    return "\n".join(rows[-lines:])
-
-
-__all__ = ["VerificationResult", "VerifyOptions", "print_report", "verdict_line", "verify_step"]

@@ -1,0 +1,104 @@
+"""What verify-step is asked and what it answers: `VerifyOptions`, `VerificationResult` (the
+verification_result.json it writes) and the seeds every trial uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from hdecomp import __version__
+from hdecomp.anticheat.rules import AntiCheatViolation
+
+SEED_BASE = 42
+
+
+RANDOMIZED_WEIGHT_SEED = 1234
+
+
+PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's output is degenerate
+
+
+@dataclass
+class VerifyOptions:
+    """Knobs of verify_step; the defaults are the CLI's."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    num_trials: int = 3
+    skip_anticheat: bool = False
+    device: str = "cpu"
+    batch_limit: int | None = None
+    timeout: float | None = None
+    weight_map: str | Path | dict[str, Any] | None = None  # None: <refactored dir>/weight_map.json if present
+    randomized_trial: bool = True
+    # the refactored model built on the meta device and given the original's tensors themselves (one copy
+    # of the weights in memory); copies instead where sharing cannot be exact (see _build_refactored)
+    share_weights: bool = True
+
+
+@dataclass
+class VerificationResult:
+    """The verdict and everything behind it; `to_dict()` is verification_result.json."""
+
+    status: str  # PASS | FAIL | ERROR
+    original_file: str
+    refactored_file: str
+    violations: list[AntiCheatViolation] = field(default_factory=list)
+    max_diff: float | None = None  # None: no comparison ran (load error, bad options)
+    error: str | None = None
+    fail_reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    # (original, refactored) OpTraces of the first full-size trial, for callers that want the op
+    # inventories without running the models again (the pipeline's coverage reports); not in the JSON
+    traces: tuple[Any, Any] | None = field(default=None, repr=False)
+
+    @property
+    def exit_code(self) -> int:
+        return {"PASS": 0, "FAIL": 1}.get(self.status, 2)
+
+    @property
+    def degenerate(self) -> bool:
+        return bool(self.data.get("degenerate_output", {}).get("detected"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+
+class Clock:
+    """Accumulates wall time per phase (seconds), and counts the forwards that drew random numbers."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.times: dict[str, float] = {}
+        self.device = device
+        self.random_draws = 0
+
+    def add(self, name: str, seconds: float) -> None:
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    def sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+
+def new_result(original: Path, refactored: Path, options: VerifyOptions) -> dict[str, Any]:
+    return {
+        "timestamp": datetime.now().isoformat(),
+        "original_file": str(original),
+        "refactored_file": str(refactored),
+        "status": "UNKNOWN",
+        "anticheat": {"status": "SKIPPED" if options.skip_anticheat else "UNKNOWN", "violations": [],
+                      "source_violations": [], "parameter_violations": []},
+        "weight_transfer": {"status": "UNKNOWN"},
+        "numerical_comparison": {"status": "UNKNOWN", "max_diff_across_trials": None},
+        "tool": {"name": "hdecomp", "version": __version__, "torch": torch.__version__},
+        "device": options.device,
+        "batch_limit": options.batch_limit,
+        "options": {"rtol": options.rtol, "atol": options.atol, "num_trials": options.num_trials,
+                    "skip_anticheat": options.skip_anticheat, "timeout": options.timeout,
+                    "randomized_trial": options.randomized_trial},
+    }

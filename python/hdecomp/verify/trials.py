@@ -1,0 +1,297 @@
+"""The trials: one seeded forward of both models on the original's inputs (each on its own copy),
+the outputs compared, inputs checked for mutation; big outputs spilled to disk."""
+
+from __future__ import annotations
+
+import gc
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
+from hdecomp.runtime.component import (
+    Component,
+    clone_nested,
+    map_nested,
+    run_user_code,
+    seed_everything,
+)
+from hdecomp.runtime.ops import OpTrace, record_ops
+from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
+from hdecomp.verify.result import Clock, VerifyOptions
+
+_FP_CHUNK = 1 << 24  # elements per fingerprint chunk
+
+
+def _fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
+    """A cheap summary that changes when a tensor is modified in place: the version counter (bumped by
+    every in-place op) plus float64 sums computed chunk by chunk, so no full-size temporaries."""
+    if t.numel() == 0:
+        return (t._version,)
+    flat = t.reshape(-1)
+    total, sq = 0.0, 0.0
+    for chunk in flat.split(_FP_CHUNK):
+        if chunk.is_complex():
+            chunk = torch.view_as_real(chunk)
+        if chunk.dtype == torch.bool:
+            chunk = chunk.to(torch.uint8)
+        total += float(chunk.sum(dtype=torch.float64))
+        if chunk.is_floating_point():
+            sq += float(torch.linalg.vector_norm(chunk, dtype=torch.float64)) ** 2
+    return (t._version, repr(total), repr(sq))
+
+
+def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torch.Tensor]]) -> list[str]:
+    """Paths whose tensor changed: exact comparison between the pristine inputs and a model's copy."""
+    out = []
+    for (path, a), (_, b) in zip(before, after, strict=False):
+        if a.shape != b.shape or a.dtype != b.dtype or not bool(
+                torch.equal(a, b) or (a.is_floating_point() and bool(torch.isnan(a).any())
+                                      and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))):
+            out.append(path)
+    return out
+
+
+def _detach(obj: Any) -> Any:
+    return map_nested(obj, lambda t: t.detach())
+
+
+_BIG_BYTES = 256 << 20
+
+
+def free_memory(device: torch.device, nbytes: int = 0) -> None:
+    """Release what the last model run left. On CPU, reference counting frees a trial's tensors at
+    once; a full collection costs up to ~0.3 s with torch loaded, so it runs only when big inputs may
+    be kept alive by reference cycles (or on an accelerator); otherwise only the young generation."""
+    if nbytes >= _BIG_BYTES or device.type != "cpu":
+        gc.collect()
+    else:
+        gc.collect(0)
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# Outputs at least this big are kept on disk (memory-mapped back) between the two forwards of a trial.
+SPILL_BYTES = 1 << 30
+
+
+def _tensor_bytes(obj: Any) -> int:
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_tensor_bytes(o) for o in obj)
+    return 0
+
+
+def spill_output(out: Any, device: torch.device) -> Path | None:
+    """Write a big CPU output to a temporary file (exact: torch.save), so it does not sit in memory
+    during the other model's forward; None when it is small, not on the CPU, or cannot be written."""
+    if device.type != "cpu" or _tensor_bytes(out) < SPILL_BYTES:
+        return None
+    import os
+    import tempfile
+    fd, name = tempfile.mkstemp(prefix="hdecomp-out-", suffix=".pt")
+    os.close(fd)
+    path = Path(name)
+    try:
+        torch.save(out, path)
+    except Exception:  # a full disk or an unpicklable leaf: keep the output in memory, as before
+        path.unlink(missing_ok=True)
+        return None
+    return path
+
+
+def load_spilled(path: Path) -> Any:
+    """The spilled output, memory-mapped (pages come from the file as the chunked comparison reads them)."""
+    return torch.load(path, mmap=True, weights_only=False)
+
+
+def drop_spilled(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], *, label: str,
+             timeout: float | None, record: bool, root_locations: bool, clock: Clock, seed: int,
+             ) -> tuple[Any, OpTrace | None]:
+    what = f"{comp.class_name}.forward ({label})"
+    # Same RNG state for both models: a forward that draws random numbers (noise, stochastic depth
+    # written with torch.rand) then draws the same ones on both sides.
+    seed_everything(seed)
+    rng_before = torch.random.get_rng_state()
+    clock.sync()
+    t0 = time.perf_counter()
+    trace: OpTrace | None = None
+    if record:
+        out, trace = run_user_code(
+            lambda: record_ops(model, args, kwargs,
+                               locations_for=(lambda m: m == "") if root_locations else None),
+            what=what, path=comp.path, timeout=timeout)
+    else:
+        def plain() -> Any:
+            with torch.no_grad():
+                return model(*args, **kwargs)
+        out = run_user_code(plain, what=what, path=comp.path, timeout=timeout)
+    clock.sync()
+    clock.add("forward_recorded" if record else "forward", time.perf_counter() - t0)
+    if not torch.equal(rng_before, torch.random.get_rng_state()):
+        clock.random_draws += 1   # the forward drew random numbers (the same ones on both sides)
+    return _detach(out), trace
+
+
+@dataclass
+class Trial:
+    index: int | str
+    seed: int
+    comparison: OutputComparison
+    mutated_original: list[str]
+    mutated_refactored: list[str]
+    randomized: bool = False
+    input_dtype: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trial": self.index, "seed": self.seed, "max_diff": self.comparison.max_diff,
+                "pass": self.comparison.match, "randomized_weights": self.randomized,
+                "degenerate": self.comparison.degenerate,
+                "input_mutated_by_original": self.mutated_original,
+                "input_mutated_by_refactored": self.mutated_refactored,
+                "output_details": self.comparison.details()}
+
+
+BRANCH_TRIALS = 8  # extra trials at most, looking for the inputs/weights that take a child's branch
+
+
+class ChildCalls:
+    """Counts the calls of the refactored model's children across trials (forward pre-hooks)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        from hdecomp.anticheat.structural import component_children
+        self.counts: dict[str, int] = {}
+        self._handles: list[Any] = []
+        for qn, child in component_children(model):
+            self.counts[qn] = 0
+            self._handles.append(child.register_forward_pre_hook(self._hook(qn)))
+
+    def _hook(self, qn: str) -> Any:
+        def pre(_m: nn.Module, _a: Any) -> None:
+            self.counts[qn] += 1
+        return pre
+
+    def never_called(self) -> list[str]:
+        return [qn for qn, n in self.counts.items() if n == 0]
+
+    def close(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+
+class SharedStateWritten(Exception):
+    """A forward wrote a tensor both models share: the step is verified again with copies."""
+
+
+def holds_meta_tensors(model: nn.Module) -> bool:
+    """Whether anything of `model` still lives on the meta device: a tensor the weight map did not give it,
+    or a plain tensor attribute its constructor made."""
+    if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
+        return True
+    return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
+
+
+def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
+               index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
+               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
+               ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
+    t0 = time.perf_counter()
+    args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
+                                    batch_limit=options.batch_limit)
+    override = orig.last_batch_override
+    cuts: list[dict[str, Any]] = []
+    policy = batch_cut_policy(orig.module, args, kwargs)
+    full_size = False
+    if options.batch_limit is not None and policy == "cut":
+        # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the
+        # original model decides which leading size is the batch (hdecomp.runtime.batch_limit.choose_cut)
+        chosen = cut_for(orig, args, kwargs, options.batch_limit, model=m_orig, timeout=options.timeout)
+        args, kwargs, cuts, full_size = chosen.args, chosen.kwargs, chosen.cuts, chosen.full_size
+    if not batch_info:  # the first trial's inputs describe the step
+        batch_info["batch_cuts"] = cuts
+        batch_info["batch_size_override"] = (None if override is None
+                                             else {"from": override[0], "to": override[1]})
+        batch_info["batch_limit_method"] = (
+            None if options.batch_limit is None
+            else "+".join(m for m, used in (("batch_size", override is not None), ("cut", bool(cuts))) if used)
+            or ("not_applicable" if policy == "not_applicable" else "full_size" if full_size else "not_needed"))
+        batch_info["input_shapes"] = {p: list(t.shape) for p, t in input_tensors(args, kwargs)}
+    if input_scale is not None:
+        # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
+        gen = torch.Generator(device=device).manual_seed(seed)
+        with torch.no_grad():
+            for _, t in input_tensors(args, kwargs):
+                if t.is_floating_point():
+                    t.copy_(torch.randn(t.shape, generator=gen, device=t.device, dtype=t.dtype) * input_scale)
+    clock.add("inputs", time.perf_counter() - t0)
+
+    # The original runs on a clone; the refactored model gets the pristine tensors, watched by
+    # fingerprints. At most two copies of the inputs exist at once.
+    t0 = time.perf_counter()
+    o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
+    o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
+    pristine = input_tensors(args, kwargs)
+    nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
+    clock.add("inputs", time.perf_counter() - t0)
+    out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
+                              seed=seed, record=record, root_locations=False, clock=clock)
+    t0 = time.perf_counter()
+    # judged as the refactored model is below: changed values, or an in-place write of the same values (a
+    # ReLU(inplace=True) on inputs that are already positive)
+    o_after = input_tensors(o_args, o_kwargs)
+    changed_o = set(_mutated(pristine, o_after))
+    mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=True) if p in changed_o or t._version != v]
+    del o_args, o_kwargs
+    # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
+    # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
+    spilled = spill_output(out_o, device)
+    if spilled is not None:
+        out_o = None
+    free_memory(device, nbytes)
+    # Watching the refactored model's inputs: an exact snapshot while inputs are small (one memcpy now and
+    # one equality pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints
+    # only for big inputs, where a third copy would not fit (still at most two copies at once).
+    snapshot = [t.clone() for _, t in pristine] if nbytes < _BIG_BYTES else None
+    prints = [_fingerprint(t) for _, t in pristine] if snapshot is None else [t._version for _, t in pristine]
+    clock.add("inputs", time.perf_counter() - t0)
+    try:
+        out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
+                                  seed=seed, record=record, root_locations=True, clock=clock)
+    except BaseException:
+        if spilled is not None:
+            drop_spilled(spilled)
+        raise
+    t0 = time.perf_counter()
+    if snapshot is not None:
+        changed = set(_mutated(list(zip([p for p, _ in pristine], snapshot, strict=True)), pristine))
+        # the version counter too, as the fingerprint does: an in-place write of the same values counts
+        mutated_r = [p for (p, t), v in zip(pristine, prints, strict=True) if p in changed or t._version != v]
+        del snapshot
+    else:
+        mutated_r = [p for (p, t), fp in zip(pristine, prints, strict=False) if _fingerprint(t) != fp]
+    dtype = first_float_dtype([t for _, t in pristine])
+    del args, kwargs, pristine
+    clock.add("inputs", time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    if spilled is not None:
+        out_o = load_spilled(spilled)
+        drop_spilled(spilled)  # the mapping keeps the data until the comparison is done
+    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+    clock.add("compare", time.perf_counter() - t0)
+    del out_o, out_r
+    free_memory(device, nbytes)
+    return (Trial(index, seed, comparison, mutated_o, mutated_r,
+                   input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
+            trace_o, trace_r)
