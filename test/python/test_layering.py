@@ -165,3 +165,14 @@ def test_layers_name_real_modules() -> None:
     for _, prefixes in LAYERS:
         for p in prefixes:
             assert p in MODULES, p
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A name another module needs is that module's public API; `_name` stays inside its module."""
+    found = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ROOTS:
+                found += [f"{module}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []

@@ -81,7 +81,7 @@ def flat_tensors(value: Any) -> list[torch.Tensor]:
 # ---- expressions ------------------------------------------------------------------------------------
 
 
-def _uses_batch(ctx: SourceContext, batch: int | None) -> None:
+def uses_batch(ctx: SourceContext, batch: int | None) -> None:
     """The file `ctx` generates reads `batch_size` (a parameter or buffer shape scales with the batch):
     its inputs block must define it even when no input or output does (inputs_block)."""
     if batch is not None:
@@ -562,7 +562,7 @@ def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
     dims = dims_source(t)  # a buffer sized by the batch in __init__ keeps `batch_size` symbolic
     if BATCH in dims or any(d.startswith(f"{BATCH} ") for d in dims):
-        _uses_batch(ctx, full_batch(t))
+        uses_batch(ctx, full_batch(t))
     shape = ", ".join(dims)
     shape_t = f"({shape},)" if len(dims) == 1 else f"({shape})"
     dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"

@@ -1291,12 +1291,12 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     """A parameter / buffer the region reads, in the child's __init__: a stand-in of the recorded shape and
     dtype (batch-sized dimensions as `batch_size`) whose values the verifier (and the composition test)
     transfer from the parent (weight_map.json)."""
-    from hdecomp.decompose.codegen import _uses_batch
+    from hdecomp.decompose.codegen import uses_batch
     from hdecomp.decompose.shapes import BATCH, dims_source, full_batch, sample
     from hdecomp.decompose.source import tensor_literal
     dims = dims_source(t)
     if any(d == BATCH or d.startswith(f"{BATCH} ") for d in dims):
-        _uses_batch(ctx, full_batch(t))
+        uses_batch(ctx, full_batch(t))
     shape_t = f"({', '.join(dims)},)" if len(dims) == 1 else f"({', '.join(dims)})"
     dt = "" if t.dtype == torch.float32 else f", dtype={t.dtype}"
     own = dict(model.named_parameters(recurse=False))
