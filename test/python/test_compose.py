@@ -143,9 +143,9 @@ def test_undecomposed_leaf_is_used_and_noted(tmp_path: Path) -> None:
 def _script_batch_rule() -> dict:
     """The --batch-limit functions of the generated composition script (it runs without hdecomp), run from
     the text the generator puts in every script."""
-    from hdecomp.toolchain.compose import _fixed_part
+    from hdecomp.toolchain.compose import fixed_part
     ns: dict = {"__name__": "composition_script_under_test"}
-    exec(compile(_fixed_part(), "composition_test.py", "exec"), ns)
+    exec(compile(fixed_part(), "composition_test.py", "exec"), ns)
     return ns
 
 
@@ -264,7 +264,7 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
 def test_packed_slices_follow_each_part_into_its_own_step() -> None:
     """A packed tensor's slices go to different children; each part is followed into its child's step, and
     a part that the lower step slices again (same dimension) gets the offsets added."""
-    from hdecomp.toolchain.compose import _through
+    from hdecomp.toolchain.compose.weights import _through
     from hdecomp.verify.weights import WeightSlice
 
     lower = {"q.w": "q.proj.weight", "kv.w": [WeightSlice("k.proj.weight", 0, 0, 4),

@@ -191,9 +191,9 @@ def test_batch_limit_leaves_square_matmul_operands_whole(tmp_path: Path) -> None
 
 
 def test_composition_script_trusts_batch_size_and_cuts_only_the_batch() -> None:
-    from hdecomp.toolchain import compose as compose_mod
-    ns: dict = {"torch": torch}
-    exec(compose_mod._BATCH_RULE, ns)  # the script's --batch-limit functions, as generated
+    from hdecomp.toolchain.compose import fixed_part
+    ns: dict = {"__name__": "composition_script_under_test"}
+    exec(compile(fixed_part(), "composition_test.py", "exec"), ns)  # the script's --batch-limit functions
     plain = type("P", (), {})()
     a, b = torch.randn(8, 8), torch.randn(8, 8)
     assert ns["batch_cut_policy"](plain, [a, b], {}) == "not_applicable"

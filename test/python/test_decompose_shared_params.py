@@ -19,7 +19,7 @@ import torch.fx as fx
 from decompose_checks import assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.plan import PlanError, plan_children
-from hdecomp.toolchain.compose import _ChildTensorPaths
+from hdecomp.toolchain.compose.script import _ChildTensorPaths
 from hdecomp.verify.result import VerifyOptions
 from hdecomp.verify.step import verify_step
 from torch import nn

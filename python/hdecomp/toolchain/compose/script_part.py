@@ -1,5 +1,5 @@
 """The fixed part of every verification/composition_test.py, as real code that the linters and the type
-checker see. `compose.generate_script` writes the script's docstring, then this file's text from its
+checker see. `compose.script.generate_script` writes the script's docstring, then this file's text from its
 imports on (the block of declarations between the GENERATED markers cut out), then the generated part:
 the constants, the kernel files, the step classes, `ComposedModel`, `WEIGHT_MAP` and the main guard.
 

@@ -1,0 +1,112 @@
+"""`compose()`: the script written and run in a fresh interpreter; its verdict recorded in
+verification/test_results.json."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import read_json, write_json_atomic, write_text_atomic
+from hdecomp.toolchain.compose.plan import build_composition, relative_to_root
+from hdecomp.toolchain.compose.script import RESULT_MARK, SCRIPT, generate_script
+from hdecomp.toolchain.compose.weights import composed_weight_map
+
+
+@dataclass
+class ComposeResult:
+    status: str                      # PASS | FAIL | ERROR | WRITTEN (--no-run)
+    script: Path | None = None
+    max_diff: float | None = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    kernels: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    output: str = ""
+    weights: str | None = None       # shared (the original's tensors themselves) | copied; None: not run
+
+    @property
+    def exit_code(self) -> int:
+        return {"PASS": 0, "WRITTEN": 0, "FAIL": 1}.get(self.status, 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "script": str(self.script) if self.script else None,
+                "max_diff": self.max_diff, "reason": self.reason, "notes": self.notes,
+                "kernels": self.kernels, "steps": self.steps, "weights": self.weights,
+                "seconds": round(self.seconds, 3)}
+
+
+def compose(root: str | Path, *, run: bool = True, batch_limit: int | None = None, device: str = "cpu",
+            timeout: float | None = None, python: str | None = None) -> ComposeResult:
+    """Write verification/composition_test.py and (unless run=False) run it in a subprocess."""
+    root = Path(root)
+    t0 = time.perf_counter()
+    if not root.is_dir():
+        raise HdecompError("not a folder" if root.exists() else "decomposition folder not found", root)
+    try:
+        comp = build_composition(root)
+        comp.weight_map = composed_weight_map(comp, timeout=timeout)
+        script = generate_script(comp, batch_limit=batch_limit, device=device)
+    except HdecompError as exc:
+        return ComposeResult(status="ERROR", reason=exc.headline, seconds=time.perf_counter() - t0)
+    path = write_text_atomic(root / "verification" / SCRIPT, script)
+    result = ComposeResult(status="WRITTEN", script=path, notes=comp.notes,
+                           kernels=sorted({relative_to_root(root, lf.file) for lf in comp.leaves.values()}),
+                           steps=[d.name for d in comp.order])
+    if run:
+        _run_script(result, path, timeout=timeout, python=python)
+        _record_in_test_results(root, result)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, python: str | None) -> None:
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    try:
+        proc = subprocess.run([python or sys.executable, path.name], cwd=path.parent, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        result.status, result.reason = "ERROR", f"{path}: did not finish within {timeout:g} s (timeout)"
+        return
+    out = (proc.stdout or "") + (proc.stderr or "")
+    result.output = out
+    for line in out.splitlines():
+        if line.startswith(RESULT_MARK):
+            with contextlib.suppress(ValueError):
+                data = json.loads(line[len(RESULT_MARK):])
+                result.status = data.get("status", "ERROR")
+                result.max_diff = data.get("max_diff")
+                result.reason = data.get("reason")
+                result.weights = data.get("weights")
+                return
+    tail = [ln for ln in out.strip().splitlines() if ln.strip()]
+    result.status = "ERROR"
+    result.reason = f"{path}: exit code {proc.returncode}: {tail[-1] if tail else '(no output)'}"
+
+
+def _record_in_test_results(root: Path, result: ComposeResult) -> None:
+    """test_results.json keeps the composition verdict next to the self-tests (original format keys)."""
+    path = root / "verification" / "test_results.json"
+    data: dict[str, Any] = {}
+    if path.exists():
+        with contextlib.suppress(OSError, ValueError):
+            loaded = read_json(path)
+            data = loaded if isinstance(loaded, dict) else {}
+    data.setdefault("timestamp", datetime.now().isoformat())
+    for key, empty in (("total_components", 0), ("passed", 0), ("failed", 0), ("component_results", [])):
+        data.setdefault(key, empty)  # required by the format even before `hdecomp test` has run
+    data["composition_test"] = {"PASS": "PASSED", "FAIL": "FAILED"}.get(result.status, "ERROR")
+    data["max_difference"] = result.max_diff
+    data["composition"] = result.to_dict()
+    write_json_atomic(path, data)

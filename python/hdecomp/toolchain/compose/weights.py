@@ -1,0 +1,171 @@
+"""The composition's weight map: the steps' weight maps composed along each path, from the original's
+state_dict keys to the composed model's (packed-tensor slices carried through)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.toolchain.compose.plan import ComposeError, Composition, child_steps
+
+if TYPE_CHECKING:
+    from hdecomp.toolchain.compose.plan import MapValue
+
+
+def _build_for_mapping(path: Path, timeout: float | None) -> Any:
+    """Build a component for weight-map purposes: on the meta device when its constructor allows
+    (no memory, no init time), else normally."""
+    import torch
+
+    from hdecomp.runtime.component import load_component
+    comp = load_component(path, timeout=timeout)
+    try:
+        with torch.device("meta"):
+            return comp, comp.build(timeout=timeout)
+    except HdecompError:
+        return comp, comp.build(timeout=timeout)
+
+
+def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[str, Path]]:
+    """(qualified name, child file) of the outermost modules of `model` that come from child files."""
+    from hdecomp.runtime.component import class_source_file
+    found: list[tuple[str, Path]] = []
+    for qn, m in model.named_modules():
+        if not qn or any(qn.startswith(p + ".") for p, _ in found):
+            continue
+        f = class_source_file(type(m))
+        if f is not None and f in child_files:
+            found.append((qn, child_files[f]))
+    return found
+
+
+def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
+    """`value` (a key, or the slices of a packed tensor) with each key followed by `resolve` (key -> the
+    composed key or slices, None where a lower step leaves it unmapped)."""
+    from hdecomp.verify.weights import WeightSlice
+    if isinstance(value, str):
+        got: MapValue | None = resolve(value)
+        return got
+    out: list[WeightSlice] = []
+    for p in value:
+        inner = resolve(p.key)
+        if inner is None:
+            continue
+        if isinstance(inner, str):
+            out.append(WeightSlice(inner, p.dim, p.start, p.stop))
+            continue
+        for q in inner:   # a slice of a slice: along the same dimension, offsets add
+            if q.dim != p.dim:
+                raise ComposeError(f"weight map: {p.key} is a slice of a packed tensor that a lower step slices "
+                                   "again along another dimension", where)
+            out.append(WeightSlice(q.key, p.dim, p.start + q.start, p.start + q.stop))
+    return out or None
+
+
+def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
+    from hdecomp.verify.weights import map_value_json
+    return {k: map_value_json(v) for k, v in wm.items()}
+
+
+def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
+    """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
+    the path to the kernels."""
+    from hdecomp.verify.weights import build_weight_map, load_explicit_map
+    if comp.kernel_root is not None or comp.top is None:
+        return dict(_kernel_root_weight_map(comp, timeout))
+    top = comp.top
+    memo: dict[Path, dict[str, MapValue]] = {}
+
+    def for_step(step_dir: Path) -> dict[str, MapValue]:
+        if step_dir in memo:
+            return memo[step_dir]
+        plan = comp.plans[step_dir]
+        s = plan.step
+        assert s.original is not None
+        _, orig = _build_for_mapping(s.original, timeout)
+        _, ref = _build_for_mapping(s.refactored, timeout)
+        explicit = load_explicit_map(s.weight_map) if s.weight_map else None
+        wm = build_weight_map(orig, ref, explicit, s.weight_map)
+        if wm.problems:
+            raise ComposeError(f"weight map: {wm.problems[0]}", s.weight_map or s.refactored)
+        for name in wm.unmapped_original:
+            comp.notes.append(f"{s.dir.name}: original tensor {name} is not mapped to the refactored model")
+        files = {r.file.resolve(): r.file.resolve() for r in plan.refs}
+        instances = _child_instances(ref, files)
+        sub_for: dict[str, Path | None] = {}
+        for qn, f in instances:
+            sub_for[qn] = comp.sub_steps.get((step_dir, f))
+        def resolve(rkey: str) -> MapValue | None:
+            """A key of this step's refactored model, followed into the step of the child that holds it."""
+            owner = next((qn for qn, _ in instances if rkey.startswith(qn + ".")), None)
+            sub = sub_for.get(owner) if owner else None
+            if owner is None or sub is None:
+                return rkey
+            # (the child's own step may leave it unmapped, a BatchNorm's num_batches_tracked when the kernel is
+            # F.batch_norm: so does the whole model's map)
+            got = for_step(sub).get(rkey[len(owner) + 1:])
+            if got is None or isinstance(got, str):
+                return None if got is None else f"{owner}.{got}"
+            return [replace(q, key=f"{owner}.{q.key}") for q in got]
+
+        out: dict[str, MapValue] = {}
+        values: list[tuple[str, MapValue]] = [*wm.mapping.items(), *wm.slices.items()]
+        for okey, value in values:
+            got = _through(value, resolve, s.weight_map or s.refactored)
+            if got is not None:
+                out[okey] = got
+        memo[step_dir] = out
+        comp.step_maps[step_dir] = out
+        return out
+
+    result = for_step(top.dir)
+    # children whose tensors a step names itself (a tie `self.b.w = self.a.w`): their steps' maps too
+    for d in list(comp.order):
+        for sub in child_steps(comp, comp.plans[d], read_only=True).values():
+            for_step(sub)
+    return result
+
+
+def _kernel_root_weight_map(comp: Composition, timeout: float | None) -> dict[str, str]:
+    """original key -> kernel key for a one-kernel model (names > structure, the verifier's rules)."""
+    from hdecomp.verify.weights import build_weight_map
+    assert comp.kernel_root is not None
+    _, orig = _build_for_mapping(comp.original, timeout)
+    _, kernel = _build_for_mapping(comp.kernel_root.file, timeout)
+    wm = build_weight_map(orig, kernel)
+    if wm.problems:
+        raise ComposeError(f"weight map: {wm.problems[0]}", comp.kernel_root.file)
+    for name in wm.unmapped_original:
+        comp.notes.append(f"original tensor {name} is not mapped to the kernel {comp.kernel_root.file.name}")
+    return dict(wm.mapping)
+
+
+def kernel_use_counts(comp: Composition, timeout: float | None = None) -> dict[Path, int]:
+    """How many instances of each leaf file one forward of the composed model builds: every step's
+    refactored model is built (on the meta device when possible) and its child instances counted,
+    multiplied down the steps. Keys are the files the composition loads (level_0_kernel/ when possible)."""
+    if comp.kernel_root is not None or comp.top is None:
+        return {lf.file.resolve(): 1 for lf in comp.leaves.values()}
+    top = comp.top
+    per_step: dict[Path, list[tuple[str, Path]]] = {}
+    for d in comp.order:
+        plan = comp.plans[d]
+        _, ref = _build_for_mapping(plan.step.refactored, timeout)
+        files = {r.file.resolve(): r.file.resolve() for r in plan.refs}
+        per_step[d] = _child_instances(ref, files)
+    counts: dict[Path, int] = {}
+
+    def walk(d: Path, mult: int, trail: tuple[Path, ...]) -> None:
+        for _qn, f in per_step[d]:
+            sub = comp.sub_steps.get((d, f))
+            if sub is not None and sub not in trail:
+                walk(sub, mult, (*trail, d))
+            else:
+                leaf = comp.leaves.get(f)
+                key = (leaf.file if leaf else f).resolve()
+                counts[key] = counts.get(key, 0) + mult
+
+    walk(top.dir, 1, ())
+    return counts
