@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import logging
 import shutil
 import time
@@ -30,6 +29,7 @@ from hdecomp.decompose.stepfiles import (
 )
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.formats.layout import read_result_file
 from hdecomp.formats.log import DecompositionLog
 from hdecomp.formats.tree import TREE_FILE, write_tree
 from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
@@ -95,9 +95,9 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
 
 def outcome_reasons(outcome: Any) -> list[str]:
     """Why a step failed (verification_result.json's fail_reasons), [] when that is not known."""
-    try:
-        data = json.loads(outcome.step.result_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError, AttributeError):
+    step = getattr(outcome, "step", None)
+    data = read_result_file(step.result_file) if step is not None else None
+    if data is None:
         return [outcome.fail_reason] if getattr(outcome, "fail_reason", None) else []
     return list(data.get("fail_reasons") or ([data["fail_reason"]] if data.get("fail_reason") else []))
 

@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from hdecomp.errors import HdecompError
+
 
 def _json_default(obj: Any) -> Any:
     if isinstance(obj, Path):
@@ -63,3 +65,23 @@ def write_json_atomic(path: str | Path, data: Any) -> Path:
 def read_json(path: str | Path) -> Any:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+class JsonFileError(HdecompError):
+    """A JSON file that cannot be read or parsed; `column` where the parser stopped."""
+
+    def __init__(self, cause: str, file: str | Path, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(cause, file, line)
+        self.column = column
+
+
+def read_json_file(path: str | Path) -> Any:
+    """`path` parsed, or JsonFileError saying why not (unreadable, not UTF-8, not JSON: line and column)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JsonFileError(f"cannot read: {exc}", path) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonFileError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno, exc.colno) from exc

@@ -8,6 +8,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hdecomp.formats.jsonio import read_json
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeNode
@@ -165,14 +166,29 @@ def step_for_node(tree: DecompositionTree, node: TreeNode, steps: list[Step]) ->
     return next((s for s in steps if named.fullmatch(s.dir.name)), None)
 
 
+TEST_RESULTS_FILE = "test_results.json"
+
+
+def read_result_file(path: str | Path) -> dict[str, Any] | None:
+    """A result file (verification_result.json, test_results.json, ...) as a dict; None when there is
+    none or it cannot be read (a half-written or hand-broken file counts as no result)."""
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_test_results(root: str | Path) -> dict[str, Any] | None:
+    """verification/test_results.json of a decomposition (the self-tests and the composition verdict)."""
+    return read_result_file(Path(root) / "verification" / TEST_RESULTS_FILE)
+
+
 def step_status(step: Step) -> str:
     """"pass" | "fail" | "error" from the step's verification_result.json, "unverified" when there is
-    none (or it cannot be read: a half-written file counts as no result)."""
-    try:
-        data = read_json(step.result_file)
-    except (OSError, ValueError):
-        return "unverified"
-    status = str(data.get("status", "")).upper() if isinstance(data, dict) else ""
+    none (or it cannot be read)."""
+    data = read_result_file(step.result_file) or {}
+    status = str(data.get("status", "")).upper()
     return {"PASS": "pass", "FAIL": "fail", "ERROR": "error"}.get(status, "unverified")
 
 
@@ -219,11 +235,7 @@ def node_statuses(tree: DecompositionTree, steps: list[Step] | None = None) -> d
 def composition_status(root: str | Path) -> str:
     """"pass" | "fail" | "error" from the composition verdict in verification/test_results.json,
     "unverified" when there is none."""
-    try:
-        data = read_json(Path(root) / "verification" / "test_results.json")
-    except (OSError, ValueError):
-        return "unverified"
-    verdict = str(data.get("composition_test", "")).upper() if isinstance(data, dict) else ""
+    verdict = str((read_test_results(root) or {}).get("composition_test", "")).upper()
     return {"PASS": "pass", "PASSED": "pass", "FAIL": "fail", "FAILED": "fail",
             "ERROR": "error"}.get(verdict, "unverified")
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from hdecomp.formats.jsonio import JsonFileError, read_json_file
 from hdecomp.refactor.state_keys import (
     file_state_keys,
 )
@@ -21,10 +21,10 @@ def weight_map_update(folder: Path, path: Path, attribute: str, moved: list[str]
     if wm_path.is_file():
         try:
             old_text = wm_path.read_text(encoding="utf-8")
-            loaded = json.loads(old_text)
+            loaded = read_json_file(wm_path)
             if isinstance(loaded, dict):
                 mapping = {str(k): v if isinstance(v, list) else str(v) for k, v in loaded.items()}
-        except (OSError, ValueError):
+        except (OSError, UnicodeDecodeError, JsonFileError):
             mapping = {}
     original = folder / "original.py"
     original_keys = set(file_state_keys(original) or []) if original.is_file() else None

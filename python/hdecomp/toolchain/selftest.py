@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import read_json, write_json_atomic
-from hdecomp.formats.layout import component_files
+from hdecomp.formats.jsonio import write_json_atomic
+from hdecomp.formats.layout import component_files, read_test_results
 
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000
@@ -209,13 +209,7 @@ def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, f
     report.seconds = time.perf_counter() - t0
     if write:
         out = root / "verification" / RESULTS_FILE
-        previous = None
-        if out.exists():
-            try:
-                previous = read_json(out)
-            except (OSError, ValueError):
-                previous = None
-        write_json_atomic(out, report.to_dict(previous if isinstance(previous, dict) else None))
+        write_json_atomic(out, report.to_dict(read_test_results(root)))
     return report
 
 

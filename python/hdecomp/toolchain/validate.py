@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import JsonFileError, read_json_file
 from hdecomp.formats.log import LOG_FILE
 from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.paths import data_dir
@@ -230,14 +231,9 @@ def schema_for(relative: str) -> str | None:
 def _read_json(path: Path, report: ValidationReport) -> tuple[bool, Any]:
     """(ok, data): a JSON file read, with a problem added when it cannot be read or parsed."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        report.add(path, f"cannot read: {exc}", "schema")
-        return False, None
-    try:
-        return True, json.loads(text)
-    except json.JSONDecodeError as exc:
-        report.add(path, f"not valid JSON: {exc.msg} (column {exc.colno})", "schema", line=exc.lineno)
+        return True, read_json_file(path)
+    except JsonFileError as exc:
+        report.add(path, exc.cause, "schema", line=exc.line)
         return False, None
 
 

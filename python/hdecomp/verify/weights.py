@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import JsonFileError, read_json_file
 
 Kind = Literal["parameter", "buffer"]
 Source = Literal["explicit", "name", "structure"]
@@ -197,11 +198,10 @@ def load_explicit_map(path: str | Path) -> ExplicitMap:
     if not path.exists():
         raise WeightMapError("weight map file not found", path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise WeightMapError(f"not valid JSON: {exc.msg}", path, exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WeightMapError(f"cannot read weight map: {exc}", path) from exc
+        data = read_json_file(path)
+    except JsonFileError as exc:
+        cause = exc.cause.replace("cannot read:", "cannot read weight map:").split(" (column")[0]
+        raise WeightMapError(cause, path, exc.line) from exc
     if not isinstance(data, dict):
         raise WeightMapError(f"expected a JSON object {{original_key: refactored_key}}, got {type(data).__name__}",
                              path)

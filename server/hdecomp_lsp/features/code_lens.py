@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hdecomp.formats.layout import read_result_file
 from lsprotocol import types
 
 from hdecomp_lsp.features.diagnostics import is_refactored_file, result_file_for
@@ -58,13 +59,8 @@ def lens_title(result: dict[str, Any] | None, *, stale: bool = False) -> str:
 
 
 def read_result(path: str) -> dict[str, Any] | None:
-    from hdecomp.formats.jsonio import read_json
-
-    try:
-        data = read_json(result_file_for(path))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    """The verification result of the refactored file at `path`, None when there is none yet."""
+    return read_result_file(result_file_for(path))
 
 
 def verify_title(path: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hdecomp.anticheat.rules import AntiCheatViolation
+from hdecomp.formats.layout import read_result_file
 from lsprotocol import types
 
 from hdecomp_lsp.convert import (
@@ -91,10 +92,10 @@ def load_runtime_findings(ls: HdecompLanguageServer, path: str) -> list[AntiChea
 
     violations: list[AntiCheatViolation] = []
     try:
-        from hdecomp.formats.jsonio import read_json
-
-        data = read_json(result_file)
-        anticheat = data.get("anticheat") if isinstance(data, dict) else None
+        data = read_result_file(result_file)
+        if data is None:
+            raise ValueError("not a readable result file")
+        anticheat = data.get("anticheat")
         raw: list[Any] = []
         if isinstance(anticheat, dict):
             for key in ("violations", "parameter_violations"):

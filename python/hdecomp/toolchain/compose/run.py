@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import read_json, write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.formats.layout import TEST_RESULTS_FILE, read_test_results
 from hdecomp.toolchain.compose.plan import build_composition, relative_to_root
 from hdecomp.toolchain.compose.script import RESULT_MARK, SCRIPT, generate_script
 from hdecomp.toolchain.compose.weights import composed_weight_map
@@ -97,12 +98,8 @@ def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, pyt
 
 def _record_in_test_results(root: Path, result: ComposeResult) -> None:
     """test_results.json keeps the composition verdict next to the self-tests (original format keys)."""
-    path = root / "verification" / "test_results.json"
-    data: dict[str, Any] = {}
-    if path.exists():
-        with contextlib.suppress(OSError, ValueError):
-            loaded = read_json(path)
-            data = loaded if isinstance(loaded, dict) else {}
+    path = root / "verification" / TEST_RESULTS_FILE
+    data: dict[str, Any] = read_test_results(root) or {}
     data.setdefault("timestamp", datetime.now().isoformat())
     for key, empty in (("total_components", 0), ("passed", 0), ("failed", 0), ("component_results", [])):
         data.setdefault(key, empty)  # required by the format even before `hdecomp test` has run
