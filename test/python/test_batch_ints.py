@@ -1,4 +1,4 @@
-"""batch_ints.py: Python ints that torch.export or execution recording baked into a graph at the cut batch
+"""batch_relative.py: Python ints that torch.export or execution recording baked into a graph at the cut batch
 (`x.view(x.size(0), -1)` recorded as `view(1, -1)`) are found by a second capture at batch N + 1 and written
 batch-relative (`x.size(0)`, or `-1` in a view/reshape); what cannot be rewritten is a logged deviation."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import torch
 import torch.fx as fx
-from hdecomp.decompose.batch_ints import baked_ints, rewrite_baked_ints
+from hdecomp.decompose.batch_relative import baked_ints, rewrite_baked_ints
 from hdecomp.decompose.capture import Capture, capture_record, node_values
 from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
 from hdecomp.runtime.component import load_component

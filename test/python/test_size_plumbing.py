@@ -1,5 +1,5 @@
 """plan.py: shape queries (`x.size(0)`, `x.shape`, `x.dim()`) and int arithmetic on them are data plumbing,
-never a child of their own. One on a parameter (`self.C.size(0)`, as hdecomp.decompose.batch_ints writes a
+never a child of their own. One on a parameter (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a
 batch-dependent int of a recorded graph) travels with the parameter's view into the child that reads it,
 and a group with one compute op is a kernel (KernelBench's 49_Mamba2ReturnFinalState under
 `--batch-limit 1`: a size -> reshape -> einsum "fusion" was the parent in disguise, HD305)."""
@@ -33,7 +33,7 @@ class SizeArithmetic(nn.Module):
 
 
 class ParamViews(nn.Module):
-    """The graph batch_ints leaves: views of parameters sized by `self.X.size(0)`."""
+    """The graph batch_relative leaves: views of parameters sized by `self.X.size(0)`."""
 
     def __init__(self) -> None:
         super().__init__()

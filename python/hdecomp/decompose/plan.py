@@ -373,7 +373,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         return is_kernel_module(m) and not (shared and stateful)
 
     # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
-    # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_ints writes a batch-dependent int) with
+    # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a batch-dependent int) with
     # their int arithmetic. The parent owns no state, so none of it can stay there.
     param_derived: set[fx.Node] = set()
     for n in nodes:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.batch_ints import relative_batch_ints
+from hdecomp.decompose.batch_relative import relative_batch_ints
 from hdecomp.decompose.capture import (
     Capture,
     CaptureError,
@@ -261,7 +261,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
                      else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
-        # Exported/recorded graphs hold the sizes the cut batch had: written batch-relative (batch_ints.py).
+        # Exported/recorded graphs hold the sizes the cut batch had: written batch-relative (batch_relative.py).
         cap, baked = relative_batch_ints(comp, model, cap, opts.batch_limit, args, kwargs, expected, expand,
                                          device=opts.device, timeout=opts.timeout)
         for d in baked:

@@ -12,7 +12,7 @@ against the module before use (`reference_run`: one seeded, recorded forward tha
 an exported graph must also run the module's op inventory (torch.export drops dead code). Captures run on a
 deep copy whose function attributes are rebound to the copy's submodules (a lambda closing over an
 nn.ModuleDict, as minGPT's `mlpf`). Batch-sized ints that export and recording bake into the graph are
-written batch-relative afterwards (batch_ints.py).
+written batch-relative afterwards (batch_relative.py).
 
 `record_init_args()` records the constructor arguments of every module built inside it, so that generated
 files can rebuild modules the way a person would write them (`nn.Conv2d(3, 64, kernel_size=3, padding=1)`).
