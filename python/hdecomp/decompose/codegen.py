@@ -553,8 +553,6 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     return "\n".join(lines) + "\n", weight_map
 
 
-
-
 def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
     return sorted(q for q, m in root.named_modules(remove_duplicate=False) if m is sub and q)
 

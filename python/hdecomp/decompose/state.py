@@ -90,6 +90,5 @@ class Decomposition:
             all(s.status == "PASS" for s in self.steps)
 
 
-
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat()

@@ -18,8 +18,6 @@ from hdecomp.refactor.state_keys import (
 )
 
 TODO_SHAPE = "# TODO(hdecomp): fill in the input shape"
-
-
 TODO_VALUE = "# TODO(hdecomp): fill in this constructor argument"
 
 

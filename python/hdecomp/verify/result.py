@@ -14,11 +14,7 @@ from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
 
 SEED_BASE = 42
-
-
 RANDOMIZED_WEIGHT_SEED = 1234
-
-
 PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's output is degenerate
 
 

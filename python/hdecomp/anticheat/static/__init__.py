@@ -53,5 +53,8 @@ from hdecomp.anticheat.static.api import (
 from hdecomp.anticheat.static.memo import AnalysisMemo
 from hdecomp.anticheat.static.vocab import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS
 
-__all__ = ["PLUMBING_OPS", "SHAPE_QUERIES", "TENSOR_METHODS", "AnalysisMemo", "UnreadableFileError", "analyze_file",
-           "analyze_source", "analyze_source_uncached", "analyze_tree", "has_errors", "parse_source"]
+__all__ = [
+    "PLUMBING_OPS", "SHAPE_QUERIES", "TENSOR_METHODS", "AnalysisMemo", "UnreadableFileError",
+    "analyze_file", "analyze_source", "analyze_source_uncached", "analyze_tree", "has_errors",
+    "parse_source",
+]

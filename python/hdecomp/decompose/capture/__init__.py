@@ -49,4 +49,10 @@ from hdecomp.decompose.capture.record import capture_record
 # the capture methods by name, in the order `capture` tries them
 CAPTURE_METHODS = {"fx": capture_fx, "export": capture_export, "record": capture_record}
 
-__all__ = ["ATEN_RENAMES", "CAPTURE_METHODS", "CAPTURE_SEED", "Capture", "CaptureError", "InitCall", "LeafTracer", "Reference", "capture", "capture_export", "capture_fx", "capture_record", "expected_output", "finish_capture", "fold_state_metadata", "init_call", "node_values", "output_matches", "record_init_args", "reference_run", "same_outputs", "thread_inplace", "uninitialised_parameters", "work_copy"]
+__all__ = [
+    "ATEN_RENAMES", "CAPTURE_METHODS", "CAPTURE_SEED", "Capture", "CaptureError", "InitCall", "LeafTracer",
+    "Reference", "capture", "capture_export", "capture_fx", "capture_record", "expected_output",
+    "finish_capture", "fold_state_metadata", "init_call", "node_values", "output_matches",
+    "record_init_args", "reference_run", "same_outputs", "thread_inplace", "uninitialised_parameters",
+    "work_copy",
+]

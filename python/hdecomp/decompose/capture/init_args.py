@@ -28,16 +28,12 @@ class InitCall:
 
 
 _INIT_ARGS: weakref.WeakKeyDictionary[Any, InitCall] = weakref.WeakKeyDictionary()
-
-
 _DEEPCOPY_CODE = copy.deepcopy.__code__
 
 
 # parameters a module's own constructor leaves as torch.empty memory (transformers' MixtralExperts and
 # routers: the model's post_init fills them): module -> their names, relative to it
 _UNINITIALISED: weakref.WeakKeyDictionary[nn.Module, list[str]] = weakref.WeakKeyDictionary()
-
-
 _EMPTY_FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"})
 
 

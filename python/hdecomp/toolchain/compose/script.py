@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from hdecomp.toolchain.compose.plan import MapValue
 
 SCRIPT = "composition_test.py"
-
-
 RESULT_MARK = "COMPOSITION_RESULT "
 
 
