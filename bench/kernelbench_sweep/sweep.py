@@ -31,7 +31,8 @@ REPO = HERE.parent.parent
 
 def worker(model: str, out: str, batch_limit: int | None) -> int:
     """Decompose one problem in this process and print the result as one JSON line."""
-    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    from hdecomp.decompose.outputs import result_dict
     from hdecomp.errors import HdecompError
     t0 = time.perf_counter()
     try:

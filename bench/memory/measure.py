@@ -153,7 +153,8 @@ def main() -> int:
     if a.memory_scale:
         scale_memory(a.memory_scale)
     s.thread.start()
-    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    from hdecomp.decompose.outputs import result_dict
     s.stack[0] = "root"
     t0 = time.time()
     dec = decompose(a.model, a.out, DecomposeOptions(batch_limit=1, timeout=a.timeout), progress=False)

@@ -52,7 +52,8 @@ ORPHAN = "not decomposed: the step of its parent"   # the reason of a component 
 
 def worker(model: str, out: str, batch_limit: int | None, self_tests: bool, step_timeout: float | None) -> int:
     """Decompose one model file in this process; print the result as one JSON line."""
-    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    from hdecomp.decompose.outputs import result_dict
     from hdecomp.errors import HdecompError
     t0 = time.perf_counter()
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hdecomp.decompose.driver import result_dict
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.toolchain.pipeline import run_pipeline
 from hdecomp.verify.weights import parse_explicit_map
 

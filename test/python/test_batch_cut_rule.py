@@ -252,7 +252,8 @@ def test_scaling_follows_the_chosen_cut(tmp_path: Path) -> None:
 
 
 def test_transposed_both_decomposes_and_composes_under_the_batch_limit(tmp_path: Path) -> None:
-    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    from hdecomp.decompose.outputs import result_dict
     model = _write(tmp_path, "transposed_both", TRANSPOSED_BOTH)
     dec = decompose(model, tmp_path / "out", DecomposeOptions(batch_limit=1), progress=False)
     res = result_dict(dec)

@@ -14,7 +14,8 @@ import torch
 import torch.fx as fx
 from hdecomp.decompose.batch_relative import baked_ints, rewrite_baked_ints
 from hdecomp.decompose.capture import Capture, capture_record, node_values
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.runtime.component import load_component
 from hdecomp.toolchain.compose import compose
 from hdecomp.toolchain.selftest import run_self_tests

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.runtime.component import load_component
 from hdecomp.toolchain.compose import compose
 from hdecomp.toolchain.pipeline import run_pipeline

@@ -68,7 +68,7 @@ def _files(dec: Any) -> list[Path]:
 
 
 def test_decomposes_fully_and_composes(run: Any) -> None:
-    from hdecomp.decompose.driver import result_dict
+    from hdecomp.decompose.outputs import result_dict
     res = result_dict(run)
     assert res["status"] == "PASS", res
     assert all(s.status == "PASS" for s in run.steps)

@@ -422,7 +422,8 @@ def test_causal_mask_sliced_by_the_sequence_length_is_captured() -> None:
 
 
 def test_mini_gpt_block_decomposes_fully(tmp_path: Path) -> None:
-    from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+    from hdecomp.decompose.driver import DecomposeOptions, decompose
+    from hdecomp.decompose.outputs import result_dict
     dec = decompose(FIXTURES / "mini_gpt_block.py", tmp_path, DecomposeOptions(batch_limit=1, self_tests=False),
                     progress=False)
     res = result_dict(dec)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.formats.layout import node_statuses
 from hdecomp.formats.tree import DecompositionTree
 from hdecomp.toolchain.batch import run_batch

@@ -12,8 +12,9 @@ import pytest
 import torch
 from hdecomp.cli import main
 from hdecomp.decompose.capture import record_init_args
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.naming import NameRegistry, snake
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.source import SourceContext, check_rebuild, literal, module_expr
 from hdecomp.errors import HdecompError
 from torch import nn
@@ -215,7 +216,7 @@ def test_coverage_inventory_keeps_square_matmul_operands_under_batch_limit(tmp_p
 
 
 def test_final_summary_lines_are_readable() -> None:
-    from hdecomp.decompose.driver import final_summary
+    from hdecomp.decompose.outputs import final_summary
     assert final_summary("coverage", {"status": "FULL_COVERAGE", "coverage_pct": 100.0}) == \
         "coverage: FULL_COVERAGE (100.0% of ops)"
     assert final_summary("self_tests", {"status": "FAIL", "total_components": 6, "passed": 5, "failed": 1}) == \

@@ -17,7 +17,7 @@ import pytest
 import torch
 from hdecomp.decompose import shapes
 from hdecomp.decompose.capture import common as capture_mod
-from hdecomp.decompose.driver import self_test_jobs
+from hdecomp.decompose.outputs import self_test_jobs
 from hdecomp.verify import compare
 from hdecomp.verify import step as verify_step_module
 from hdecomp.verify import trials as verify
@@ -272,7 +272,7 @@ def test_decompose_keeps_a_big_reference_output_memory_mapped(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Each step's reference output (read only by the capture checks) is memory-mapped from a file when
     big; the decomposition is the same."""
-    from hdecomp.decompose import driver
+    from hdecomp.decompose import driver, outputs
     model = tmp_path / "tiny.py"
     model.write_text(textwrap.dedent(_MODEL.format(extra=" + 1.0")))
     mapped: list[bool] = []
@@ -290,7 +290,7 @@ def test_decompose_keeps_a_big_reference_output_memory_mapped(tmp_path: Path,
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
     spilled = driver.decompose(model, tmp_path / "spilled", opts, progress=False)
     assert mapped and all(mapped)
-    assert driver.result_dict(spilled)["status"] == driver.result_dict(kept)["status"] == "PASS"
+    assert outputs.result_dict(spilled)["status"] == outputs.result_dict(kept)["status"] == "PASS"
     for rel in ("level_3_model/tiny.py", "steps"):
         a, b = tmp_path / "kept" / "tiny" / rel, tmp_path / "spilled" / "tiny" / rel
         files_a = sorted(p.relative_to(a) for p in a.rglob("*.py")) if a.is_dir() else [Path()]

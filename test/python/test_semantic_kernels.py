@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 import torch.fx as fx
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.plan import plan_children, semantic_runs
 from hdecomp.decompose.semantic import semantic_kernel
 from torch import nn

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import torch
 import torch.fx as fx
-from hdecomp.decompose.driver import DecomposeOptions, decompose, result_dict
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, plan_children
 from hdecomp.toolchain.compose import compose
 from torch import nn

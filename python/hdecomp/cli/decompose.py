@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from rich.console import Console
 
-    from hdecomp.decompose.driver import decompose, final_summary, result_dict
+    from hdecomp.decompose.driver import decompose
+    from hdecomp.decompose.outputs import final_summary, result_dict
     from hdecomp.decompose.state import DecomposeOptions
     from hdecomp.errors import HdecompError
 
