@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from hdecomp.cli import main
+from hdecomp.cli.batch import print_table
 from hdecomp.formats.jsonio import read_json
-from hdecomp.toolchain.batch import find_decompositions, print_table, run_batch
+from hdecomp.toolchain.batch import find_decompositions, run_batch
 from rich.console import Console
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "toolchain"

@@ -166,7 +166,7 @@ def test_cli_exit_codes_in_a_subprocess(tmp_path: Path) -> None:
 def test_summary_path_is_never_wrapped(tmp_path: Path) -> None:
     import io
 
-    from hdecomp.toolchain.pipeline import print_summary
+    from hdecomp.cli.pipeline import print_summary
     from rich.console import Console
     deep = tmp_path / ("a_long_folder_name_" * 4)
     root = _copy("tiny_mlp", deep)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hdecomp.cli.common import emit_json
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from hdecomp.errors import HdecompError
     from hdecomp.formats.jsonio import write_json_atomic
     from hdecomp.formats.tree import TREE_FILE
-    from hdecomp.toolchain.batch import RESULTS_FILE, STATUS_STYLE, print_table, run_batch
+    from hdecomp.toolchain.batch import RESULTS_FILE, STATUS_STYLE, run_batch
 
     console = Console()
     root = Path(args.root)
@@ -51,3 +52,35 @@ def run(args: argparse.Namespace) -> int:
         print_table(console, report, verbose=args.verbose)
         console.print(f"results: {out}", highlight=False, soft_wrap=True)
     return 0 if report["failed"] == 0 else 1
+
+
+def _styled(text: str, key: str) -> str:
+    from hdecomp.toolchain.batch import STATUS_STYLE
+    style = STATUS_STYLE.get(key)
+    return f"[{style}]{text}[/]" if style else text
+
+
+def print_table(console: Any, report: dict[str, Any], verbose: bool = False) -> None:
+    from rich.table import Table
+    table = Table(title=f"Decompositions under {report['root']}")
+    for col in ("decomposition", "steps", "self-tests", "composition", "status"):
+        table.add_column(col)
+    for r in report["results"]:
+        comp = r["composition_status"]
+        diff = f" ({r['composition_max_diff']:.1e})" if r["composition_max_diff"] is not None else ""
+        table.add_row(r["relative_path"] or r["model"],
+                      _styled(f"{r['steps_passed']}/{r['steps_total']}", r["pipeline_status"]),
+                      f"{r['components_passed']}/{r['components_tested']}",
+                      _styled(comp, comp) + diff,
+                      _styled(r["status"], r["status"]))
+    console.print(table)
+    for r in report["results"]:
+        if r["errors"] and (verbose or r["status"] == "FAILED"):
+            console.print(f"[bold]{r['relative_path'] or r['model']}[/]")
+            shown = r["errors"] if verbose else r["errors"][:3]
+            for e in shown:
+                console.print(f"  {e}", highlight=False)
+            if len(r["errors"]) > len(shown):
+                console.print(f"  ... and {len(r['errors']) - len(shown)} more")
+    console.print(f"total {report['total']}: {report['passed']} passed, {report['partial']} partial, "
+                  f"{report['failed']} failed")

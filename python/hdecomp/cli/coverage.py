@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hdecomp.cli.common import emit_json, run_options
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from hdecomp.errors import HdecompError
-    from hdecomp.toolchain.coverage import FULL, InputMode, check_model_source, compute_coverage, print_report
+    from hdecomp.toolchain.coverage import FULL, InputMode, check_model_source, compute_coverage
 
     model = Path(args.model)
     if not model.exists():
@@ -55,3 +56,27 @@ def run(args: argparse.Namespace) -> int:
             print(f"report: {report['output_file']}", file=sys.stderr)
         return 2
     return 0 if status == FULL else 1
+
+
+def print_report(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console()
+    cov = report.get("coverage") or {}
+    table = Table(title=f"Op coverage: {report['model_file']}")
+    for col in ("op", "original", "decomposed", "status"):
+        table.add_column(col, justify="right" if col in ("original", "decomposed") else "left")
+    for d in cov.get("op_details", []):
+        style = {"covered": "green", "missing": "red", "partial": "yellow"}.get(d["status"], "")
+        table.add_row(d["op_type"], str(d["original_count"]), str(d["decomposed_count"]),
+                      f"[{style}]{d['status']}[/]" if style else d["status"])
+    console.print(table)
+    for w in report.get("extraction_warnings", []):
+        console.print(f"[yellow]warning:[/] {w}")
+    for e in report.get("extraction_errors", []):
+        console.print(f"[red]error:[/] {e}")
+    if cov:
+        console.print(f"original recorded with: {report.get('original_input_mode')}; "
+                      f"{report['status']} ({cov['coverage_pct']}%)")
+    if report.get("output_file"):
+        console.print(f"report: {report['output_file']}", highlight=False, soft_wrap=True)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from hdecomp.cli.common import emit_json, run_options
+
+if TYPE_CHECKING:
+    from hdecomp.toolchain.pipeline import PipelineResult
 
 HELP = "re-verify every step of a decomposition"
 
@@ -23,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from hdecomp.formats.layout import batch_limit_note
-    from hdecomp.toolchain.pipeline import KERNEL_ROOT_REASON, options_from_args, print_summary, run_pipeline
+    from hdecomp.toolchain.pipeline import KERNEL_ROOT_REASON, options_from_args, run_pipeline
 
     console = Console(stderr=True)
     note = batch_limit_note(args.dir, getattr(args, "batch_limit", None))
@@ -44,3 +48,28 @@ def run(args: argparse.Namespace) -> int:
     elif not result.steps:
         print(f"ERROR: {result.problems[-1] if result.problems else 'no steps'}", file=err_stream)
     return result.exit_code
+
+
+def print_summary(console: Any, result: PipelineResult) -> None:
+    from rich.table import Table
+
+    from hdecomp.toolchain.pipeline import STATUS_STYLE
+    table = Table(title=f"Steps of {result.root}")
+    for col in ("step", "status", "max diff", "coverage", "detail"):
+        table.add_column(col)
+    for o in result.steps:
+        detail = o.error if o.status == "ERROR" else (o.fail_reason or "")
+        table.add_row(o.step.dir.name, f"[{STATUS_STYLE[o.status]}]{o.status}[/]",
+                      f"{o.max_diff:.3g}" if o.max_diff is not None else "-",
+                      f"{o.coverage_pct}%" if o.coverage_pct is not None else (o.coverage_status or "-"),
+                      detail or "")
+    console.print(table)
+    for p in result.problems:
+        console.print(f"[yellow]note:[/] {p}", highlight=False, soft_wrap=True)
+    d = result.to_dict()
+    t = d["timings"]
+    console.print(f"{result.status}: {d['passed']} passed, {d['failed']} failed, {d['errors']} errors "
+                  f"of {d['total_steps']} steps in {t['total_seconds']:.1f} s "
+                  f"(forward passes {t['forward_seconds']:.1f} s)", highlight=False)
+    if result.summary_file:
+        console.print(f"summary: {result.summary_file}", highlight=False, soft_wrap=True)

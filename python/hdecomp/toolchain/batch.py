@@ -159,35 +159,4 @@ STATUS_STYLE = {"PASSED": "green", "PARTIAL": "yellow", "FAILED": "red", "PASS":
           "ERROR": "bold red", "NOT_RUN": "dim", "NO_STEPS": "dim"}
 
 
-def _styled(text: str, key: str) -> str:
-    style = STATUS_STYLE.get(key)
-    return f"[{style}]{text}[/]" if style else text
-
-
-def print_table(console: Any, report: dict[str, Any], verbose: bool = False) -> None:
-    from rich.table import Table
-    table = Table(title=f"Decompositions under {report['root']}")
-    for col in ("decomposition", "steps", "self-tests", "composition", "status"):
-        table.add_column(col)
-    for r in report["results"]:
-        comp = r["composition_status"]
-        diff = f" ({r['composition_max_diff']:.1e})" if r["composition_max_diff"] is not None else ""
-        table.add_row(r["relative_path"] or r["model"],
-                      _styled(f"{r['steps_passed']}/{r['steps_total']}", r["pipeline_status"]),
-                      f"{r['components_passed']}/{r['components_tested']}",
-                      _styled(comp, comp) + diff,
-                      _styled(r["status"], r["status"]))
-    console.print(table)
-    for r in report["results"]:
-        if r["errors"] and (verbose or r["status"] == "FAILED"):
-            console.print(f"[bold]{r['relative_path'] or r['model']}[/]")
-            shown = r["errors"] if verbose else r["errors"][:3]
-            for e in shown:
-                console.print(f"  {e}", highlight=False)
-            if len(r["errors"]) > len(shown):
-                console.print(f"  ... and {len(r['errors']) - len(shown)} more")
-    console.print(f"total {report['total']}: {report['passed']} passed, {report['partial']} partial, "
-                  f"{report['failed']} failed")
-
-
 __all__ = ["DecompositionOutcome", "find_decompositions", "run_batch", "test_decomposition"]

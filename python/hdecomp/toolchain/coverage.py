@@ -482,30 +482,6 @@ def check_model_source(model: Path) -> None:
         raise HdecompError(f"not valid Python: {exc}", model) from None
 
 
-def print_report(report: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    console = Console()
-    cov = report.get("coverage") or {}
-    table = Table(title=f"Op coverage: {report['model_file']}")
-    for col in ("op", "original", "decomposed", "status"):
-        table.add_column(col, justify="right" if col in ("original", "decomposed") else "left")
-    for d in cov.get("op_details", []):
-        style = {"covered": "green", "missing": "red", "partial": "yellow"}.get(d["status"], "")
-        table.add_row(d["op_type"], str(d["original_count"]), str(d["decomposed_count"]),
-                      f"[{style}]{d['status']}[/]" if style else d["status"])
-    console.print(table)
-    for w in report.get("extraction_warnings", []):
-        console.print(f"[yellow]warning:[/] {w}")
-    for e in report.get("extraction_errors", []):
-        console.print(f"[red]error:[/] {e}")
-    if cov:
-        console.print(f"original recorded with: {report.get('original_input_mode')}; "
-                      f"{report['status']} ({cov['coverage_pct']}%)")
-    if report.get("output_file"):
-        console.print(f"report: {report['output_file']}", highlight=False, soft_wrap=True)
-
-
 __all__ = ["Inventory", "compare_inventories", "component_inventory", "compute_coverage",
            "cut_batch", "kernel_instances", "record_model_inventory", "step_coverage", "step_coverage_from_traces",
            "trace_inventory"]

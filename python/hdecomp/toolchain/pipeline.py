@@ -296,7 +296,7 @@ def _progress(console: Any, enabled: bool, total: int) -> Iterator[Any]:
         yield advance
 
 
-_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "bold red"}
+STATUS_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "bold red"}
 
 
 def _print_outcome(console: Any, o: StepOutcome) -> None:
@@ -308,30 +308,7 @@ def _print_outcome(console: Any, o: StepOutcome) -> None:
     elif o.max_diff is not None:
         detail = f"max diff {o.max_diff:.3g}"
     cov = f" coverage {o.coverage_pct}%" if o.coverage_pct is not None else ""
-    console.print(f"[{_STYLE[o.status]}]{o.status:5}[/] {o.step.dir.name}  {detail}{cov}", highlight=False)
-
-
-def print_summary(console: Any, result: PipelineResult) -> None:
-    from rich.table import Table
-    table = Table(title=f"Steps of {result.root}")
-    for col in ("step", "status", "max diff", "coverage", "detail"):
-        table.add_column(col)
-    for o in result.steps:
-        detail = o.error if o.status == "ERROR" else (o.fail_reason or "")
-        table.add_row(o.step.dir.name, f"[{_STYLE[o.status]}]{o.status}[/]",
-                      f"{o.max_diff:.3g}" if o.max_diff is not None else "-",
-                      f"{o.coverage_pct}%" if o.coverage_pct is not None else (o.coverage_status or "-"),
-                      detail or "")
-    console.print(table)
-    for p in result.problems:
-        console.print(f"[yellow]note:[/] {p}", highlight=False, soft_wrap=True)
-    d = result.to_dict()
-    t = d["timings"]
-    console.print(f"{result.status}: {d['passed']} passed, {d['failed']} failed, {d['errors']} errors "
-                  f"of {d['total_steps']} steps in {t['total_seconds']:.1f} s "
-                  f"(forward passes {t['forward_seconds']:.1f} s)", highlight=False)
-    if result.summary_file:
-        console.print(f"summary: {result.summary_file}", highlight=False, soft_wrap=True)
+    console.print(f"[{STATUS_STYLE[o.status]}]{o.status:5}[/] {o.step.dir.name}  {detail}{cov}", highlight=False)
 
 
 def options_from_args(args: argparse.Namespace) -> Any:

@@ -508,18 +508,3 @@ def totals_text(totals: dict[str, dict[str, int]]) -> str:
 
 
 # ---- CLI ---------------------------------------------------------------------------------------------
-
-
-def print_quality(report: QualityReport) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    console = Console(highlight=False, soft_wrap=True)
-    if not report.findings:
-        console.print(f"[green]PASS[/green] quality: no findings in {report.components} components ({report.root})")
-        return
-    for f in report.findings:
-        console.print(f"[bold]{f.rule}[/bold] {f.level:6} {escape(f.file or f.node)}: {escape(f.message)}")
-    totals = ", ".join(f"{rule} {RULES[rule]}: {sum(c.values())}" for rule, c in sorted(report.totals().items()))
-    n = len(report.findings)
-    console.print(f"[red]FAIL[/red] quality: {n} finding{'s' if n != 1 else ''} in {report.components} components "
-                  f"({totals})")

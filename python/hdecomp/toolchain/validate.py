@@ -644,36 +644,3 @@ def validate_decomposition(root: str | Path) -> ValidationReport:
     _check_kernels(root, report)
     _check_components(root, report)
     return report
-
-
-def print_report(report: ValidationReport) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console.width = max(console.width, 140)  # logs and pipes: do not fold paths at 80 columns
-    if report.problems:
-        table = Table(title=f"hdecomp validate {report.root}", show_lines=False)
-        table.add_column("file", style="cyan", overflow="fold")
-        table.add_column("check")
-        table.add_column("problem", overflow="fold")
-        for p in report.problems:
-            style = "red" if p.severity == "error" else "yellow"
-            table.add_row(p.location, p.check, f"[{style}]{'' if p.severity == 'error' else 'warning: '}"
-                          f"[/{style}]{_escape(p.message)}")
-        console.print(table)
-    counts = (f"{report.nodes} nodes, {report.steps} steps, {report.kernels} kernel files, "
-              f"{report.json_files} JSON files")
-    if report.errors:
-        console.print(f"[bold red]FAIL[/] {len(report.errors)} problem(s), {len(report.warnings)} warning(s) "
-                      f"({counts})")
-    else:
-        console.print(f"[bold green]PASS[/] {report.root} is a valid decomposition ({counts}"
-                      + (f"; {len(report.warnings)} warning(s)" if report.warnings else "") + ")")
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
