@@ -60,6 +60,7 @@ from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
     io_maps,
     is_shape_free,
+    parameter_signature,
     tie_tied_tensors,
     workload_key,
 )
@@ -84,17 +85,8 @@ def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     held = cap.values.get(m.name) if m.op == "get_attr" else None
     if isinstance(held, torch.Tensor):   # a constant kernel (plan.py): named after the tensor it holds
         return f"{snake(op)}_{shape_sig(held.shape)}_{dtype_short(held.dtype)}"
-    if m.op == "call_module":
-        sub = root.get_submodule(str(m.target))
-        params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
-        if params:
-            dtype = params[0][1].dtype
-            if isinstance(sub, nn.Linear):
-                sig = f"{sub.in_features}x{sub.out_features}"
-            elif isinstance(sub, nn.Embedding):
-                sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
-            else:
-                sig = shape_sig(params[0][1].shape)
+    if m.op == "call_module" and (held_sig := parameter_signature(root.get_submodule(str(m.target)))):
+        sig, dtype = held_sig
     if dtype is None:
         vals = [cap.values.get(a.name) for a in m.all_input_nodes]
         tens = [v for v in vals if isinstance(v, torch.Tensor)]

@@ -107,21 +107,30 @@ def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
     return check_rebuild(expr, sub, ns)
 
 
+def parameter_signature(sub: nn.Module) -> tuple[str, torch.dtype] | None:
+    """A kernel module's shape signature and dtype from its parameters (in x out for Linear, rows x dim
+    for Embedding, else the first tensor's shape), or from its buffers; None when it holds neither."""
+    from hdecomp.decompose.naming import shape_sig
+    params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
+    if not params:
+        return None
+    if isinstance(sub, nn.Linear):
+        sig = f"{sub.in_features}x{sub.out_features}"
+    elif isinstance(sub, nn.Embedding):
+        sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
+    else:
+        sig = shape_sig(params[0][1].shape)
+    return sig, params[0][1].dtype
+
+
 def module_kernel_name(sub: nn.Module, inputs: list[Any]) -> str:
     """`{op}_{shape_signature}_{dtype}` for a kernel module (`linear_768x3072_fp32`): the signature from its
-    parameters (in x out for Linear, rows x dim for Embedding), else from its first inputs' shapes."""
+    parameters (parameter_signature), else from its first inputs' shapes."""
     from hdecomp.decompose.naming import dtype_short, shape_sig
     op = snake(type(sub).__name__)
-    params: list[tuple[str, torch.Tensor]] = list(sub.named_parameters()) or list(sub.named_buffers())
-    if params:
-        dtype = params[0][1].dtype
-        if isinstance(sub, nn.Linear):
-            sig = f"{sub.in_features}x{sub.out_features}"
-        elif isinstance(sub, nn.Embedding):
-            sig = f"{sub.num_embeddings}x{sub.embedding_dim}"
-        else:
-            sig = shape_sig(params[0][1].shape)
-        return f"{op}_{sig}_{dtype_short(dtype)}"
+    held = parameter_signature(sub)
+    if held is not None:
+        return f"{op}_{held[0]}_{dtype_short(held[1])}"
     tens = [t for t in inputs if isinstance(t, torch.Tensor)]
     in_dtype = tens[0].dtype if tens else None
     sig = "" if op in SHAPE_FREE_OPS else "_".join(shape_sig(t.shape) for t in tens[:2])
