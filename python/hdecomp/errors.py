@@ -27,6 +27,16 @@ class HdecompError(Exception):
         return where + self.cause
 
 
+def read_source(path: str | Path, error: type[HdecompError] = HdecompError, cause: str = "cannot read file") -> str:
+    """A user's file as UTF-8 text, or `error` as one line naming the file and why it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{cause}: {exc.strerror or exc}", path) from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{cause}: not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
+
+
 class ComponentLoadError(HdecompError):
     """A component file could not be imported, or lacks Model / get_inputs / get_init_inputs."""
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from hdecomp.cli.common import emit_json
-from hdecomp.errors import HdecompError
+from hdecomp.errors import HdecompError, read_source
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.refactor.selection import ExtractionRefused, Span
 
@@ -47,12 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from hdecomp.refactor.extract import extract_to_child, kernel_span
 
     path = Path(args.file)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HdecompError(f"cannot read the file: {exc.strerror or exc}", path) from None
-    except UnicodeDecodeError as exc:
-        raise HdecompError(f"cannot read the file: not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
+    source = read_source(path, cause="cannot read the file")
     span = parse_selection(args.select, source, path)
     try:
         if args.op:

@@ -11,7 +11,7 @@ from pathlib import Path
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, SourceRange
 from hdecomp.anticheat.static.memo import AnalysisMemo
 from hdecomp.anticheat.static.module_scan import ModuleScan
-from hdecomp.errors import HdecompError
+from hdecomp.errors import HdecompError, read_source
 
 
 def _syntax_violation(exc: BaseException, source: str, path: str | None) -> AntiCheatViolation:
@@ -112,14 +112,9 @@ class UnreadableFileError(HdecompError, OSError):
 def analyze_file(path: str | Path) -> list[AntiCheatViolation]:
     """Read a file (UTF-8) and analyse it. Raises UnreadableFileError if it cannot be read."""
     p = Path(path)
-    try:
-        source = p.read_text(encoding="utf-8")
-    except IsADirectoryError:
-        raise UnreadableFileError("is a folder, not a Python file", p) from None
-    except OSError as exc:
-        raise UnreadableFileError(f"cannot read file: {exc.strerror or exc}", p) from None
-    except UnicodeDecodeError as exc:
-        raise UnreadableFileError(f"cannot read file: not UTF-8 ({exc.reason} at byte {exc.start})", p) from None
+    if p.is_dir():
+        raise UnreadableFileError("is a folder, not a Python file", p)
+    source = read_source(p, UnreadableFileError)
     return analyze_source(source, str(p))
 
 
