@@ -27,7 +27,7 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from hdecomp.errors import HdecompError
+from hdecomp.errors import HdecompError, read_source
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import Step
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
@@ -293,9 +293,7 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
         report["status"] = "ERROR"
         report["error"] = orig.error
         report["extraction_errors"].append(orig.error)
-        if output:
-            write_json_atomic(output, report)
-        return report
+        return _written(report, output)
     _with_original(report, orig)
     ddir = Path(decomp_dir) if decomp_dir else model_path.parent
     if children:
@@ -353,17 +351,13 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
     if step.original is None:
         report["status"] = "ERROR"
         report["error"] = f"{step.dir / 'original.py'}: {step.problem or 'missing'}"
-        if output:
-            write_json_atomic(output, report)
-        return report
+        return _written(report, output)
     orig = component_inventory(step.original, device=device, timeout=timeout, input_mode=input_mode,
                                batch_limit=batch_limit)
     if orig.error:
         report["status"] = "ERROR"
         report["error"] = orig.error
-        if output:
-            write_json_atomic(output, report)
-        return report
+        return _written(report, output)
     _with_original(report, orig)
     try:
         ref_comp = load_component(step.refactored, timeout=timeout)
@@ -378,15 +372,11 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
     except HdecompError as exc:
         report["status"] = "ERROR"
         report["error"] = exc.headline
-        if output:
-            write_json_atomic(output, report)
-        return report
+        return _written(report, output)
     _attribute_to_children(report, step, ref_model, orig, inv)
     report["children_input_mode"] = inv.input_mode
     report["extraction_warnings"].extend(inv.notes)
-    if output:
-        write_json_atomic(output, report)
-    return report
+    return _written(report, output)
 
 
 def _attribute_to_children(report: dict[str, Any], step: Step, ref_model: nn.Module, orig: Inventory,
@@ -450,14 +440,17 @@ def step_coverage_from_traces(step: Step, trace_original: OpTrace, trace_refacto
     except HdecompError as exc:
         report["status"] = "ERROR"
         report["error"] = exc.headline
-        if output:
-            write_json_atomic(output, report)
-        return report
+        return _written(report, output)
     _attribute_to_children(report, step, ref_model, orig, inv)
     report["children_input_mode"] = "verification"
     report["extraction_warnings"].append("op inventories taken from the verification's first trial "
                                          "(full-size inputs, no extra forward pass)")
     orig.seconds = time.perf_counter() - t0
+    return _written(report, output)
+
+
+def _written(report: dict[str, Any], output: str | Path | None) -> dict[str, Any]:
+    """`report`, written to `output` first when there is one."""
     if output:
         write_json_atomic(output, report)
     return report
@@ -468,12 +461,7 @@ def check_model_source(model: Path) -> None:
     import ast
     if not model.is_file():
         raise HdecompError("is a folder, not a model file" if model.is_dir() else "not a regular file", model)
-    try:
-        source = model.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HdecompError(f"cannot read file: {exc.strerror or exc}", model) from None
-    except UnicodeDecodeError as exc:
-        raise HdecompError(f"cannot read file: not UTF-8 ({exc.reason} at byte {exc.start})", model) from None
+    source = read_source(model)
     try:
         ast.parse(source, filename=str(model))
     except SyntaxError as exc:
