@@ -4,6 +4,7 @@ node it decomposes (the CLI, the pipeline and the language server's tree view al
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -75,9 +76,21 @@ def component_files(root: str | Path) -> list[Path]:
 
 
 def source_key(path: Path) -> str | None:
-    """A content fingerprint for matching copies of one component (whitespace at line ends ignored)."""
+    """A content fingerprint for matching copies of one component (whitespace at line ends ignored).
+
+    Matching a tree's nodes to its steps compares every node's file with every step's original.py: each
+    file is read and hashed once while it stays unchanged (keyed by its modification time and size)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        st = path.stat()
+    except OSError:
+        return None
+    return _source_key(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_key(path: str, mtime_ns: int, size: int) -> str | None:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     norm = "\n".join(line.rstrip() for line in text.strip().splitlines())
@@ -148,22 +161,37 @@ def _find_missing_original(root: Path, step_dir: Path, name: str,
     return None, "missing", f"original.py is missing and several component files could be its parent ({names})"
 
 
-def step_for_node(tree: DecompositionTree, node: TreeNode, steps: list[Step]) -> Step | None:
-    """The step that decomposes `node`: the tree's `step` field; else the step whose original.py has the
-    same content as the node's file (copies) or resolves to it (symlinks); else, as the original workspace
-    named them, `step_<N>_<node id>` or `step_<N>_<node id>_to_<level>s`."""
-    if node.step:
-        for s in steps:
-            if s.dir.name == Path(node.step).name:
-                return s
+class StepIndex:
+    """The steps of a tree by folder name, by the resolved path of their original.py and by its content, so
+    that matching every node to its step reads and resolves each file once."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.steps = steps
+        self.by_name: dict[str, Step] = {}
+        self.by_path: dict[Path, int] = {}
+        self.by_key: dict[str, int] = {}
+        for i, s in enumerate(steps):
+            self.by_name.setdefault(s.dir.name, s)
+            if s.original is not None:
+                self.by_path.setdefault(s.original.resolve(), i)
+                if (key := source_key(s.original)) is not None:
+                    self.by_key.setdefault(key, i)
+
+
+def step_for_node(tree: DecompositionTree, node: TreeNode, steps: list[Step] | StepIndex) -> Step | None:
+    """The step that decomposes `node`: the tree's `step` field; else the first step whose original.py has
+    the same content as the node's file (copies) or resolves to it (symlinks); else, as the original
+    workspace named them, `step_<N>_<node id>` or `step_<N>_<node id>_to_<level>s`."""
+    index = steps if isinstance(steps, StepIndex) else StepIndex(steps)
+    if node.step and (by_name := index.by_name.get(Path(node.step).name)) is not None:
+        return by_name
     p = tree.abs_path(node)
     if p is not None and p.exists():
-        key = source_key(p)
-        for s in steps:
-            if s.original is not None and (s.original.resolve() == p or source_key(s.original) == key):
-                return s
+        found = [i for i in (index.by_path.get(p), index.by_key.get(source_key(p) or "")) if i is not None]
+        if found:
+            return index.steps[min(found)]
     named = re.compile(rf"step_\d+_{re.escape(node.id)}(_to_\w+)?")
-    return next((s for s in steps if named.fullmatch(s.dir.name)), None)
+    return next((s for s in index.steps if named.fullmatch(s.dir.name)), None)
 
 
 TEST_RESULTS_FILE = "test_results.json"
@@ -209,13 +237,14 @@ def node_statuses(tree: DecompositionTree, steps: list[Step] | None = None) -> d
     composition test's."""
     if steps is None:
         steps = discover_steps(tree.root_dir, tree) if tree.root_dir is not None else []
+    index = StepIndex(steps)
     own: dict[str, Step] = {}
     for node, _ in tree.walk():
-        step = step_for_node(tree, node, steps)
+        step = step_for_node(tree, node, index)
         if step is not None:
             own[node.id] = step
     for nid, node in tree.nodes.items():   # nodes the walk from the root does not reach
-        if nid not in own and (step := step_for_node(tree, node, steps)) is not None:
+        if nid not in own and (step := step_for_node(tree, node, index)) is not None:
             own[nid] = step
     out: dict[str, NodeStatus] = {}
     for nid, node in tree.nodes.items():
