@@ -201,9 +201,45 @@ def get_init_inputs():
     return []
 '''
 
+SLICE_WRITES = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, index):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        # a mask written region by region with literals, as Swin's shifted windows and BigBird's blocks are
+        mask = x.new_zeros((x.size(1), x.size(1)))
+        mask[:4, 4:] = -100.0
+        mask[4:, :4] = -100.0
+        mask[4:, 4:] = 0.5
+        attn = (q @ k.transpose(-1, -2)) * 0.35 + mask
+        out = self.proj(attn.softmax(dim=-1) @ v)
+        # a gather after the view of its index: one kernel
+        picked = torch.gather(out, 1, index.unsqueeze(-1).expand(-1, -1, 8))
+        # an outer product viewed in place: one kernel, as BigBird's band mask
+        band = torch.einsum("bi,bj->bij", x[:, 0], x[:, 1])
+        band.unsqueeze_(1)
+        return picked + 1.0, band
+
+
+def get_inputs():
+    return [torch.randn(2, 8, 8), torch.randint(0, 8, (2, 3))]
+
+
+def get_init_inputs():
+    return []
+'''
+
 MODELS = (("mini_resnet", RESNET), ("positions", POSITIONS), ("cross_attention", CROSS_ATTENTION),
           ("three_inputs", THREE_INPUTS), ("self_attention", SELF_ATTENTION), ("spellings", SPELLINGS),
-          ("patches", PATCHES))
+          ("patches", PATCHES), ("slice_writes", SLICE_WRITES))
 
 
 @pytest.fixture(scope="module")
@@ -358,3 +394,23 @@ def test_a_module_running_one_op_is_a_kernel_whatever_its_submodules(trees: dict
     nodes = _nodes(trees["patches"])
     patch = next(n for n in nodes.values() if n["ops"] == ["PatchEmbed"])
     assert patch["level"] == "kernel" and not patch["children"] and not patch.get("step"), patch
+
+
+def test_ops_that_compute_nothing_are_plumbing_and_one_op_with_its_views_a_kernel(trees: dict[str, Any]) -> None:
+    """A mask written region by region (Swin's shifted windows, BigBird's blocks) is no fusion of setitems:
+    the writes stay in the parent. A view after one op (`einsum` then `unsqueeze_`) or before it (the
+    `expand` of a gather's index) leaves one op: a kernel, not a one-op fusion."""
+    dec = trees["slice_writes"]
+    nodes = _nodes(dec)
+    root = next(n for n in nodes.values() if n.get("parent") is None)
+    ref = (dec.root / root["step"] / "refactored.py").read_text()
+    assert "mask[:4, 4:] = -100.0" in ref and "0.5" in ref, ref
+    assert not any(set(n.get("ops") or []) <= {"setitem", "expand", "unsqueeze"} for n in nodes.values()
+                   if n.get("parent") is not None), {i: n.get("ops") for i, n in nodes.items()}
+    einsum = [i for i, n in nodes.items() if "einsum" in (n.get("ops") or [])]
+    assert len(einsum) == 1 and nodes[einsum[0]]["level"] == "kernel", einsum
+    gather = [i for i, n in nodes.items() if n.get("ops") == ["gather"]]
+    assert gather and all(nodes[i]["level"] == "kernel" for i in gather), gather
+    for n in nodes.values():   # every fusion computes 2-5 ops
+        if n["level"] == "fusion":
+            assert len([o for o in n["ops"] if o not in ("setitem", "expand", "unsqueeze", "transpose")]) >= 2, n

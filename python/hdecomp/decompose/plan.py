@@ -25,6 +25,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.verify.weights import WeightSlice
@@ -34,12 +35,12 @@ from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, ef
 PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
                   "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",
                   "view_as", "reshape_as", "unbind", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims",
-                  "t", "split_with_sizes", "tensor_split", "narrow"}
+                  "t", "split_with_sizes", "tensor_split", "narrow", "expand", "expand_as", "broadcast_to"}
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
                               torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat, torch.unflatten,
                               torch.movedim, torch.moveaxis, torch.swapaxes, torch.swapdims, torch.t,
-                              torch.split_with_sizes, torch.tensor_split, torch.narrow,
+                              torch.split_with_sizes, torch.tensor_split, torch.narrow, torch.broadcast_to,
                               # tensors made from sizes and literals (position ids, a mask's ones): constants
                               # are data plumbing (anti-cheat's PLUMBING_OPS), never a kernel of their own
                               torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.linspace,
@@ -533,6 +534,12 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
 
     if cap <= FUSION_MAX:
         _merge_gate_up_pairs(children, root, cap)
+    # Several ops that compute nothing (views, copies, writes of one tensor into another: BigBird's
+    # `probs[:, :, :8, :] = first; probs[:, :, 8:16, :24] = second ...`) are no fusion: they stay data
+    # plumbing in the parent. One such op alone is still a kernel (a copy one may want to optimise).
+    moving = [c for c in children if not _moves_data_only(c, root)]
+    if len(moving) < len(children) and any(c.kind == "module" or _computes(c, root) for c in moving):
+        children[:] = moving
 
     # inputs / outputs of each child (graph order)
     for child in children:
@@ -565,14 +572,26 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
             # fusion
             child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) <= 1
-        else:
-            child.kernel = len(child.compute_members) == 1
+        else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
+            child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
         held = effective_contractions(contraction_ops.get(str(child.target), [])) \
             if child.kind == "module" and contraction_ops is not None else None
         child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
     _validate_order(children, pos)
     return children
+
+
+def _computes(child: ChildPlan, root: nn.Module) -> int:
+    """How many of a group's ops compute (anticheat's vocabulary: no plumbing, shape query or indexing)."""
+    return sum(1 for m in child.compute_members if is_compute_op(node_op_name(m, root)))
+
+
+def _moves_data_only(child: ChildPlan, root: nn.Module) -> bool:
+    """A plain group of several ops of which none computes, holding no parameter or buffer of the parent."""
+    return child.kind == "group" and not (child.semantic or child.role or child.constant or child.pieces) \
+        and len(child.compute_members) > 1 and _computes(child, root) == 0 \
+        and not any(m.op == "get_attr" for m in child.members)
 
 
 def _merge_gate_up_pairs(children: list[ChildPlan], root: nn.Module, cap: int) -> None:

@@ -175,6 +175,17 @@ def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | N
     return _File(f.tree, model, forward, None, modules)
 
 
+def _kernel_calls(view: _File) -> int:
+    """The calls of a step view's forward to children that compute (a constant child holds a tensor)."""
+    modules = view.modules or {}
+    if view.forward is None:
+        return 0
+    return sum(1 for c in ast.walk(view.forward)
+               if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+               and isinstance(c.func.value, ast.Name) and c.func.value.id == "self" and c.func.attr in modules
+               and modules[c.func.attr] not in ("parameter", "buffer") and _compute([modules[c.func.attr]]))
+
+
 def _call_name(node: ast.Call) -> str:
     f = node.func
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
@@ -428,8 +439,14 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _compute(ops)
         size = len(compute)
-        if len(compute) == 1 and compute[0][:1].isupper() and isinstance(node.extra.get("op_count"), int):
-            size = int(node.extra["op_count"])   # one packaged module: its recorded op count
+        if len(compute) == 1 and compute[0][:1].isupper():
+            # one packaged module: the kernels its step calls (an activation module is one op), else its
+            # recorded op count
+            view = _step_view(report.root, tree, node)
+            if view is not None and view.modules:
+                size = _kernel_calls(view)
+            elif isinstance(node.extra.get("op_count"), int):
+                size = int(node.extra["op_count"])
         if not FUSION_OPS[0] <= size <= FUSION_OPS[1]:
             add("Q6", f"{size} compute ops: a fusion holds {FUSION_OPS[0]}-{FUSION_OPS[1]}")
     if level in (1, 2) and not is_root:
@@ -477,9 +494,8 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
 
 
 def _compute(ops: list[str]) -> list[str]:
-    from hdecomp.anticheat.static import PLUMBING_OPS, SHAPE_QUERIES
-    return [o for o in ops if _norm_op(o) not in PLUMBING_OPS and _norm_op(o) not in SHAPE_QUERIES
-            and _norm_op(o) not in ("getitem", "setitem", "size")]
+    from hdecomp.anticheat.static import is_compute_op
+    return [o for o in ops if is_compute_op(o)]
 
 
 def quality_totals(root: str | Path) -> dict[str, dict[str, int]] | None:

@@ -51,10 +51,19 @@ from hdecomp.anticheat.static.api import (
     parse_source,
 )
 from hdecomp.anticheat.static.memo import AnalysisMemo
-from hdecomp.anticheat.static.vocab import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS
+from hdecomp.anticheat.static.vocab import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS, is_compute_op
 
 __all__ = [
-    "PLUMBING_OPS", "SHAPE_QUERIES", "TENSOR_METHODS", "AnalysisMemo", "UnreadableFileError",
-    "analyze_file", "analyze_source", "analyze_source_uncached", "analyze_tree", "has_errors",
+    "PLUMBING_OPS",
+    "SHAPE_QUERIES",
+    "TENSOR_METHODS",
+    "AnalysisMemo",
+    "UnreadableFileError",
+    "analyze_file",
+    "analyze_source",
+    "analyze_source_uncached",
+    "analyze_tree",
+    "has_errors",
+    "is_compute_op",
     "parse_source",
 ]

@@ -31,6 +31,14 @@ size dim ndimension numel nelement stride element_size storage_offset is_contigu
 is_complex get_device item is_same_size data_ptr is_signed is_tensor is_nonzero __len__ dim_order
 """.split())
 
+
+def is_compute_op(name: str) -> bool:
+    """Whether an op, by name (aten, torch, F or method spelling: `unsqueeze_`, `__getitem__`,
+    `scaled_dot_product_attention`), computes: it is no data plumbing, no shape query and no indexing. The
+    one rule of what counts as a compute op, for the decomposer's levels and the quality lint's sizes."""
+    op = name.lower().strip("_")
+    return op not in PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size")
+
 # Tensor attributes (not calls): shape-like ones give ints, view-like ones give tensors.
 TENSOR_SCALAR_ATTRS = frozenset("""
 shape ndim dtype device is_cuda is_sparse is_quantized is_meta layout requires_grad is_leaf names grad_fn
