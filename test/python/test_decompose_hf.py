@@ -101,7 +101,37 @@ def get_init_inputs():
 '''
 
 
-SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL}
+REFORMER = '''
+import torch
+from torch import nn
+from transformers import ReformerConfig, ReformerModelWithLMHead
+
+batch_size = 1
+seq_len = 64
+
+
+class Model(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.model = ReformerModelWithLMHead(config)
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids, use_cache=False).logits
+
+
+def get_inputs():
+    return [torch.randint(0, 100, (batch_size, seq_len))]
+
+
+def get_init_inputs():
+    return [ReformerConfig(vocab_size=100, hidden_size=32, num_attention_heads=2, attention_head_size=8,
+                           feed_forward_size=64, attn_layers=["local", "lsh"], num_buckets=4,
+                           local_attn_chunk_length=16, lsh_attn_chunk_length=16, axial_pos_shape=[8, 8],
+                           axial_pos_embds_dim=[8, 24], max_position_embeddings=64, is_decoder=True)]
+'''
+
+
+SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL, "tiny_reformer": REFORMER}
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -280,3 +310,19 @@ def test_gpt2_conv1d_projections_are_kernels(trees: dict[str, Any]) -> None:
     assert conv1d and all(nodes[i]["level"] == "kernel" for i in conv1d), {i: nodes[i]["level"] for i in conv1d}
     report = check_quality(dec.root)
     assert not report.findings, [f.to_dict() for f in report.findings]
+
+
+def test_an_attention_module_in_a_source_level_step_is_a_layer(trees: dict[str, Any]) -> None:
+    """ReformerAttention is split at its source level (its forward branches on its outputs); its
+    LocalSelfAttention child (q, k, v projections and two matmuls) is a layer, as in a traced step, not a
+    fusion of five contractions."""
+    dec = trees["tiny_reformer"]
+    # (Reformer keeps a float16 mask value its fp32 forward never reads: no child holds it)
+    assert_fully_verified(dec, pipeline=False, unused_counters=frozenset({"mask_value_float16", "self_mask_value_float16"}))
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    assert any(n.get("capture") == "source" for n in nodes.values()), {i: n.get("capture") for i, n in nodes.items()}
+    local = [n for n in nodes.values() if n.get("ops") == ["LocalSelfAttention"]]
+    assert local and all(n["level"] == "layer" for n in local), [(n["id"], n["level"]) for n in local]
+    from hdecomp.toolchain.quality import check_quality
+    q1 = [f.to_dict() for f in check_quality(dec.root).findings if f.rule == "Q1"]
+    assert not q1, q1

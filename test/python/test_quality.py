@@ -67,6 +67,8 @@ FILES = {
     # Q6: two ops in a kernel
     "level_0_kernel/relu_mul_fp32.py": _file("pass", "def forward(self, h):\n    return torch.relu(h).mul(2.0)",
                                              "[torch.randn(2, 4)]"),
+    # accepted: a random draw from sizes alone is no constant (Reformer's LSH rotations)
+    "level_0_kernel/randn_2x4x8_any.py": _file("pass", "def forward(self):\n    return torch.randn([2, 4, 8])", "[]"),
     # clean
     "level_0_kernel/silu_fp32.py": _file("pass", "def forward(self, hidden_states):\n    return F.silu(hidden_states)",
                                          "[torch.randn(2, 4)]"),

@@ -35,7 +35,9 @@ from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, ef
 PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
                   "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",
                   "view_as", "reshape_as", "unbind", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims",
-                  "t", "split_with_sizes", "tensor_split", "narrow", "expand", "expand_as", "broadcast_to"}
+                  "t", "split_with_sizes", "tensor_split", "narrow", "expand", "expand_as", "broadcast_to",
+                  # dtype casts, as `to` and `float` ("int", "long", ...: a mask's `.ne(pad).int()`)
+                  "int", "long", "short", "bool", "byte", "char", "type_as"}
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
                               torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat, torch.unflatten,
@@ -143,7 +145,8 @@ class ChildPlan:
         return self.core
 
 
-# Shape queries: their result is a Python int (or a torch.Size), never a tensor.
+# Shape queries: their result is a Python int (or a torch.Size), never a tensor. (A tensor's `.item()` is
+# not one: arithmetic on its values is compute, as the anti-cheat check holds.)
 SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
 # Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
 INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,

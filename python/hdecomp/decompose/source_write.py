@@ -45,6 +45,7 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 
 
 @dataclass
@@ -56,6 +57,7 @@ class CallRecord:
     out: Any = None
     calls: int = 0
     ops: int = 0          # compute ops (aten) over all its calls
+    structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
 
 
 @dataclass
@@ -106,6 +108,8 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
         if owner is not None and owner in rec.calls:
             rec.calls[owner].ops += 1
+            if category(e.name) in STRUCTURE_KINDS or e.name == "mean":
+                rec.calls[owner].structure.append(e.name)
     return rec
 
 
@@ -304,8 +308,11 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -
         kernel = is_kernel_module(c.module) or ops_per_call <= 1
     else:
         kernel = ops_per_call <= 1
-    # a fusion's children are kernels, whatever they hold
-    level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False)
+    # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's
+    # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size
+    contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
+    level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False,
+                                                            module=c.kind == "module", contractions=contractions)
     body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx)
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)

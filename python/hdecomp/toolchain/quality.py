@@ -12,7 +12,8 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   weight.
 - Q4 one file per workload: kernel files whose code is the same up to names (same ops, input shapes and
   dtypes, attributes, parameter shapes) are one workload.
-- Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes.
+- Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
+  (a random draw is no constant).
 - Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one.
 - Q7 readable signatures: a kernel's or fusion's inputs are not named `x0`, `x1`, ...
 
@@ -65,6 +66,8 @@ _OPERATOR_OPS = frozenset("""
 add sub mul truediv floordiv mod pow matmul neg pos invert and or xor lshift rshift getitem setitem
 lt le gt ge eq ne iadd isub imul itruediv
 """.split())
+# random draws: a tensor made from sizes, yet no constant
+_RANDOM_DRAWS = frozenset("rand randn randint randperm normal bernoulli multinomial poisson".split())
 # calls that make a tensor in get_inputs()
 _TENSOR_MAKERS = frozenset("""
 rand randn randint randperm rand_like randn_like tensor as_tensor zeros ones full empty arange linspace
@@ -483,7 +486,9 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         has_weights = bool(params) or bool(_module_attrs(f.model))
         tensor_inputs = f.inputs is None or any(
             isinstance(c, ast.Call) and _call_name(c) in _TENSOR_MAKERS for e in f.inputs for c in ast.walk(e))
-        if not has_weights and not tensor_inputs:
+        # a random draw (Reformer's LSH rotations, `torch.randn(...)` in the forward) is no constant
+        draws = any(isinstance(c, ast.Call) and _call_name(c) in _RANDOM_DRAWS for c in ast.walk(f.forward))
+        if not has_weights and not tensor_inputs and not draws:
             add("Q5", "no tensor input and no weights: a constant computed from sizes stays plumbing in the "
                       "parent, or becomes a buffer of the child that reads it")
     key = _workload_key(f)
