@@ -571,3 +571,38 @@ def test_memo_with_forward_edits_and_state_changes() -> None:
     versions.append(MEMO_BASE.replace("            return h\n", "            return h.relu()\n"))
     versions.append(MEMO_BASE)
     _memo_sequence(versions + versions[::-1])
+
+
+def test_a_namedtuple_from_a_package_packs_values_and_other_package_code_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calling a namedtuple class read from its package's source (transformers' Reformer packs its layers'
+    outputs so) is plumbing, as a tuple literal; a function, a class with methods, or a name rebound
+    later is code the check cannot prove (HD112). The package (named like a third-party one the check knows,
+    so its imports are no children) is read, never imported."""
+    pkg = tmp_path / "apex"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (pkg / "outputs.py").write_text(textwrap.dedent('''
+        import collections
+        from typing import NamedTuple
+        Pair = collections.namedtuple("Pair", ["hidden", "extra"])
+        class Typed(NamedTuple):
+            """Fields only."""
+            hidden: object
+            extra: object = None
+        class Methods(NamedTuple):
+            hidden: object
+            def total(self):
+                return self.hidden * 2
+        Rebound = collections.namedtuple("Rebound", ["hidden", "extra"])
+        def Rebound(hidden, extra):
+            return hidden * 3
+        def helper(hidden, extra):
+            return hidden * 2
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name, ok in (("Pair", True), ("Typed", True), ("Methods", False), ("Rebound", False), ("helper", False)):
+        src = model(f"y = self.fc(x)\nout = {name}(y, x)\nreturn out[0]",
+                    module=f"from apex.outputs import {name}\n")
+        found = [v.rule for v in errors(analyze_source(src))]
+        assert found == ([] if ok else ["HD112"]), (name, found)

@@ -26,6 +26,7 @@ import torch.fx as fx
 from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
+from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.verify.weights import WeightSlice
@@ -174,11 +175,19 @@ def is_shape_int(n: fx.Node) -> bool:
     return False
 
 
+def is_namedtuple_call(n: fx.Node) -> bool:
+    """A call of a namedtuple class (Reformer's `ReformerOutput(hidden_states, attn_output, ...)`): it packs
+    values, as the anti-cheat check reads it from the class's source (anticheat/static/external.py)."""
+    t = n.target
+    return n.op == "call_function" and isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields") \
+        and is_namedtuple_class(f"{t.__module__}.{t.__qualname__}")
+
+
 def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n)
     if n.op == "call_function":
-        return n.target in PARENT_FUNCTIONS or is_shape_int(n)
+        return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n)
     return False
 
 
