@@ -183,6 +183,21 @@ def is_namedtuple_call(n: fx.Node) -> bool:
         and is_namedtuple_class(f"{t.__module__}.{t.__qualname__}")
 
 
+def is_host_scalar(n: fx.Node) -> bool:
+    """A tensor's value read as a Python number (`t.item()`), or int arithmetic on such numbers (and on
+    shape ints): host code, which computes on data (not parent plumbing) and is no kernel of its own."""
+    if n.op == "call_method":
+        return str(n.target) == "item"
+    if n.op != "call_function":
+        return False
+    if getattr(n.target, "__name__", "").split(".")[0] in ("item", "_local_scalar_dense"):
+        return True
+    if n.target in INT_FUNCTIONS:
+        ins = n.all_input_nodes
+        return any(is_host_scalar(a) for a in ins) and all(is_host_scalar(a) or is_shape_int(a) for a in ins)
+    return False
+
+
 def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n)
@@ -449,6 +464,16 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                 run_child.ops += 1
             group_of[n] = run_child
             continue
+        if is_host_scalar(n):
+            # a tensor's values as Python numbers (`t.item()`) and the int arithmetic on them are host code:
+            # they go with the op that made the tensor (Reformer's `max_position_id = ids.max().item()` and
+            # its bounds checks are one `max` kernel, not an `item` kernel and five kernels of ints)
+            src = next((group_of[a] for a in n.all_input_nodes if a in group_of), None)
+            if src is not None and src.kind == "group" and not (src.semantic or src.role or src.constant) and \
+                    not any(pos[u] < pos[n] and u not in src.members for m in src.members for u in m.users):
+                src.members.append(n)
+                group_of[n] = src
+                continue
         if parent_plumbing(n) or n in param_view:
             continue
         if n.op == "call_module" and not fusable_module(n):

@@ -14,7 +14,8 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   dtypes, attributes, parameter shapes) are one workload.
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
   (a random draw is no constant).
-- Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one.
+- Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one (arithmetic on Python numbers, such as
+  `(t.max().item() + 4) // 4`, is host code, no compute op).
 - Q7 readable signatures: a kernel's or fusion's inputs are not named `x0`, `x1`, ...
 
 Each finding names the rule, the file and the component; the exit code is 1 when there is any.
@@ -440,7 +441,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         if n > 1:
             add("Q1", f"{n} contractions ({', '.join(names)}): a fusion holds one, or a known multi-contraction "
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
-        compute = _compute(ops)
+        compute = _without(_compute(ops), _host_ops(f))
         size = len(compute)
         if len(compute) == 1 and compute[0][:1].isupper():
             # one packaged module: the kernels its step calls (an activation module is one op), else its
@@ -462,7 +463,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
             add("Q7", f"inputs named {', '.join(unnamed)}: keep the original values' names")
     if level != 0:
         return
-    compute = _compute(ops)
+    compute = _without(_compute(ops), _host_ops(f))
     if len(compute) > 1:
         add("Q6", f"{len(compute)} ops ({', '.join(compute)}): a kernel holds one")
     if f.inputs is not None:
@@ -496,6 +497,65 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         first = workloads.setdefault(key, rel)
         if first != rel:
             add("Q4", f"the same workload as {first}: one file per workload")
+
+
+_BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Div: "div",
+                ast.Mod: "mod", ast.Pow: "pow"}
+_CMP_NAMES = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_SCALAR_CALLS = frozenset({"item", "size", "dim", "numel", "int", "float", "len", "min", "max"})
+
+
+def _host_ops(f: _File) -> list[str]:
+    """The forward's arithmetic and comparisons on Python numbers (`n = t.max().item(); (n + 4) // 4`):
+    host code, not compute ops of the kernel. Numbers are literals, `.item()`, sizes, and what is computed
+    from numbers alone."""
+    if f.forward is None:
+        return []
+    scalars: set[str] = set()
+
+    def scalar(e: ast.expr) -> bool:
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, (int, float, bool))
+        if isinstance(e, ast.Name):
+            return e.id in scalars
+        if isinstance(e, ast.Call):
+            name = _call_name(e)
+            if name in ("min", "max", "int", "float", "len"):
+                return isinstance(e.func, ast.Name) and all(scalar(a) for a in e.args)
+            return name in _SCALAR_CALLS and isinstance(e.func, ast.Attribute)
+        if isinstance(e, ast.Attribute) and e.attr in ("ndim",):
+            return True
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
+            return True
+        if isinstance(e, ast.BinOp):
+            return scalar(e.left) and scalar(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return scalar(e.operand)
+        if isinstance(e, ast.Compare):
+            return scalar(e.left) and all(scalar(c) for c in e.comparators)
+        return False
+
+    found: list[str] = []
+    for node in ast.walk(f.forward):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and scalar(node.value):
+            scalars.add(node.targets[0].id)
+    for node in _postorder(f.forward):
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_NAMES and scalar(node):
+            found.append(_BINOP_NAMES[type(node.op)])
+        elif isinstance(node, ast.Compare) and scalar(node):
+            found += [_CMP_NAMES[type(o)] for o in node.ops if type(o) in _CMP_NAMES]
+    return found
+
+
+def _without(ops: list[str], drop: list[str]) -> list[str]:
+    """`ops` with each name of `drop` taken out once (by its normalised name)."""
+    out = list(ops)
+    for d in drop:
+        hit = next((i for i, o in enumerate(out) if _norm_op(o) == d), None)
+        if hit is not None:
+            del out[hit]
+    return out
 
 
 def _compute(ops: list[str]) -> list[str]:
