@@ -443,7 +443,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _without(_compute(ops), _host_ops(f))
         size = len(compute)
-        if len(compute) == 1 and compute[0][:1].isupper():
+        if len(compute) == 1 and compute[0].lstrip("_")[:1].isupper():
             # one packaged module: the kernels its step calls (an activation module is one op), else its
             # recorded op count
             view = _step_view(report.root, tree, node)
