@@ -263,10 +263,45 @@ def get_init_inputs():
     return []
 '''
 
+FUNCTIONAL = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def rms_norm(x, weight, eps=1e-6):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.n1 = nn.Parameter(torch.ones(64))
+        self.n2 = nn.Parameter(torch.ones(64))
+        self.wqkv = nn.Parameter(torch.randn(3, 64, 64) * 0.05)
+        self.wo = nn.Linear(64, 64)
+
+    def forward(self, x):
+        h = rms_norm(x, self.n1)
+        q, k, v = torch.einsum("btd,ode->obte", h, self.wqkv).unbind(0)
+        q, k, v = (t.view(2, 16, 4, 16).transpose(1, 2) for t in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.wo(a.transpose(1, 2).reshape(2, 16, 64))
+        return rms_norm(x, self.n2)
+
+
+def get_inputs():
+    return [torch.randn(2, 16, 64)]
+
+
+def get_init_inputs():
+    return []
+'''
+
 MODELS = (("mini_resnet", RESNET), ("positions", POSITIONS), ("cross_attention", CROSS_ATTENTION),
           ("three_inputs", THREE_INPUTS), ("self_attention", SELF_ATTENTION), ("spellings", SPELLINGS),
           ("patches", PATCHES), ("slice_writes", SLICE_WRITES),
-          ("host_scalars", HOST_SCALARS))
+          ("host_scalars", HOST_SCALARS), ("functional", FUNCTIONAL))
 
 
 @pytest.fixture(scope="module")
@@ -451,3 +486,19 @@ def test_arithmetic_on_python_numbers_is_host_code_of_the_kernel_that_reads_them
     reading = [n for n in nodes.values() if "max" in (n.get("ops") or [])]
     assert len(reading) == 1 and reading[0]["level"] == "kernel", reading
     assert not any(n.get("ops") in (["add"], ["floordiv"], ["mul"], ["item"]) for n in nodes.values()), nodes
+
+
+def test_a_functional_block_norms_once_and_splits_attention_from_its_projection(trees: dict[str, Any]) -> None:
+    """A block written with functions and raw Parameters: the RMSNorm after the residual add is one kernel
+    (the add is no part of it), both norms are one file whose weight each use maps onto (`n2` -> the file's
+    `n1`), and the attention with its output projection is a layer, not a fusion of two contractions."""
+    dec = trees["functional"]
+    nodes = _nodes(dec)
+    norms = [i for i, n in nodes.items() if n.get("ops") == ["rms_norm"]]
+    assert len(norms) == 1 and nodes[norms[0]]["level"] == "kernel", sorted(nodes)
+    root = next(n for n in nodes.values() if n.get("parent") is None)
+    wm = json.loads((dec.root / root["step"] / "weight_map.json").read_text())
+    assert wm["n1"].endswith(".n1") and wm["n2"].endswith(".n1") and wm["n1"] != wm["n2"], wm
+    attention = [n for n in nodes.values() if "scaled_dot_product_attention" in (n.get("ops") or [])
+                 and n["level"] != "kernel"]
+    assert attention and all(n["level"] == "layer" for n in attention), attention

@@ -53,6 +53,7 @@ def test_group_cap_is_the_level_below() -> None:
     (2, 8, False, False, None, 1),     # ... a group of ops does not
     (2, 3, False, True, 2, 2),         # two contractions make a layer, whatever the size (an MLP)
     (2, 3, False, True, 1, 1),
+    (3, 3, False, False, 2, 2),        # ... a group of a model's ops too (attention then its projection)
     (1, 3, False, False, None, 1),     # never a non-kernel at level 0
     (1, 1, True, False, None, 0),
 ])

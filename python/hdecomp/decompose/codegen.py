@@ -454,13 +454,17 @@ def _initialise_text(module: nn.Module) -> str:
 def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any], ctx: SourceContext,
                       doc: str, rebuild_check: Any = None, input_names: list[str] | None = None,
                       value_names: dict[fx.Node, str] | None = None, params_out: list[str] | None = None,
+                      state_out: list[str] | None = None, canonical_state: bool = False,
                       ) -> tuple[str, dict[str, str | WeightSlice]]:
     """`class Model(nn.Module)` computing the group's members. Returns (source, {parent key: child key, or
     the slice of a packed parent tensor that a child weight holds}).
     `input_names`: the forward's parameter names (the model's own, for a model that is one kernel).
     `value_names`: readable names of the parent graph's values (value_names.py), which the forward's
     parameters and locals take (`q, k, v`); without them, canonical ones (x, x0, x1, ..., then op names),
-    which the driver dedups workloads by. `params_out` receives the forward's parameter names."""
+    which the driver dedups workloads by. `params_out` receives the forward's parameter names, `state_out`
+    the attributes of the parent's parameters and buffers it holds, in order. `canonical_state`: those
+    attributes numbered (`w0`, `w1`) instead of named like the parent's, for the workload key (two RMSNorm
+    kernels of weights `n1` and `n2` are one workload)."""
     module_attr: dict[str, str] = {}
     attr_of_param: dict[str, str] = {}
     piece_attr: dict[fx.Node, str] = {}
@@ -501,8 +505,11 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
         elif m.op == "get_attr" and str(m.target) not in attr_of_param:  # a buffer read twice: one tensor
             target = str(m.target)
             # a constant kernel (plan.py) names its tensor like the original's last name: one file per workload
-            attr = unique(target.split(".")[-1] if child.constant else target.replace(".", "_"))
+            attr = unique(f"w{len(attr_of_param)}" if canonical_state else
+                          target.split(".")[-1] if child.constant else target.replace(".", "_"))
             attr_of_param[target] = attr
+            if state_out is not None:
+                state_out.append(attr)
             t = values[m.name]
             init_lines.append(_state_init(root, target, attr, t, ctx))
             if target in state or target in dict(root.named_buffers(remove_duplicate=False)):
@@ -530,8 +537,11 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     for m in child.members:
         if value_names is not None and m in value_names and m.op != "get_attr":
             names[m] = fresh(value_names[m])
+        elif m.op == "get_attr":
+            target = str(m.target)
+            names[m] = fresh(attr_of_param.get(target, target) if canonical_state else target.split(".")[-1])
         else:
-            names[m] = fresh(str(m.target).split(".")[-1] if m.op == "get_attr" else node_op_name(m, root))
+            names[m] = fresh(node_op_name(m, root))
     if params_out is not None:
         params_out[:] = [names[a] for a in child.inputs]
     params = ", ".join(names[a] for a in child.inputs)

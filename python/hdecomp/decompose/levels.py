@@ -56,12 +56,13 @@ def child_level(parent_level: int, size: int, kernel: bool, *, module: bool = Fa
 
     Below the parent's level, at the child's natural level; a fusion's children are kernels. A module child
     of a layer that is layer-sized itself stays a layer (a block's attention is a layer below the block),
-    and a module child holding several contractions is a layer whatever its size (an MLP, an attention with
-    its projections). Anything that is not a kernel is at least a fusion."""
+    and a child holding several contractions (a module, or a group of a model's ops) is a layer whatever
+    its size (an MLP, an attention with its projections). Anything that is not a kernel is at least a
+    fusion."""
     level = min(parent_level - 1, natural_level(size, kernel)) if parent_level > 1 else 0
     if parent_level == 2 and module and natural_level(size, kernel) >= 2:
         level = 2
-    if parent_level >= 2 and module and not kernel and contractions is not None and contractions >= 2:
+    if parent_level >= 2 and not kernel and contractions is not None and contractions >= 2:
         level = 2
     if not kernel and level == 0:
         level = 1

@@ -251,7 +251,7 @@ def semantic_runs(root: nn.Module, graph: fx.Graph) -> list[tuple[str, list[fx.N
     (a norm reads x twice, a GELU reads x twice, a softmax reads x - max twice): a plain chain such as
     `tanh(x) * 2 + 1` is no GELU. Runs are grown from the last candidate output backwards, so the largest
     run wins; in-place ops and data plumbing other than `[i]` of an op inside the run end a run."""
-    from hdecomp.decompose.semantic import VOCABULARY, semantic_kernel
+    from hdecomp.decompose.semantic import VOCABULARY
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
 
@@ -279,24 +279,38 @@ def semantic_runs(root: nn.Module, graph: fx.Graph) -> list[tuple[str, list[fx.N
                     if all(u in run for u in a.users):
                         run.add(a)
                         grew = True
-        # a getitem whose op stayed outside indexes an external value: not part of the run
-        if any(inner_getitem(m) and m.all_input_nodes[0] not in run for m in run):
-            continue
+        # the largest run, else the largest that drops its first ops (a residual add whose sum only the
+        # norm after it reads grows into the norm's run: `rms_norm(x + attn)` is an add, then one RMSNorm)
         ordered = sorted(run, key=pos.__getitem__)
-        compute = [m for m in ordered if not inner_getitem(m)]
-        name = semantic_kernel([node_op_name(m, root) for m in compute])
-        if name is None:
-            continue
-        ext = {a for m in ordered for a in m.all_input_nodes if a not in run and a.op != "get_attr"}
-        if len(ext) != 1:
-            continue
-        if not any(len(m.users) > 1 for m in ordered if m is not out) and \
-                sum(1 for m in ordered for a in m.all_input_nodes if a in ext) < 2:
-            continue   # a plain chain
-        claimed |= run
-        runs.append((name, ordered))
+        for start in range(len(ordered)):
+            found = _semantic_run(ordered[start:], out, inner_getitem, root)
+            if found is not None:
+                claimed |= set(ordered[start:])
+                runs.append((found, ordered[start:]))
+                break
     runs.sort(key=lambda r: pos[r[1][0]])
     return runs
+
+
+def _semantic_run(ordered: list[fx.Node], out: fx.Node, inner_getitem: Any, root: nn.Module) -> str | None:
+    """The logical kernel a candidate run (graph order, ending at `out`) computes, or None: it reads one
+    tensor besides parameters and buffers, several times (no plain chain), and indexes only its own ops."""
+    from hdecomp.decompose.semantic import semantic_kernel
+    run = set(ordered)
+    # a getitem whose op stayed outside indexes an external value: not part of the run
+    if any(inner_getitem(m) and m.all_input_nodes[0] not in run for m in ordered):
+        return None
+    compute = [m for m in ordered if not inner_getitem(m)]
+    name = semantic_kernel([node_op_name(m, root) for m in compute])
+    if name is None:
+        return None
+    ext = {a for m in ordered for a in m.all_input_nodes if a not in run and a.op != "get_attr"}
+    if len(ext) != 1:
+        return None
+    if not any(len(m.users) > 1 for m in ordered if m is not out) and \
+            sum(1 for m in ordered for a in m.all_input_nodes if a in ext) < 2:
+        return None   # a plain chain
+    return name
 
 
 _ADDS = {operator.add, torch.add, operator.iadd}
@@ -613,10 +627,26 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
         held = effective_contractions(contraction_ops.get(str(child.target), [])) \
-            if child.kind == "module" and contraction_ops is not None else None
+            if child.kind == "module" and contraction_ops is not None else \
+            _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
         child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
     _validate_order(children, pos)
     return children
+
+
+def _group_contractions(child: ChildPlan, root: nn.Module) -> int:
+    """The contractions a group holds, as rule Q1 counts them: the attention core as one, and contractions
+    of one input (a gate/up pair: one grouped GEMM) as one."""
+    names: list[str] = []
+    inputs: set[fx.Node] = set()
+    for m in child.compute_members:
+        name = node_op_name(m, root)
+        if category(name) in CONTRACTION_KINDS and m.all_input_nodes:
+            if m.all_input_nodes[0] in inputs:
+                continue
+            inputs.add(m.all_input_nodes[0])
+        names.append(name)
+    return effective_contractions(names)
 
 
 def _computes(child: ChildPlan, root: nn.Module) -> int:

@@ -76,6 +76,12 @@ from hdecomp.vocab.roles import category, role_of
 WRAP_ATTR = "layers"   # the attribute of a component class that holds a torch.nn container's items
 
 
+def _renamed(key: str, rename: dict[str, str]) -> str:
+    """A key inside a child (`n2`, `norm.weight`) with its first attribute renamed (`n2` -> `n1`)."""
+    head, dot, rest = key.partition(".")
+    return rename.get(head, head) + dot + rest
+
+
 def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     """`{op}_{shape_signature}_{dtype}` for a kernel child."""
     m = child.compute_members[0]
@@ -324,6 +330,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             own_map: dict[str, str] = {}                  # original key -> the key inside this child
             own_slices: dict[str, list[WeightSlice]] = {}  # a packed parent tensor -> this child's parts
             own_ties: list[tuple[str, str]] = []          # (key inside this child, the first child's key)
+            state: list[str] = []                         # a group's attributes of the parent tensors it holds
             doc = ""
             if child.kind == "module":
                 sub = model.get_submodule(str(child.target))
@@ -370,10 +377,11 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                            "the child that reads it.")
                 params: list[str] = []
                 class_src, wm = group_child_class(child, model, cap.values, ctx, doc, rebuild_check=check_expr,
-                                                  value_names=vnames, params_out=params)
-                # the workload is the file up to names: one file per workload, named like its first use
+                                                  value_names=vnames, params_out=params, state_out=state)
+                # the workload is the file up to names (of its values and of the tensors it holds): one file
+                # per workload, named like its first use
                 canon_ctx = SourceContext(user_file=ctx_root)
-                canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc)
+                canon_src, _ = group_child_class(child, model, cap.values, canon_ctx, doc, canonical_state=True)
                 for k, v in wm.items():
                     if isinstance(v, WeightSlice):
                         own_slices.setdefault(k, []).append(v)
@@ -394,11 +402,6 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 in_names = params
             attr = _unique_attr(attr, used_attrs)
             child.attr = attr
-            # the child's tensors, keyed from its attribute in the parent now that it is known
-            weight_map.update({k: f"{attr}.{v}" for k, v in own_map.items()})
-            for k, parts in own_slices.items():
-                slices.setdefault(k, []).extend(replace(p, key=f"{attr}.{p.key}") for p in parts)
-            shared_ties += [(f"{attr}.{copy}", first) for copy, first in own_ties]
             body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
                                                                   canon_ctx)
@@ -406,6 +409,16 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
                                                  "" if is_shape_free(child.kernel, ops) else
                                                  input_signature(flat_tensors(list(in_args))))
+            # the file of the workload's first use names the tensors it holds its own way (`n1` where this
+            # use reads `n2`): this use's tensors map onto those attributes, in the same order
+            first_state = dec.state_attrs.setdefault(stem, state)
+            rename = dict(zip(state, first_state, strict=False)) if not is_new else {}
+
+            # the child's tensors, keyed from its attribute in the parent now that it is known
+            weight_map.update({k: f"{attr}.{_renamed(v, rename)}" for k, v in own_map.items()})
+            for k, parts in own_slices.items():
+                slices.setdefault(k, []).extend(replace(p, key=f"{attr}.{_renamed(p.key, rename)}") for p in parts)
+            shared_ties += [(f"{attr}.{_renamed(copy, rename)}", first) for copy, first in own_ties]
             child_files[attr] = stem
             ins, ind, outs_s, outd = io_maps(cap.values, list(zip(in_names, in_args, strict=False)) +
                                               sorted(in_kwargs.items()), out_val)
