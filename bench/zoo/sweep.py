@@ -386,7 +386,7 @@ def markdown(results: dict[str, Any]) -> str:
 def readme_table(results: dict[str, Any]) -> str:
     """The README's table: one row per model, its reason where it is not fully decomposed (shortened)."""
     lines = ["| model | fully decomposed | wall s | peak RSS GiB | levels | unique kernel files / instances | steps "
-             "| self-tests |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| self-tests | quality findings |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for e in sorted(results["models"], key=lambda e: e["model"]):
         reason = (e.get("reason") or "").replace("|", "\\|").replace("\n", " ")
         done = "yes" if e["outcome"] == "full" else f"no — {reason[:120]}"
@@ -395,8 +395,18 @@ def readme_table(results: dict[str, Any]) -> str:
         gib = e.get("peak_tree_rss_gib")
         lines.append(f"| {e['model']} | {done} | {round(e['wall_seconds'])} | {'' if gib is None else f'{gib:.1f}'} | "
                      f"{_fmt(e.get('num_levels'))} | {_fmt(e.get('unique_kernels'))} / "
-                     f"{_fmt(e.get('kernel_instances'))} | {steps} | {st} |")
+                     f"{_fmt(e.get('kernel_instances'))} | {steps} | {st} | {_findings(e)} |")
     return "\n".join(lines) + "\n"
+
+
+def _findings(entry: dict[str, Any]) -> str:
+    """`hdecomp validate --quality` findings of a row's tree: `0`, `9 (Q6 9)`, or `not linted` (a row from
+    before the sweep recorded them)."""
+    if "quality" not in entry:
+        return "not linted"
+    by_rule = {rule: sum(levels.values()) for rule, levels in sorted((entry["quality"] or {}).items())}
+    total = sum(by_rule.values())
+    return str(total) if not total else f"{total} ({', '.join(f'{r} {n}' for r, n in by_rule.items())})"
 
 
 if __name__ == "__main__":
