@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     kb = Path(args.kernelbench)
     out_root = Path(args.out or tempfile.mkdtemp(prefix="hdecomp_sweep_"))
-    results: dict[str, Any] = {"kernelbench": str(kb), "batch_limit": args.batch_limit, "limit": args.limit,
+    # recorded relative to the repository (the results are committed; the data lives beside it)
+    results: dict[str, Any] = {"kernelbench": os.path.relpath(kb.resolve(), REPO), "batch_limit": args.batch_limit, "limit": args.limit,
                                "every": args.every,
                                "levels": {}, "problems": [], "timeout_per_problem": args.timeout,
                                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
