@@ -18,10 +18,17 @@ _NAMEDTUPLE_FACTORIES = frozenset({"namedtuple", "collections.namedtuple", "typi
 def module_source_file(module: str) -> Path | None:
     """The .py file of a module on sys.path (`a.b.c` -> a/b/c.py or a/b/c/__init__.py), found without
     importing it (importing could run anything)."""
+    return _find_source(module, tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _find_source(module: str, path: tuple[str, ...]) -> Path | None:
+    """module_source_file's search, once per module and sys.path (the static check asks on every call of
+    a name from outside torch, as the editor re-checks a file)."""
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
-    for entry in sys.path:
+    for entry in path:
         base = Path(entry or ".").joinpath(*parts)
         for candidate in (base.with_suffix(".py"), base / "__init__.py"):
             if candidate.is_file():
