@@ -198,12 +198,23 @@ def _finish(dec: Decomposition, status: str) -> None:
                                   "coverage_pct": (rep.get("coverage") or {}).get("coverage_pct")}
     except Exception as exc:
         dec.finals["coverage"] = _failed("the coverage summary", exc)
+    # One pool of warm workers (torch imported once) serves the self-tests and the composition test.
+    from hdecomp.formats.layout import component_files
+    from hdecomp.runtime.warm import WarmPool, third_party_imports
+    from hdecomp.toolchain.selftest import self_test_env
+    jobs = self_test_jobs(dec.forward_bytes)
+    with WarmPool(jobs, env=self_test_env(), preload=third_party_imports(component_files(root))) as pool:
+        _tests_and_composition(dec, status, pool, jobs)
+
+
+def _tests_and_composition(dec: Decomposition, status: str, pool: Any, jobs: int) -> None:
+    root, o = dec.root, dec.options
     try:
         if not o.self_tests:
             raise _Skipped
         from hdecomp.toolchain.selftest import run_self_tests
-        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=self_test_jobs(dec.forward_bytes),
-                            batch_limit=o.batch_limit)
+        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=jobs,
+                            batch_limit=o.batch_limit, pool=pool)
         d = st.to_dict() if hasattr(st, "to_dict") else {}
         dec.finals["self_tests"] = {k: d.get(k) for k in ("total_components", "passed", "failed", "status")
                                     if k in d}
@@ -217,7 +228,8 @@ def _finish(dec: Decomposition, status: str) -> None:
         return
     try:
         from hdecomp.toolchain import compose as compose_mod
-        res = compose_mod.compose(root, run=True, batch_limit=o.batch_limit, device=o.device, timeout=o.timeout)
+        res = compose_mod.compose(root, run=True, batch_limit=o.batch_limit, device=o.device, timeout=o.timeout,
+                                  pool=pool)
         d = res.to_dict() if hasattr(res, "to_dict") else (res if isinstance(res, dict) else {})
         dec.finals["composition"] = {k: d.get(k) for k in ("status", "max_diff", "reason") if d.get(k) is not None}
     except Exception as exc:

@@ -95,9 +95,7 @@ class DecompositionOutcome:
 def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, options: Any = None,
                        console: Any = None, jobs: int = 1) -> DecompositionOutcome:
     """Pipeline verdict + self-tests + composition for one decomposition; problems become `errors`."""
-    from hdecomp.toolchain.compose import compose
     from hdecomp.toolchain.pipeline import run_pipeline
-    from hdecomp.toolchain.selftest import run_self_tests
     out = DecompositionOutcome(path=path, root=root)
     t0 = time.perf_counter()
     try:
@@ -114,19 +112,36 @@ def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, option
     except HdecompError as exc:
         out.pipeline = "ERROR"
         out.errors.append(f"pipeline: {exc.headline}")
+    from hdecomp.formats.layout import component_files
+    from hdecomp.runtime.warm import WarmPool, third_party_imports
+    from hdecomp.toolchain.selftest import self_test_env
     try:
-        st = run_self_tests(path, timeout=timeout, jobs=jobs, batch_limit=getattr(options, "batch_limit", None))
+        preload = third_party_imports(component_files(path))
+    except HdecompError:
+        preload = []
+    with WarmPool(jobs, env=self_test_env(), preload=preload) as pool:   # torch imported once for all files
+        _tests_and_composition(out, path, timeout, options, jobs, pool)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _tests_and_composition(out: DecompositionOutcome, path: Path, timeout: float, options: Any, jobs: int,
+                           pool: Any) -> None:
+    from hdecomp.toolchain.compose import compose
+    from hdecomp.toolchain.selftest import run_self_tests
+    try:
+        st = run_self_tests(path, timeout=timeout, jobs=jobs, batch_limit=getattr(options, "batch_limit", None),
+                            pool=pool)
         out.components_tested = len(st.results)
         out.components_passed = st.passed
         out.errors.extend(r.cause or f"{r.file}: {r.status}" for r in st.results if r.status != "PASS")
     except HdecompError as exc:
         out.errors.append(f"self-tests: {exc.headline}")
     if out.pipeline == "NO_STEPS" and not out.kernel_root:
-        out.seconds = time.perf_counter() - t0
-        return out  # nothing to compose: the components alone were checked (PARTIAL at best)
+        return  # nothing to compose: the components alone were checked (PARTIAL at best)
     try:
         cr = compose(path, run=True, timeout=timeout,
-                     batch_limit=getattr(options, "batch_limit", None) if options else None)
+                     batch_limit=getattr(options, "batch_limit", None) if options else None, pool=pool)
         out.composition = cr.status
         out.composition_max_diff = cr.max_diff if isinstance(cr.max_diff, (int, float)) else None
         if cr.status != "PASS":
@@ -134,8 +149,6 @@ def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, option
     except HdecompError as exc:
         out.composition = "ERROR"
         out.errors.append(f"composition: {exc.headline}")
-    out.seconds = time.perf_counter() - t0
-    return out
 
 
 def run_batch(root: str | Path, *, level: str | None = None, timeout: float = 300.0, options: Any = None,

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
-import signal
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +24,8 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import component_files, read_test_results
+from hdecomp.runtime.forkserver import BATCH_LINE
+from hdecomp.runtime.warm import Outcome, WarmPool, run_cold, third_party_imports, warm_enabled
 
 RESULTS_FILE = "test_results.json"
 _TAIL = 2000
@@ -50,12 +49,11 @@ sys.modules["__main__"] = main
 exec(code, main.__dict__)
 """
 
-_BATCH_LINE = re.compile(r"^batch_size[ \t]*=[ \t]*([0-9]+)[ \t]*(#.*)?$", re.MULTILINE)
 
 
 def module_batch_size(source: str) -> int | None:
     """The value of a top-level `batch_size = <int literal>` (the last one), else None."""
-    found = _BATCH_LINE.findall(source)
+    found = BATCH_LINE.findall(source)
     return int(found[-1][0]) if found else None
 
 
@@ -128,16 +126,14 @@ def _last_line(text: str) -> str:
 
 
 def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str | None = None,
-                  batch_limit: int | None = None) -> SelfTestResult:
+                  batch_limit: int | None = None, pool: WarmPool | None = None) -> SelfTestResult:
     """`python file.py` in the file's folder, in a new process group (a hung test is killed whole); with
-    `batch_limit`, a file with a module-level int `batch_size` runs through the lowering bootstrap."""
+    `batch_limit`, a file with a module-level int `batch_size` runs with it lowered. With `pool`, the file
+    runs in a warm worker (torch already imported; the file still alone in a fresh child process)."""
     try:
         rel = str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         rel = str(path)
-    env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     argv = [python or sys.executable, path.name]
     applied: dict[str, Any] | None = None
     if batch_limit is not None:
@@ -150,42 +146,48 @@ def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str
             applied.update({"batch_size_from": value, "batch_size_to": min(value, batch_limit)})
         if applied["applied"]:
             argv = [python or sys.executable, "-c", _BOOTSTRAP, path.name, str(batch_limit)]
-    result = _run(argv, path, rel, env, timeout)
+    lowered = batch_limit if applied and applied["applied"] else None
+    try:
+        if pool is not None:
+            outcome = pool.run(path, batch_limit=lowered, timeout=timeout, cold_argv=argv)
+        else:
+            outcome = run_cold(argv, path.parent, self_test_env(), timeout)
+    except OSError as exc:
+        return SelfTestResult(rel, "ERROR", cause=f"{path}: cannot start python: {exc}", batch_limit=applied)
+    result = _verdict(outcome, path, rel, timeout)
     result.batch_limit = applied
     return result
 
 
-def _run(argv: list[str], path: Path, rel: str, env: dict[str, str], timeout: float) -> SelfTestResult:
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.Popen(argv, cwd=path.parent, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
-    except OSError as exc:
-        return SelfTestResult(rel, "ERROR", cause=f"{path}: cannot start python: {exc}")
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return SelfTestResult(rel, "TIMEOUT", returncode=None, seconds=time.perf_counter() - t0,
+def self_test_env() -> dict[str, str]:
+    """The environment files run in: one OpenMP thread unless the caller says otherwise, no bytecode
+    written next to the component files."""
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _verdict(outcome: Outcome, path: Path, rel: str, timeout: float) -> SelfTestResult:
+    out, secs = outcome.output, outcome.seconds
+    if outcome.returncode is None:
+        return SelfTestResult(rel, "TIMEOUT", returncode=None, seconds=secs,
                               cause=f"{path}: self-test did not finish within {timeout:g} s (killed)",
-                              output_tail=_tail(out or ""))
-    secs = time.perf_counter() - t0
-    out = out or ""
-    if proc.returncode == 0 and "PASS" in out:
+                              output_tail=_tail(out))
+    if outcome.returncode == 0 and "PASS" in out:
         return SelfTestResult(rel, "PASS", 0, seconds=secs, output_tail=_tail(out))
-    if proc.returncode == 0:
+    if outcome.returncode == 0:
         cause = f"{path}: exited 0 but never printed PASS (no self-test under `if __name__ == \"__main__\":`?)"
     else:
-        cause = f"{path}: exit code {proc.returncode}: {_last_line(out) or '(no output)'}"
-    return SelfTestResult(rel, "FAIL", proc.returncode, cause=cause, seconds=secs, output_tail=_tail(out))
+        cause = f"{path}: exit code {outcome.returncode}: {_last_line(out) or '(no output)'}"
+    return SelfTestResult(rel, "FAIL", outcome.returncode, cause=cause, seconds=secs, output_tail=_tail(out))
 
 
 def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, files: list[Path] | None = None,
-                   write: bool = True, on_result: Any = None, batch_limit: int | None = None) -> SelfTestReport:
-    """Self-test every component file of the decomposition (level_*/ folders), under `batch_limit`."""
+                   write: bool = True, on_result: Any = None, batch_limit: int | None = None,
+                   warm: bool = True, pool: WarmPool | None = None) -> SelfTestReport:
+    """Self-test every component file of the decomposition (level_*/ folders), under `batch_limit`, `jobs`
+    at a time; in warm workers (`pool`, or a pool of its own unless `warm` is false or HDECOMP_WARM=0)."""
     if batch_limit is not None and batch_limit < 1:
         raise HdecompError(f"--batch-limit must be at least 1 (got {batch_limit})")
     root = Path(root)
@@ -195,17 +197,21 @@ def run_self_tests(root: str | Path, *, timeout: float = 300.0, jobs: int = 1, f
     report = SelfTestReport(root=root, batch_limit=batch_limit)
     t0 = time.perf_counter()
 
-    def one(p: Path) -> SelfTestResult:
-        r = run_self_test(p, root, timeout=timeout, batch_limit=batch_limit)
+    def one(p: Path, pool: WarmPool | None) -> SelfTestResult:
+        r = run_self_test(p, root, timeout=timeout, batch_limit=batch_limit, pool=pool)
         if on_result is not None:
             on_result(r)
         return r
 
-    if jobs > 1 and len(targets) > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            report.results = list(pool.map(one, targets))
-    else:
-        report.results = [one(p) for p in targets]
+    workers = min(max(1, jobs), max(1, len(targets)))
+    with contextlib.ExitStack() as stack:
+        if pool is None and warm and warm_enabled():
+            pool = stack.enter_context(WarmPool(workers, env=self_test_env(), preload=third_party_imports(targets)))
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as threads:
+                report.results = list(threads.map(lambda p: one(p, pool), targets))
+        else:
+            report.results = [one(p, pool) for p in targets]
     report.seconds = time.perf_counter() - t0
     if write:
         out = root / "verification" / RESULTS_FILE

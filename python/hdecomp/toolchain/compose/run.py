@@ -1,12 +1,10 @@
-"""`compose()`: the script written and run in a fresh interpreter; its verdict recorded in
+"""`compose()`: the script written and run in a process of its own; its verdict recorded in
 verification/test_results.json."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -17,6 +15,7 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.layout import TEST_RESULTS_FILE, read_test_results
+from hdecomp.runtime.warm import WarmPool, run_cold
 from hdecomp.toolchain.compose.plan import build_composition, relative_to_root
 from hdecomp.toolchain.compose.script import RESULT_MARK, SCRIPT, generate_script
 from hdecomp.toolchain.compose.weights import composed_weight_map
@@ -47,8 +46,10 @@ class ComposeResult:
 
 
 def compose(root: str | Path, *, run: bool = True, batch_limit: int | None = None, device: str = "cpu",
-            timeout: float | None = None, python: str | None = None) -> ComposeResult:
-    """Write verification/composition_test.py and (unless run=False) run it in a subprocess."""
+            timeout: float | None = None, python: str | None = None, pool: WarmPool | None = None,
+            ) -> ComposeResult:
+    """Write verification/composition_test.py and (unless run=False) run it in a subprocess of its own (a
+    warm worker of `pool` when given: torch imported already, the script alone in a fresh child)."""
     root = Path(root)
     t0 = time.perf_counter()
     if not root.is_dir():
@@ -64,23 +65,24 @@ def compose(root: str | Path, *, run: bool = True, batch_limit: int | None = Non
                            kernels=sorted({relative_to_root(root, lf.file) for lf in comp.leaves.values()}),
                            steps=[d.name for d in comp.order])
     if run:
-        _run_script(result, path, timeout=timeout, python=python)
+        _run_script(result, path, timeout=timeout, python=python, pool=pool)
         _record_in_test_results(root, result)
     result.seconds = time.perf_counter() - t0
     return result
 
 
-def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, python: str | None) -> None:
-    env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    try:
-        proc = subprocess.run([python or sys.executable, path.name], cwd=path.parent, env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, python: str | None,
+                pool: WarmPool | None = None) -> None:
+    from hdecomp.toolchain.selftest import self_test_env
+    argv = [python or sys.executable, path.name]
+    if pool is not None and python in (None, pool.python):
+        outcome = pool.run(path, timeout=timeout, cold_argv=argv)
+    else:
+        outcome = run_cold(argv, path.parent, self_test_env(), timeout)
+    if outcome.returncode is None:
         result.status, result.reason = "ERROR", f"{path}: did not finish within {timeout:g} s (timeout)"
         return
-    out = (proc.stdout or "") + (proc.stderr or "")
+    out = outcome.output
     result.output = out
     for line in out.splitlines():
         if line.startswith(RESULT_MARK):
@@ -93,7 +95,7 @@ def _run_script(result: ComposeResult, path: Path, *, timeout: float | None, pyt
                 return
     tail = [ln for ln in out.strip().splitlines() if ln.strip()]
     result.status = "ERROR"
-    result.reason = f"{path}: exit code {proc.returncode}: {tail[-1] if tail else '(no output)'}"
+    result.reason = f"{path}: exit code {outcome.returncode}: {tail[-1] if tail else '(no output)'}"
 
 
 def _record_in_test_results(root: Path, result: ComposeResult) -> None:
