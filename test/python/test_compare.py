@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import pytest
 import torch
 from hdecomp.verify.compare import compare_outputs, degenerate_kind, first_float_dtype, tolerances_for
 
@@ -130,3 +131,41 @@ def test_details_keep_original_keys() -> None:
 def test_first_float_dtype() -> None:
     assert first_float_dtype([torch.arange(3), {"k": torch.randn(2).half()}]) == torch.float16
     assert first_float_dtype([torch.arange(3)]) is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_the_float32_check_gives_the_float64_loops_verdict_and_max_diff(dtype: torch.dtype) -> None:
+    from hdecomp.verify.compare import LeafComparison, _compare_finite, _compare_general, tolerances_for
+    gen = torch.Generator().manual_seed(0)
+    rtol, atol = tolerances_for(dtype)
+    for case in range(40):
+        a = (torch.randn(3000, generator=gen) * 10 ** (case % 7 - 3)).to(dtype)
+        # differences spread around the tolerance, so some elements sit right at its edge
+        noise = torch.randn(3000, generator=gen) * (atol + rtol * a.float().abs()) * (0.2 + case / 20)
+        b = (a.float() + noise).to(dtype)
+        b[case % 3000] = a[case % 3000]   # some exact elements too
+        fast, slow = (LeafComparison(path="out", match=False, numel=a.numel(), rtol=rtol, atol=atol)
+                      for _ in range(2))
+        _compare_finite(fast, a, b, "out")
+        _compare_general(slow, a, b, "out")
+        assert (fast.match, fast.mismatched, fast.max_diff, fast.reason) == \
+            (slow.match, slow.mismatched, slow.max_diff, slow.reason), case
+        assert fast.mean_diff == pytest.approx(slow.mean_diff, rel=1e-6, abs=1e-30)
+
+
+def test_outputs_with_nan_or_inf_take_the_general_comparison() -> None:
+    a = torch.tensor([1.0, float("nan"), float("inf"), 2.0])
+    b = torch.tensor([1.0, float("nan"), float("inf"), 2.0 + 1e-3])
+    leaf = compare_outputs(a, b).leaves[0]
+    assert not leaf.match and leaf.mismatched == 1 and leaf.nan_count == 1 and leaf.inf_count == 1
+    assert compare_outputs(a, a.clone()).leaves[0].inf_count == 1   # bit-identical: Inf still counted
+
+
+@pytest.mark.parametrize("values,kind", [([0.0, -0.0, 0.0], "all_zero"), ([2.5, 2.5], "constant"),
+                                         ([float("inf")] * 3, "constant"), ([float("nan")] * 2, "all_nan"),
+                                         ([float("nan"), 1.0, 1.0], "constant"), ([1.0, 2.0], None),
+                                         ([7.0], None), ([3, 3, 3], "constant"), ([True, True], "constant"),
+                                         ([False, False], "all_zero")])
+def test_degenerate_kinds_from_one_min_max_pass(values: list, kind: str | None) -> None:
+
+    assert degenerate_kind(torch.tensor(values)) == kind
