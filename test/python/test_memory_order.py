@@ -107,7 +107,7 @@ def test_a_big_original_output_is_not_in_memory_while_the_refactored_model_runs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     orig, ref, probe = _probe_step(tmp_path, monkeypatch)
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)  # every output counts as big
-    result = verify_step(orig, ref, VerifyOptions(num_trials=2, skip_anticheat=True))
+    result = verify_step(orig, ref, VerifyOptions(num_trials=2, skip_anticheat=True, reference_cache=False))
     assert result.status == "PASS", result.data.get("fail_detail") or result.error
     # 2 trials + the randomized-weights trial, each checked while the refactored model ran
     assert probe["alive_during_refactored"] == [False, False, False]
@@ -118,14 +118,14 @@ def test_the_old_order_holds_the_original_output_during_the_refactored_run(
     """The probe can fail: with spilling off (outputs below the threshold) the output is alive."""
     orig, ref, probe = _probe_step(tmp_path, monkeypatch)
     monkeypatch.setattr(verify, "SPILL_BYTES", 1 << 62)
-    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True, randomized_trial=False))
+    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True, reference_cache=False, randomized_trial=False))
     assert result.status == "PASS"
     assert probe["alive_during_refactored"] == [True]
 
 
 def test_spilled_outputs_give_the_same_result_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     orig, ref, _ = _probe_step(tmp_path, monkeypatch)
-    opts = VerifyOptions(num_trials=2, skip_anticheat=True)
+    opts = VerifyOptions(num_trials=2, skip_anticheat=True, reference_cache=False)
     monkeypatch.setattr(verify, "SPILL_BYTES", 1 << 62)
     kept = verify_step(orig, ref, opts).to_dict()
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
@@ -147,7 +147,7 @@ def test_a_failed_refactored_run_leaves_no_spill_file(tmp_path: Path, monkeypatc
         return p
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
     monkeypatch.setattr(verify, "spill_output", spy)
-    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True))
+    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True, reference_cache=False))
     assert result.status == "ERROR"
     assert spills and not any(p.exists() for p in spills)
 

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hdecomp.runtime.warm import SERVER, WarmPool, run_cold, third_party_imports
 from hdecomp.toolchain.selftest import run_self_tests, self_test_env
 

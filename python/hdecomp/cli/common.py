@@ -22,6 +22,9 @@ def run_options(p: argparse.ArgumentParser, *, trials: bool = True) -> None:
         p.add_argument("--num-trials", type=int, default=3, help="random input trials (default 3)")
         p.add_argument("--rtol", type=float, default=None, help="relative tolerance (default: by dtype)")
         p.add_argument("--atol", type=float, default=None, help="absolute tolerance (default: by dtype)")
+        p.add_argument("--no-cache", action="store_true",
+                       help="run the original's side of every trial, even when the reference cache holds it "
+                            "(HDECOMP_CACHE=0 does the same; the cache: HDECOMP_CACHE_DIR, ~/.cache/hdecomp)")
 
 
 def emit_json(data: Any) -> None:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True) if args.json else Console()
     options = DecomposeOptions(device=args.device, batch_limit=args.batch_limit, timeout=args.timeout,
                                num_trials=args.num_trials, rtol=args.rtol, atol=args.atol,
-                               max_depth=args.max_depth, name=args.name)
+                               max_depth=args.max_depth, name=args.name, reference_cache=not args.no_cache)
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise HdecompError(f"--device {args.device}: no CUDA device is available")
     dec = decompose(args.model, args.output, options, console=console, progress=True)

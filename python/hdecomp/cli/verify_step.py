@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     options = VerifyOptions(rtol=args.rtol, atol=args.atol, num_trials=args.num_trials,
                             skip_anticheat=args.skip_anticheat, device=args.device, batch_limit=args.batch_limit,
                             timeout=args.timeout, weight_map=args.weight_map,
-                            randomized_trial=not getattr(args, "no_randomized_trial", False))
+                            randomized_trial=not getattr(args, "no_randomized_trial", False),
+                            reference_cache=not getattr(args, "no_cache", False))
     as_json = getattr(args, "json", False)
     result = verify_step(args.original, args.refactored, options, output=args.output)
     # The human report goes to stdout (stderr for ERROR, and when stdout carries JSON).

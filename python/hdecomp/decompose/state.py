@@ -22,6 +22,7 @@ class DecomposeOptions:
     name: str | None = None
     finish: bool = True            # write coverage summary, self-tests, composition test
     self_tests: bool = True        # run every component's self-test at the end (test_results.json)
+    reference_cache: bool = True   # store each step's reference outputs for later re-verification
 
 
 @dataclass

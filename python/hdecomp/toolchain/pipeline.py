@@ -315,7 +315,8 @@ def options_from_args(args: argparse.Namespace) -> Any:
     from hdecomp.verify.result import VerifyOptions
     return VerifyOptions(rtol=getattr(args, "rtol", None), atol=getattr(args, "atol", None),
                          num_trials=getattr(args, "num_trials", 3), device=getattr(args, "device", "cpu"),
-                         batch_limit=getattr(args, "batch_limit", None), timeout=getattr(args, "timeout", None))
+                         batch_limit=getattr(args, "batch_limit", None), timeout=getattr(args, "timeout", None),
+                         reference_cache=not getattr(args, "no_cache", False))
 
 
 __all__ = ["PipelineResult", "StepOutcome", "forward_timer", "run_pipeline", "verify_one"]

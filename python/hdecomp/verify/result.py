@@ -34,6 +34,9 @@ class VerifyOptions:
     # the refactored model built on the meta device and given the original's tensors themselves (one copy
     # of the weights in memory); copies instead where sharing cannot be exact (see _build_refactored)
     share_weights: bool = True
+    # the original's side of each trial from the reference cache (verify/reference_cache.py) when this
+    # original was verified before with the same seeds and settings; HDECOMP_CACHE=0 turns it off too
+    reference_cache: bool = True
 
 
 @dataclass

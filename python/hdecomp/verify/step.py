@@ -88,6 +88,20 @@ def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[Explicit
     return load_explicit_map(wm), str(wm), auto
 
 
+def _reference_cache(comp_o: Any, options: VerifyOptions, device: torch.device) -> Any:
+    """The reference cache of this original under these options, or None (off, or no key)."""
+    from hdecomp.verify.reference_cache import ReferenceCache, cache_enabled, step_key
+    if not (options.reference_cache and cache_enabled()):
+        return None
+    try:
+        key = step_key(comp_o.path, comp_o.imported, comp_o.class_name,
+                       seeds=(SEED_BASE, RANDOMIZED_WEIGHT_SEED, *PROBE_SCALES), batch_limit=options.batch_limit,
+                       device=device)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return ReferenceCache(key)
+
+
 def _auto_map_note(path: str | None) -> str:
     return (f"this weight map was picked up automatically from {path}; pass --weight-map to use another "
             f"map, or delete it if it does not belong to this step")
@@ -196,6 +210,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     comp_r = load_component(refactored, class_names=("RefactoredModel", "Model"), timeout=options.timeout,
                             require_inputs=False)
     clock.add("load", time.perf_counter() - t0)
+    reference = _reference_cache(comp_o, options, device)
     t0 = time.perf_counter()
     seed_everything(0)
     m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
@@ -271,7 +286,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
         trial, to, tr = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
-                                   record, batch_info)
+                                   record, batch_info, reference=reference)
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
@@ -300,13 +315,16 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     del trace_o, trace_r
 
     randomized: Trial | None = None
+    weights_state = "init"   # the original's weights as built; re-randomised below (part of a reference's label)
     float_tensors = any(t.is_floating_point() for t in list(m_orig.parameters()) + list(m_orig.buffers()))
     if options.randomized_trial and float_tensors:
         t0 = time.perf_counter()
         names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
+        weights_state = f"rand{RANDOMIZED_WEIGHT_SEED}"
         clock.add("weights", time.perf_counter() - t0)
         randomized, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
-                                      "randomized", options, clock, device, False, batch_info)
+                                      "randomized", options, clock, device, False, batch_info,
+                                      reference=reference, weights=weights_state)
         randomized.randomized = True
         data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
                                     "tensors_randomized": len(names)}
@@ -321,8 +339,9 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
             break
         if k % 2 == 1 and float_tensors:
             randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
+            weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}"
         bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
-                              clock, device, False, batch_info)
+                              clock, device, False, batch_info, reference=reference, weights=weights_state)
         branch_trials.append(bt)
     child_calls.close()
     if called_later:
@@ -337,7 +356,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         for scale in PROBE_SCALES:
             probe, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
                                      f"probe_x{scale:g}", options, clock, device, False, batch_info,
-                                     input_scale=scale)
+                                     input_scale=scale, reference=reference, weights=weights_state)
             probes.append(probe)
             if not probe.comparison.degenerate:
                 break
@@ -345,6 +364,10 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     # A forward that draws random numbers (dropout in train mode, Reformer's LSH rotations, noise) is
     # still verified exactly: each trial runs both models from the same seeded RNG state.
     data["forward_draws_random"] = clock.random_draws > 0
+    # how many of the original's trial runs came from the reference cache (none on a first verification)
+    data["reference_cache"] = ({"used": False} if reference is None else
+                               {"used": True, "trials_from_cache": reference.hits, "trials_stored": reference.stored,
+                                "original_writes_its_state": reference.poisoned})
     if clock.random_draws:
         result.warnings.append("the forward draws random numbers: each trial ran both models from the same "
                                "seeded RNG state, so they drew the same ones")

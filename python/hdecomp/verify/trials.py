@@ -22,6 +22,7 @@ from hdecomp.runtime.component import (
 )
 from hdecomp.runtime.ops import OpTrace, record_ops
 from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
+from hdecomp.verify.reference_cache import ReferenceCache
 from hdecomp.verify.result import Clock, VerifyOptions
 
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
@@ -206,7 +207,11 @@ def holds_meta_tensors(model: nn.Module) -> bool:
 def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
                index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
                record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
+               reference: ReferenceCache | None = None, weights: str = "init",
                ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
+    """One trial. `reference`: where the original's side may come from; `weights` names the state of the
+    original's weights (its initialisation, or the seed they were last re-randomised with), part of the
+    reference's label with the trial's seed and input scale."""
     t0 = time.perf_counter()
     args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
                                     batch_limit=options.batch_limit)
@@ -238,22 +243,43 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     clock.add("inputs", time.perf_counter() - t0)
 
     # The original runs on a clone; the refactored model gets the pristine tensors, watched by
-    # fingerprints. At most two copies of the inputs exist at once.
+    # fingerprints. At most two copies of the inputs exist at once. A cached reference (the same original,
+    # seeds and settings verified before: reference_cache.py) stands for the original's run.
     t0 = time.perf_counter()
-    o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
-    o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
+    label = f"{index}-s{seed}-w{weights}" + (f"-x{input_scale:g}" if input_scale is not None else "")
+    cached = reference.get(label, need_trace=record, device=device) if reference is not None else None
     clock.add("inputs", time.perf_counter() - t0)
-    out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
-                              seed=seed, record=record, root_locations=False, clock=clock)
+    if cached is not None:
+        out_o, trace_o, mutated_o = cached.output, cached.trace, cached.mutated
+        clock.random_draws += cached.drew_random
+    else:
+        t0 = time.perf_counter()
+        o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
+        o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
+        state_versions = [t._version for t in [*m_orig.parameters(), *m_orig.buffers()]]
+        draws = clock.random_draws
+        clock.add("inputs", time.perf_counter() - t0)
+        out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
+                                  seed=seed, record=record, root_locations=False, clock=clock)
+        t0 = time.perf_counter()
+        # judged as the refactored model is below: changed values, or an in-place write of the same values
+        # (a ReLU(inplace=True) on inputs that are already positive)
+        o_after = input_tensors(o_args, o_kwargs)
+        changed_o = set(_mutated(pristine, o_after))
+        mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=True) if p in changed_o or t._version != v]
+        del o_args, o_kwargs
+        clock.add("inputs", time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        if reference is not None:
+            if state_versions != [t._version for t in [*m_orig.parameters(), *m_orig.buffers()]]:
+                reference.poison()   # its own state changed: a later trial would start elsewhere
+            else:
+                from hdecomp.verify.reference_cache import Reference
+                reference.put(label, Reference(out_o, mutated_o, clock.random_draws > draws, trace_o))
+            clock.add("reference_cache", time.perf_counter() - t0)
     t0 = time.perf_counter()
-    # judged as the refactored model is below: changed values, or an in-place write of the same values (a
-    # ReLU(inplace=True) on inputs that are already positive)
-    o_after = input_tensors(o_args, o_kwargs)
-    changed_o = set(_mutated(pristine, o_after))
-    mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=True) if p in changed_o or t._version != v]
-    del o_args, o_kwargs
     # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
     # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
     spilled = spill_output(out_o, device)
