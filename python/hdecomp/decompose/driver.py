@@ -10,7 +10,6 @@ tree, log, analysis, coverage summary, self-test results and composition test ar
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import shutil
 import time
@@ -62,8 +61,8 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         tried.append("source" if method == "source" else "graph")
         # Everything the step's writing held is gone with write_step's frame; the captured fx graph's
         # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
-        # not sit in memory next to the two models verification builds.
-        gc.collect()
+        # not sit in memory next to the two models verification builds (when they are big: dec.collect).
+        dec.collect()
         outcome = _verify(dec, step_dir, step_number, step_name)
         status = outcome.status
         numeric = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation"}

@@ -6,7 +6,6 @@ The driver only queues the components and gates each step on its verification.""
 from __future__ import annotations
 
 import contextlib
-import gc
 import keyword
 import shutil
 from dataclasses import dataclass, replace
@@ -230,7 +229,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 break
             expand.add(str(called[0].target))
             del cap  # the last capture's values (every intermediate) must not sit next to the next one's
-            gc.collect()
+            dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
@@ -242,7 +241,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         if one_op:
             expand |= set(one_op)
             del cap
-            gc.collect()
+            dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
                      "a torch.nn container around one op: the op is a child of this step")
@@ -254,7 +253,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 break
             expand |= set(big)
             del cap
-            gc.collect()
+            dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
