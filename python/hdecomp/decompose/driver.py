@@ -157,6 +157,24 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
                 shutil.rmtree(root / sub)
     root.mkdir(parents=True, exist_ok=True)
     dec = Decomposition(root=root, model_file=model_file, name=name, options=options)
+    # The warm worker for the self-tests and the composition test at the end imports torch (and the
+    # model's packages) now, while the steps run.
+    from hdecomp.runtime.warm import WarmPool, third_party_imports
+    from hdecomp.toolchain.selftest import self_test_env
+    with WarmPool(2, env=self_test_env(), preload=third_party_imports([model_file])) as pool:
+        if options.finish:
+            pool.prestart(1)
+        dec.pool = pool
+        try:
+            _decompose(dec, comp, model_file, name, root, console, progress)
+        finally:
+            dec.pool = None
+    return dec
+
+
+def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root: Path, console: Any,
+               progress: bool) -> None:
+    options = dec.options
     t0 = time.perf_counter()
     # Check the model runs before writing anything else: a broken model is exit 2.
     top = root / LEVEL_DIRS[3] / f"{name}.py"
@@ -181,6 +199,9 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
     # the cut batch + 1 (hdecomp.decompose.shapes); the tree and the model copy's self-test carry those.
     # what one process that builds and runs the model holds: its weights and one forward's intermediates
     dec.forward_bytes = peak.growth + sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
+    if dec.pool is not None and options.finish and options.self_tests:
+        from hdecomp.decompose.outputs import self_test_jobs
+        dec.pool.prestart(self_test_jobs(dec.forward_bytes))   # the second self-test worker, when two fit
     args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
                                                 device=options.device, timeout=options.timeout,
                                                 cost_bytes=peak.growth)
@@ -237,7 +258,6 @@ def decompose(model_file: str | Path, output_root: str | Path | None = None,
             queue.extend(new)
     dec.seconds = time.perf_counter() - t0
     write_outputs(dec)
-    return dec
 
 
 class _NullProgress:

@@ -203,6 +203,9 @@ def _finish(dec: Decomposition, status: str) -> None:
     from hdecomp.runtime.warm import WarmPool, third_party_imports
     from hdecomp.toolchain.selftest import self_test_env
     jobs = self_test_jobs(dec.forward_bytes)
+    if dec.pool is not None:   # started by decompose() at the beginning
+        _tests_and_composition(dec, status, dec.pool, jobs)
+        return
     with WarmPool(jobs, env=self_test_env(), preload=third_party_imports(component_files(root))) as pool:
         _tests_and_composition(dec, status, pool, jobs)
 

@@ -78,6 +78,7 @@ class Decomposition:
     seconds: float = 0.0
     finals: dict[str, Any] = field(default_factory=dict)
     root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
+    pool: Any = None                  # warm workers for the final self-tests and composition (runtime.warm)
 
     def collect(self) -> None:
         """A full garbage collection where it pays: the fx graphs' node <-> graph cycles keep a capture's

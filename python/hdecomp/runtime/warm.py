@@ -166,6 +166,21 @@ class WarmPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def prestart(self, n: int = 1) -> None:
+        """Start `n` workers now (their imports then run while the caller works on), not on first use."""
+        if not self.enabled:
+            return
+        with self._lock:
+            missing = max(0, min(n, self.jobs) - len(self._all))
+        for _ in range(missing):
+            try:
+                w = _Worker(self.python, self.env, self.preload)
+            except OSError:
+                return
+            with self._lock:
+                self._all.append(w)
+                self._idle.append(w)
+
     def _take(self) -> _Worker:
         with self._lock:
             if self._idle:
