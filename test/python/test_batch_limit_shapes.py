@@ -155,3 +155,49 @@ def test_commands_without_the_batch_limit_say_the_tree_was_made_with_one(
         assert "made with --batch-limit 1" in capsys.readouterr().err
         assert main([*argv, "--batch-limit", "1"]) == 0
         assert "made with --batch-limit" not in capsys.readouterr().err
+
+
+DERIVED = '''
+import torch
+import torch.nn as nn
+
+batch_size = 4
+input_shape = (batch_size, 3, 8, 8)
+flat = input_shape[0] * 3
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3)
+        self.norm = nn.BatchNorm2d(6)
+
+    def forward(self, x):
+        return torch.relu(self.norm(self.conv(x)))
+
+
+def get_inputs():
+    return [torch.randn(input_shape)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_module_values_computed_from_batch_size_follow_the_lowered_batch(tmp_path: Path) -> None:
+    """`input_shape = (batch_size, ...)` at the top of the file follows `--batch-limit`, as when the file runs
+    with its `batch_size` line lowered (`hdecomp test --batch-limit`): the decomposer records at the cut
+    batch and writes batch-relative shapes, so the model copy's own self-test passes under the limit."""
+    path = tmp_path / "derived.py"
+    path.write_text(DERIVED)
+    comp = load_component(path)
+    args, _ = comp.make_inputs(seed=0, batch_limit=1)
+    assert list(args[0].shape) == [1, 3, 8, 8]
+    assert comp.module.input_shape == (4, 3, 8, 8) and comp.module.flat == 12 and comp.module.batch_size == 4
+    dec = decompose(path, tmp_path / "out", DecomposeOptions(batch_limit=1))
+    res = result_dict(dec)
+    assert res["status"] == "PASS", res
+    assert dec.finals["self_tests"]["status"] == "PASS" and dec.finals["self_tests"]["failed"] == 0
+    copy = (dec.root / "level_3_model" / "derived.py").read_text()
+    assert "((batch_size, 6, 6, 6), torch.float32, True)" in copy

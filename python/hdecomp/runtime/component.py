@@ -9,6 +9,7 @@ both named `conv.py` (or both defining `Model`) never collide.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import itertools
@@ -218,6 +219,9 @@ class Component:
                 lowered.append((mod, value))
         for mod, _ in lowered:
             setattr(mod, "batch_size", batch_limit)  # noqa: B010 (a user module: no declared attribute)
+        # module-level values computed from batch_size at import (`input_shape = (batch_size, 3, 224, 224)`)
+        # follow it, as they do when the file runs with its `batch_size` line lowered (`hdecomp test`)
+        saved = _reassign_derived(self.module, self.path) if any(m is self.module for m, _ in lowered) else {}
         try:
             yield
             own = next((v for m, v in lowered if m is self.module), None)
@@ -226,6 +230,7 @@ class Component:
         finally:
             for mod, value in lowered:
                 setattr(mod, "batch_size", value)  # noqa: B010
+            self.module.__dict__.update(saved)
 
     def _call(self, what: str, fn: Callable[[], Any], timeout: float | None) -> Any:
         return run_user_code(fn, what=what, path=self.path, timeout=timeout)
@@ -337,6 +342,49 @@ def run_user_code(fn: Callable[[], Any], *, what: str, path: Path | str, timeout
             cause = f"{what} raised {type(exc).__name__}: {_first_line(exc)}"
         raise ComponentRunError(cause, file, line,
                                 details="".join(traceback.format_exception(exc))) from exc
+
+
+def derived_from_batch_size(source: str) -> list[ast.Assign | ast.AnnAssign]:
+    """The file's top-level assignments computed from its `batch_size`, directly or through an earlier
+    one of them, in file order (`input_shape = (batch_size, 3, 224, 224)`, then `shape2 = input_shape`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    derived, out = {"batch_size"}, []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if len(names) != len(targets) or "batch_size" in names:
+            continue
+        if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(value)):
+            out.append(stmt)
+            derived.update(names)
+    return out
+
+
+def _reassign_derived(module: ModuleType, path: Path) -> dict[str, Any]:
+    """Run the module's assignments derived from `batch_size` again (batch_size already lowered); the
+    values they replaced, to put back. An assignment that raises leaves every value as it was."""
+    try:
+        stmts = derived_from_batch_size(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+    names = [t.id for st in stmts for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
+             if isinstance(t, ast.Name)]
+    saved = {n: module.__dict__[n] for n in names if n in module.__dict__}
+    try:
+        for st in stmts:
+            exec(compile(ast.Module(body=[st], type_ignores=[]), str(path), "exec"), module.__dict__)
+    except Exception:
+        module.__dict__.update(saved)
+        return {}
+    return saved
 
 
 def _first_line(exc: BaseException) -> str:
