@@ -23,6 +23,7 @@ from hdecomp.decompose.capture.common import (
     restored_attributes,
     work_copy,
 )
+from hdecomp.decompose.value_names import user_frame_trace
 from hdecomp.runtime.component import clone_nested
 
 
@@ -33,7 +34,16 @@ class LeafTracer(fx.Tracer):
     def __init__(self, expand: set[str] | None = None) -> None:
         super().__init__()
         self.expand = expand or set()
-        self.record_stack_traces = True   # where each value came from: value_names.py names it by its source
+        # Where each value came from (value_names.py names it by its source): the innermost user frame,
+        # taken by create_node below. fx's own record_stack_traces symbolises a native traceback per node
+        # (its first use imports the profiler bindings: 1.4 s) for the same line.
+        self.record_stack_traces = False
+
+    def create_node(self, *args: Any, **kwargs: Any) -> fx.Node:
+        node = super().create_node(*args, **kwargs)
+        if not node.stack_trace:
+            node.stack_trace = user_frame_trace()
+        return node
 
     def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
         return module_qualified_name not in self.expand
