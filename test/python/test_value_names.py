@@ -49,3 +49,16 @@ def test_recorded_graph_values_take_their_assigned_names() -> None:
     assert {"q", "k", "v", "attn_weights", "attn_output"} <= names, names
     # no torch or hdecomp frame names a value (fx's proxy machinery, the recorder itself)
     assert not names & {"user_stack_summary", "node", "out", "result"}, names
+
+
+def test_torch_frames_are_skipped_through_a_symlinked_environment(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A virtual environment reached through a symlink names torch's files by the link: they are still
+    torch's frames, never the user's source line a value is named by."""
+    from pathlib import Path
+
+    import torch
+    from hdecomp.decompose.value_names import _skipped_frame
+    link = tmp_path / "env"
+    link.symlink_to(Path(torch.__file__).resolve().parent.parent)
+    assert _skipped_frame(str(link / "torch" / "nn" / "modules" / "module.py"))
+    assert not _skipped_frame(str(tmp_path / "model.py"))

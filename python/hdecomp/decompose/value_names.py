@@ -145,10 +145,22 @@ def user_frame_trace() -> str | None:
     what an op recorder stores in `node.meta["stack_trace"]`, as fx's tracer does. Frames of torch and of
     hdecomp itself are skipped."""
     frame = sys._getframe(1)
-    skip = (_torch_dir(), _hdecomp_dir())
     while frame is not None:
         path = frame.f_code.co_filename
-        if not path.startswith(skip) and not path.startswith("<"):
+        if not _skipped_frame(path):
             return f'File "{path}", line {frame.f_lineno}, in {frame.f_code.co_name}'
         frame = frame.f_back   # type: ignore[assignment]
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _skipped_frame(path: str) -> bool:
+    """A frame of torch or hdecomp, or no file: by the resolved path (a virtual environment reached
+    through a symlink names torch's files by the link)."""
+    if path.startswith("<"):
+        return True
+    try:
+        real = str(Path(path).resolve())
+    except (OSError, ValueError):
+        real = path
+    return real.startswith((_torch_dir(), _hdecomp_dir()))
