@@ -112,11 +112,15 @@ def get_init_inputs():
 '''
 
 
-def test_an_original_that_writes_its_own_state_is_never_cached(tmp_path: Path, cache: Path) -> None:
+PYTHON_COUNTER = STATEFUL.replace('self.register_buffer("calls", torch.zeros(()))', "self.calls = 0")
+
+
+@pytest.mark.parametrize("source", [STATEFUL, PYTHON_COUNTER], ids=["buffer", "python counter"])
+def test_an_original_that_writes_its_own_state_is_never_cached(tmp_path: Path, cache: Path, source: str) -> None:
     d = tmp_path / "stateful"
     d.mkdir()
-    (d / "original.py").write_text(STATEFUL)
-    (d / "refactored.py").write_text(STATEFUL.replace("class Model", "class RefactoredModel"))
+    (d / "original.py").write_text(source)
+    (d / "refactored.py").write_text(source.replace("class Model", "class RefactoredModel"))
     first = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(skip_anticheat=True))
     second = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(skip_anticheat=True))
     for r in (first, second):

@@ -22,7 +22,7 @@ from hdecomp.runtime.component import (
 )
 from hdecomp.runtime.ops import OpTrace, record_ops
 from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
-from hdecomp.verify.reference_cache import ReferenceCache
+from hdecomp.verify.reference_cache import Reference, ReferenceCache
 from hdecomp.verify.result import Clock, VerifyOptions
 
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
@@ -204,6 +204,25 @@ def holds_meta_tensors(model: nn.Module) -> bool:
     return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
 
 
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def state_signature(model: nn.Module) -> list[Any]:
+    """What a forward could change of its own state: every tensor attribute (parameters, buffers and plain
+    tensors: which object, and its version counter) and every plain Python value of every submodule (a
+    call counter). Equal before and after a forward: the forward is stateless as far as can be seen."""
+    sig: list[Any] = []
+    for qn, m in model.named_modules():
+        for k, v in vars(m).items():
+            if isinstance(v, torch.Tensor):
+                sig.append((qn, k, id(v), v._version))
+            elif isinstance(v, _PLAIN):
+                sig.append((qn, k, v))
+            elif k in ("_parameters", "_buffers"):
+                sig.extend((qn, n, id(t), t._version) for n, t in v.items() if t is not None)
+    return sig
+
+
 def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
                index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
                record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
@@ -258,7 +277,7 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
         t0 = time.perf_counter()
         o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
         o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
-        state_versions = [t._version for t in [*m_orig.parameters(), *m_orig.buffers()]]
+        state = state_signature(m_orig) if reference is not None else None
         draws = clock.random_draws
         clock.add("inputs", time.perf_counter() - t0)
         out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
@@ -273,10 +292,9 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
         clock.add("inputs", time.perf_counter() - t0)
         t0 = time.perf_counter()
         if reference is not None:
-            if state_versions != [t._version for t in [*m_orig.parameters(), *m_orig.buffers()]]:
+            if state != state_signature(m_orig):
                 reference.poison()   # its own state changed: a later trial would start elsewhere
             else:
-                from hdecomp.verify.reference_cache import Reference
                 reference.put(label, Reference(out_o, mutated_o, clock.random_draws > draws, trace_o))
             clock.add("reference_cache", time.perf_counter() - t0)
     t0 = time.perf_counter()
