@@ -148,7 +148,7 @@ def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str
             argv = [python or sys.executable, "-c", _BOOTSTRAP, path.name, str(batch_limit)]
     lowered = batch_limit if applied and applied["applied"] else None
     try:
-        if pool is not None:
+        if pool is not None and python in (None, pool.python):
             outcome = pool.run(path, batch_limit=lowered, timeout=timeout, cold_argv=argv)
         else:
             outcome = run_cold(argv, path.parent, self_test_env(), timeout)

@@ -3,8 +3,9 @@ refactored.py (the editor's "Verify step", a pipeline re-run) runs the refactore
 
 What a trial takes from the original (its output, the inputs it mutated, whether it drew random
 numbers, and the first trial's op trace) is a function of the original file and the user modules it
-imports, the trial's seeds, the batch limit, the device, and the versions of torch, hdecomp and the
-third-party packages the original imports: the cache key hashes exactly those. The refactored file is
+imports, the trial's seeds, the batch limit, the device, and the versions of torch, hdecomp (its version
+and the code of its runtime/ and verify/ packages) and the third-party packages the original imports: the
+cache key hashes exactly those. The refactored file is
 not part of it. An original whose forward writes its own parameters or buffers is never cached (a
 later trial would start from another state). The weights still come from the original model, built as
 before; only its forwards are skipped.
@@ -18,6 +19,7 @@ least recently used entries evicted first; one step's outputs above a quarter of
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -89,6 +91,20 @@ def _package_versions(sources: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+@functools.cache
+def _code_version() -> str:
+    """A hash of the code that makes a trial's inputs and records the original's run (hdecomp's runtime/ and
+    verify/ packages): a changed hdecomp never reads references made by another, whatever its version
+    string says."""
+    h = hashlib.sha256()
+    base = Path(__file__).resolve().parent.parent
+    for sub in ("runtime", "verify"):
+        for f in sorted((base / sub).glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def step_key(path: Path, imported: list[Any], class_name: str, *, seeds: tuple[float, ...],
              batch_limit: int | None, device: torch.device) -> str:
     """The cache key of an original file: its content and its imported user modules', the class, the
@@ -99,8 +115,8 @@ def step_key(path: Path, imported: list[Any], class_name: str, *, seeds: tuple[f
         f = getattr(mod, "__file__", None)
         if f and Path(f).is_file():
             sources.append(Path(f).read_text(encoding="utf-8"))
-    parts: list[Any] = [FORMAT, __version__, torch.__version__, sys.version_info[:2], class_name, seeds,
-                        batch_limit, str(device), _package_versions(sources), torch.get_default_dtype()]
+    parts: list[Any] = [FORMAT, __version__, _code_version(), torch.__version__, sys.version_info[:2], class_name,
+                        seeds, batch_limit, str(device), _package_versions(sources), torch.get_default_dtype()]
     h.update(repr(parts).encode())
     for s in sources:
         h.update(hashlib.sha256(s.encode()).digest())
