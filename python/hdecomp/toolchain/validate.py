@@ -48,6 +48,7 @@ SCHEMA_FOR_FILE = {
     "steps/*/verification_result.json": "verification_result",
     "steps/*/coverage_report.json": "coverage_report",
     "steps/*/weight_map.json": "weight_map",
+    "verification/profile.json": "profile",
 }
 SCHEMA_NAMES = sorted(set(SCHEMA_FOR_FILE.values()))
 

@@ -1,0 +1,311 @@
+"""`hdecomp profile DIR`: the work, the time and the share of the model's time of every unique kernel and
+fusion of a decomposition, with rooflines for named devices and for this machine.
+
+For each component file (a tree node at level kernel or fusion), built and fed as its self-test is (under
+`--batch-limit`):
+- **work**: FLOPs, counted per aten op: torch's own formulas (`torch.utils.flop_counter`) for matmuls,
+  convolutions and attention, and the formulas below where it has none (the CPU attention kernel, norms,
+  softmax, elementwise ops); bytes moved = the inputs + the outputs + the parameters and buffers;
+- **time**: warm-up runs, then the median of N timed runs; on CUDA timed with CUDA events and the L2 cache
+  flushed before each run (as KernelBench does);
+- **share**: instances (the tree's count) x time / the whole model's time, measured the same way;
+- **roofline**: arithmetic intensity (FLOPs / byte) and the speed-of-light time on each device of
+  DEVICE_SPECS and on this machine (its peak measured by a quick probe): max(FLOPs / peak, bytes / bandwidth).
+
+Writes verification/profile.json (data/schema/profile.schema.json); components ranked by share.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from hdecomp.errors import HdecompError
+from hdecomp.formats.jsonio import read_json, write_json_atomic
+from hdecomp.formats.tree import TREE_FILE
+
+PROFILE_FILE = "profile.json"
+
+# Peak dense throughput (FLOP/s) by precision and memory bandwidth (byte/s), from the vendors' data sheets
+# (SXM parts; tensor-core figures without sparsity). fp32 is the non-tensor-core rate.
+DEVICE_SPECS: dict[str, dict[str, float]] = {
+    "H100": {"fp32": 67e12, "tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "bandwidth": 3.35e12},
+    "H200": {"fp32": 67e12, "tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "bandwidth": 4.8e12},
+    "A100": {"fp32": 19.5e12, "tf32": 156e12, "fp16": 312e12, "bf16": 312e12, "bandwidth": 2.039e12},
+    "L4": {"fp32": 30.3e12, "tf32": 60e12, "fp16": 121e12, "bf16": 121e12, "bandwidth": 0.3e12},
+}
+
+
+# ---- FLOPs ---------------------------------------------------------------------------------------------
+
+
+def _numel(x: Any) -> int:
+    return x.numel() if isinstance(x, torch.Tensor) else 0
+
+
+def _sdpa_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> int:
+    """Q K^T and (softmax) V: 2 * B*H * L * S * (E + Ev)."""
+    *batch, length, e = q.shape
+    s, ev = k.shape[-2], v.shape[-1]
+    bh = math.prod(batch)
+    return 2 * bh * length * s * (e + ev)
+
+
+# FLOPs per output element of the norms and softmax, which torch's counter has no formula for. A norm
+# that computes its statistics: mean and variance (2 adds), centre, square, scale by the inverse deviation
+# (3) = 5; with statistics given (batch norm in eval mode): centre and scale = 2; RMSNorm: square, add,
+# scale = 3. Plus 1 per element for an affine weight and 1 for a bias. Softmax: max, subtract, exp, sum,
+# divide = 5.
+_SOFTMAX = {"softmax", "_softmax", "log_softmax", "_log_softmax"}
+# op -> (FLOPs per element, index of its weight argument; the bias follows it)
+_NORMS = {"native_layer_norm": (5, 2), "native_group_norm": (5, 1), "_native_batch_norm_legit": (5, 1),
+          "_native_batch_norm_legit_no_training": (2, 1), "rms_norm": (3, 2), "_fused_rms_norm": (3, 2)}
+_NO_FLOPS = {"view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "slice", "select",
+             "unsqueeze", "squeeze", "clone", "copy_", "_to_copy", "contiguous", "detach", "alias", "empty",
+             "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full", "arange", "cat", "stack", "split",
+             "split_with_sizes", "chunk", "index", "index_select", "gather", "embedding", "lift_fresh",
+             "as_strided", "new_zeros", "new_empty", "fill_", "zero_", "_reshape_alias", "unbind", "flip",
+             "roll", "pad", "constant_pad_nd", "repeat", "scalar_tensor", "masked_fill", "where", "max_pool2d",
+             "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool2d", "randn", "rand",
+             "bernoulli_", "native_dropout", "dropout", "sym_size", "sym_numel", "_local_scalar_dense", "item",
+             "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or"}
+
+
+def op_flops(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int:
+    """FLOPs of one aten op call: torch's registered formula when it has one, else ours; data movement
+    counts nothing. (Multiply-add = 2 FLOPs, as torch counts.)"""
+    from torch.utils.flop_counter import flop_registry
+    packet = func._overloadpacket
+    if packet in flop_registry:
+        return int(flop_registry[packet](*args, **kwargs, out_val=out))
+    name = packet.__name__
+    if name == "_scaled_dot_product_flash_attention_for_cpu" or name.startswith("_scaled_dot_product"):
+        return _sdpa_flops(args[0], args[1], args[2])
+    if name in _NO_FLOPS:
+        return 0
+    first = out[0] if isinstance(out, (tuple, list)) and out else out
+    n = _numel(first)
+    if name in _SOFTMAX:
+        return 5 * n
+    if name in _NORMS or name == "native_batch_norm":
+        per, w = _NORMS.get(name, (5 if len(args) > 5 and args[5] else 2, 1))
+        affine = [a for a in args[w:w + (1 if "rms" in name else 2)] if isinstance(a, torch.Tensor)]
+        return n * (per + len(affine))
+    if name in ("avg_pool2d", "avg_pool3d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "mean", "sum"):
+        return _numel(args[0])   # one add per input element
+    if n and isinstance(first, torch.Tensor) and (first.is_floating_point() or first.is_complex()):
+        return n   # an elementwise op: one FLOP per output element
+    return 0
+
+
+class FlopCounter(TorchDispatchMode):
+    """Counts FLOPs per aten op while active (op_flops)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+        self.by_op: dict[str, int] = {}
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        n = op_flops(func, args, kwargs, out)
+        if n:
+            key = func._overloadpacket.__name__
+            self.total += n
+            self.by_op[key] = self.by_op.get(key, 0) + n
+        return out
+
+
+def count_flops(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    with torch.no_grad(), FlopCounter() as fc:
+        model(*args, **kwargs)
+    return fc.total, dict(sorted(fc.by_op.items()))
+
+
+def _tensor_bytes(obj: Any, seen: set[int]) -> int:
+    if isinstance(obj, torch.Tensor):
+        key = obj.untyped_storage().data_ptr() if obj.device.type != "meta" else id(obj)
+        if key in seen:
+            return 0
+        seen.add(key)
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        return sum(_tensor_bytes(v, seen) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_tensor_bytes(v, seen) for v in obj)
+    return 0
+
+
+def bytes_moved(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any], out: Any) -> int:
+    """The inputs, the outputs and the parameters and buffers, each storage once."""
+    seen: set[int] = set()
+    state = [*model.parameters(), *model.buffers()]
+    return (_tensor_bytes(list(args), seen) + _tensor_bytes(kwargs, seen) + _tensor_bytes(out, seen)
+            + _tensor_bytes(state, seen))
+
+
+# ---- timing --------------------------------------------------------------------------------------------
+
+
+def time_forward(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device, *,
+                 warmup: int = 3, runs: int = 10) -> float:
+    """Median seconds of one forward: `warmup` untimed runs, then `runs` timed ones; on CUDA with CUDA events
+    and the L2 cache flushed before each run."""
+    times: list[float] = []
+    flush = None
+    if device.type == "cuda":
+        flush = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+    with torch.no_grad():
+        for i in range(warmup + runs):
+            if flush is not None:
+                flush.zero_()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                model(*args, **kwargs)
+                end.record()
+                torch.cuda.synchronize(device)
+                seconds = start.elapsed_time(end) / 1e3
+            else:
+                t0 = time.perf_counter()
+                model(*args, **kwargs)
+                seconds = time.perf_counter() - t0
+            if i >= warmup:
+                times.append(seconds)
+    return statistics.median(times)
+
+
+def probe_peak(device: torch.device, seconds: float = 0.5) -> dict[str, float]:
+    """This machine's fp32 matmul rate (FLOP/s) and copy bandwidth (byte/s): the best of a few runs each."""
+    n = 1024
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    x = torch.empty(16 << 20, dtype=torch.float32, device=device)   # 64 MiB
+    y = torch.empty_like(x)
+
+    def best(fn: Any) -> float:
+        fn()
+        out, end = math.inf, time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            t0 = time.perf_counter()
+            fn()
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            out = min(out, time.perf_counter() - t0)
+        return out
+    flops = 2 * n ** 3 / best(lambda: torch.mm(a, b))
+    bandwidth = 2 * x.numel() * 4 / best(lambda: y.copy_(x))
+    return {"fp32": flops, "bandwidth": bandwidth}
+
+
+def speed_of_light(flops: int, nbytes: int, spec: dict[str, float], dtype: str) -> float:
+    peak = spec.get(dtype) or spec.get("fp32") or math.inf
+    return max(flops / peak, nbytes / spec["bandwidth"])
+
+
+# ---- the tree ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Profiled:
+    id: str
+    level: str
+    path: str
+    instances: int
+    flops: int = 0
+    flops_by_op: dict[str, int] = field(default_factory=dict)
+    bytes: int = 0
+    seconds: float = 0.0
+    dtype: str = "fp32"
+    share: float = 0.0
+    speed_of_light: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def intensity(self) -> float | None:
+        return self.flops / self.bytes if self.bytes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "level": self.level, "path": self.path, "instances": self.instances,
+                "flops": self.flops, "flops_by_op": self.flops_by_op, "bytes": self.bytes,
+                "arithmetic_intensity": self.intensity, "seconds": self.seconds,
+                "seconds_all_instances": self.seconds * self.instances, "share_of_model": self.share,
+                "dtype": self.dtype, "speed_of_light_seconds": self.speed_of_light, "error": self.error}
+
+
+_DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp64"}
+
+
+def _measure(path: Path, device: torch.device, batch_limit: int | None, timeout: float | None, warmup: int,
+             runs: int) -> tuple[int, dict[str, int], int, float, str]:
+    from hdecomp.runtime.batch_limit import limited_inputs
+    from hdecomp.runtime.component import load_component, seed_everything
+    comp = load_component(path, timeout=timeout)
+    seed_everything(0)
+    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
+    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
+    flops, by_op = count_flops(model, args, kwargs)
+    with torch.no_grad():
+        out = model(*args, **kwargs)
+    nbytes = bytes_moved(model, args, kwargs, out)
+    floats = [t for t in [*model.parameters(), *args] if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    dtype = _DTYPES.get(floats[0].dtype, "fp32") if floats else "fp32"
+    seconds = time_forward(model, args, kwargs, device, warmup=warmup, runs=runs)
+    return flops, by_op, nbytes, seconds, dtype
+
+
+def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | None = None,
+                 timeout: float | None = None, warmup: int = 3, runs: int = 10, levels: tuple[str, ...] = ("kernel", "fusion"),
+                 write: bool = True, probe: bool = True) -> dict[str, Any]:
+    """Profile every unique component of `levels` in the decomposition at `root` (see the module's doc)."""
+    root = Path(root)
+    tree_file = root / TREE_FILE
+    if not tree_file.is_file():
+        raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
+    tree = read_json(tree_file)
+    nodes: dict[str, Any] = tree.get("nodes") or {}
+    dev = torch.device(device)
+    root_id = tree.get("root")
+    model_node = nodes.get(root_id) if isinstance(root_id, str) else None
+    if model_node is None:
+        raise HdecompError(f"{TREE_FILE} names no root node", tree_file)
+    _, _, model_bytes, model_seconds, _ = _measure(root / model_node["path"], dev, batch_limit, timeout, warmup, runs)
+    out: list[Profiled] = []
+    for nid, n in nodes.items():
+        if n.get("level") not in levels or nid == root_id:
+            continue
+        p = Profiled(id=nid, level=n["level"], path=n["path"], instances=int(n.get("instance_count") or 1))
+        try:
+            p.flops, p.flops_by_op, p.bytes, p.seconds, p.dtype = _measure(root / n["path"], dev, batch_limit,
+                                                                             timeout, warmup, runs)
+        except HdecompError as exc:
+            p.error = exc.headline
+        out.append(p)
+    specs = {name: dict(spec) for name, spec in DEVICE_SPECS.items()}
+    here = probe_peak(dev) if probe else None
+    if here is not None:
+        specs["this machine"] = here
+    for p in out:
+        p.share = p.seconds * p.instances / model_seconds if model_seconds else 0.0
+        p.speed_of_light = {name: speed_of_light(p.flops, p.bytes, spec, p.dtype) for name, spec in specs.items()}
+    out.sort(key=lambda p: (-p.share, p.id))
+    doc = {"decomposition": str(root), "device": str(dev), "batch_limit": batch_limit, "warmup": warmup,
+           "runs": runs, "torch": torch.__version__,
+           "model": {"id": root_id, "path": model_node["path"], "seconds": model_seconds, "bytes": model_bytes},
+           "device_specs": specs, "components": [p.to_dict() for p in out]}
+    if write:
+        write_json_atomic(root / "verification" / PROFILE_FILE, doc)
+    return doc
+
+
+__all__ = ["DEVICE_SPECS", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
+           "speed_of_light", "time_forward"]
