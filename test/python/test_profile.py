@@ -130,6 +130,10 @@ def test_profile_of_a_decomposition(tree: Path) -> None:
     linear = [c for c in doc["components"] if c["level"] == "kernel" and c["flops_by_op"].get("addmm") == 2 * 6 * 32 * 32]
     assert linear and linear[0]["instances"] == 3
     assert doc["device_specs"]["this machine"]["fp32"] > 0 and doc["device_specs"]["this machine"]["bandwidth"] > 0
+    # the roofline and the share-of-time bars, as PNG files beside the profile
+    assert sorted(Path(p).name for p in doc["plots"]) == ["profile_roofline.png", "profile_share.png"]
+    for p in doc["plots"]:
+        assert Path(p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and Path(p).stat().st_size > 5000
 
 
 def test_cli_json_and_errors(tree: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

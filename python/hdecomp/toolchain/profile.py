@@ -298,13 +298,64 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
         p.share = p.seconds * p.instances / model_seconds if model_seconds else 0.0
         p.speed_of_light = {name: speed_of_light(p.flops, p.bytes, spec, p.dtype) for name, spec in specs.items()}
     out.sort(key=lambda p: (-p.share, p.id))
-    doc = {"decomposition": str(root), "device": str(dev), "batch_limit": batch_limit, "warmup": warmup,
+    doc: dict[str, Any] = {"decomposition": str(root), "device": str(dev), "batch_limit": batch_limit, "warmup": warmup,
            "runs": runs, "torch": torch.__version__,
            "model": {"id": root_id, "path": model_node["path"], "seconds": model_seconds, "bytes": model_bytes},
            "device_specs": specs, "components": [p.to_dict() for p in out]}
     if write:
         write_json_atomic(root / "verification" / PROFILE_FILE, doc)
+        doc["plots"] = write_plots(doc, root / "verification")
     return doc
+
+
+ROOFLINE_PNG, SHARE_PNG = "profile_roofline.png", "profile_share.png"
+
+
+def write_plots(doc: dict[str, Any], folder: Path, device_spec: str = "this machine") -> list[str]:
+    """The roofline (attained FLOP/s against arithmetic intensity, under `device_spec`'s compute and memory
+    roofs) and the share-of-time bars of the components, as PNG files; [] without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    comps = [c for c in doc["components"] if c["seconds"] > 0 and c["flops"] > 0 and c["bytes"] > 0]
+    spec = doc["device_specs"].get(device_spec) or next(iter(doc["device_specs"].values()))
+    written = []
+    fig, ax = plt.subplots(figsize=(7, 5), dpi=110)
+    if comps:
+        xs = [c["flops"] / c["bytes"] for c in comps]
+        lo, hi = min([*xs, 0.01]) / 2, max([*xs, 100.0]) * 2
+        grid = [lo * (hi / lo) ** (i / 100) for i in range(101)]
+        ax.plot(grid, [min(spec["fp32"], x * spec["bandwidth"]) for x in grid], color="black", lw=1,
+                label=f"{device_spec} roof (fp32)")
+        for c, x in zip(comps, xs, strict=True):
+            ax.scatter([x], [c["flops"] / c["seconds"]], s=20 + 400 * c["share_of_model"],
+                       marker="o" if c["level"] == "kernel" else "s", alpha=0.7)
+            ax.annotate(c["id"], (x, c["flops"] / c["seconds"]), fontsize=6)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP / byte)")
+    ax.set_ylabel("attained FLOP/s")
+    ax.set_title(f"{doc['model']['id']}: roofline on {doc['device']}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(folder / ROOFLINE_PNG)
+    plt.close(fig)
+    written.append(str(folder / ROOFLINE_PNG))
+    ranked = doc["components"][:25]
+    fig, ax = plt.subplots(figsize=(7, 0.3 * len(ranked) + 1.2), dpi=110)
+    ax.barh([c["id"] for c in ranked][::-1], [100 * c["share_of_model"] for c in ranked][::-1],
+            color=["tab:blue" if c["level"] == "kernel" else "tab:orange" for c in ranked][::-1])
+    ax.set_xlabel("share of the model's time (%), all instances")
+    ax.set_title(f"{doc['model']['id']}: kernels (blue) and fusions (orange) by share")
+    ax.tick_params(axis="y", labelsize=6)
+    fig.tight_layout()
+    fig.savefig(folder / SHARE_PNG)
+    plt.close(fig)
+    written.append(str(folder / SHARE_PNG))
+    return written
 
 
 __all__ = ["DEVICE_SPECS", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
