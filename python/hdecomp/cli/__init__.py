@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "extract": "hdecomp.cli.extract",
     "validate": "hdecomp.cli.validate",
     "profile": "hdecomp.cli.profile",
+    "export": "hdecomp.cli.export",
 }
 # command -> (module, function) that main() calls with the parsed args; it returns the exit code
 HANDLERS: dict[str, tuple[str, str]] = {command: (module, "run") for command, module in COMMANDS.items()}

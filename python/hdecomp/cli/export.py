@@ -1,0 +1,30 @@
+"""`hdecomp export DIR... -o PROBLEMS/`: the unique kernels of decompositions as a KernelBench problem set."""
+
+from __future__ import annotations
+
+import argparse
+
+from hdecomp.cli.common import emit_json
+
+HELP = "export the unique kernels of one or more decompositions as KernelBench problems (+ manifest.json)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="decomposition output folders")
+    p.add_argument("-o", "--output", required=True, help="the problem folder to write")
+    p.add_argument("--fusions", action="store_true", help="fusions too (not supported yet)")
+    p.add_argument("--json", action="store_true", help="print the manifest as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hdecomp.toolchain.export import MANIFEST, export_problems
+
+    manifest = export_problems(args.dirs, args.output, fusions=args.fusions)
+    if getattr(args, "json", False):
+        emit_json(manifest)
+        return 0
+    problems = manifest["problems"]
+    shared = sum(1 for p in problems if len({u["decomposition"] for u in p["uses"]}) > 1)
+    print(f"{len(problems)} problems from {len(manifest['sources'])} decompositions ({shared} shared by "
+          f"several) -> {args.output}/ ({MANIFEST})")
+    return 0
