@@ -45,6 +45,11 @@ class Settings:
             flags += ["--atol", repr(v.atol)]
         return flags
 
+    def run_flags(self) -> list[str]:
+        """The flags of commands that run models without trials (`hdecomp profile`): device, batch limit."""
+        v = self.verify
+        return ["--device", v.device] + (["--batch-limit", str(v.batch_limit)] if v.batch_limit is not None else [])
+
     def to_json(self) -> dict[str, Any]:
         v = asdict(self.verify)
         return {"interpreter": list(self.interpreter),

@@ -20,7 +20,7 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import read_json, write_json_atomic
-from hdecomp.formats.tree import TREE_FILE
+from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 
 MANIFEST = "manifest.json"
 # KernelBench's correctness tolerance (atol = rtol) by dtype
@@ -95,8 +95,8 @@ def _profile(root: Path) -> dict[str, Any]:
     return {c["id"]: c for c in (doc or {}).get("components", [])}
 
 
-def _dtype(node: dict[str, Any]) -> str:
-    dtypes = [d for d in (node.get("input_dtypes") or {}).values() if isinstance(d, str)]
+def _dtype(input_dtypes: dict[str, Any]) -> str:
+    dtypes = [d for d in (input_dtypes or {}).values() if isinstance(d, str)]
     floats = [d for d in dtypes if d in TOLERANCE]
     return floats[0] if floats else (dtypes[0] if dtypes else "float32")
 
@@ -116,15 +116,17 @@ def export_problems(roots: list[str | Path], out: str | Path, *, fusions: bool =
         tree_file = root / TREE_FILE
         if not tree_file.is_file():
             raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
-        tree = read_json(tree_file)
-        nodes: dict[str, Any] = tree.get("nodes") or {}
-        model = tree.get("root")
+        try:
+            tree = DecompositionTree.load(tree_file)
+        except TreeFormatError as exc:
+            raise HdecompError(f"unreadable {TREE_FILE} ({exc})", tree_file) from exc
+        model = tree.root_id
         profiled = _profile(root)
         sources.append({"decomposition": str(root), "model": model, "profiled": bool(profiled)})
-        for nid, n in sorted(nodes.items()):
-            if n.get("level") != "kernel":
+        for nid, node in sorted(tree.nodes.items()):
+            if node.level != 0 or not node.path:
                 continue
-            src = root / n["path"]
+            src = root / node.path
             try:
                 text = src.read_text(encoding="utf-8")
                 key = workload_key(text)
@@ -132,17 +134,17 @@ def export_problems(roots: list[str | Path], out: str | Path, *, fusions: bool =
                 raise HdecompError(f"cannot read the kernel file ({exc})", src) from exc
             entry = problems.get(key)
             if entry is None:
-                name = f"{Path(n['path']).stem}.py"
+                name = f"{Path(node.path).stem}.py"
                 if name in files:   # the same name for another workload in another tree
-                    name = f"{Path(n['path']).stem}__{model}.py"
+                    name = f"{Path(node.path).stem}__{model}.py"
                 files[name] = src
-                dtype = _dtype(n)
+                dtype = _dtype(node.input_dtypes)
                 entry = problems[key] = {"file": name, "workload": key, "kernel": nid, "dtype": dtype,
                                          "tolerance": {"atol": TOLERANCE.get(dtype, 1e-4),
                                                        "rtol": TOLERANCE.get(dtype, 1e-4)},
-                                         "input_shapes": n.get("input_shapes"), "uses": []}
-            use: dict[str, Any] = {"decomposition": str(root), "model": model, "node": nid, "path": n["path"],
-                                   "instances": int(n.get("instance_count") or 1)}
+                                         "input_shapes": node.input_shapes, "uses": []}
+            use: dict[str, Any] = {"decomposition": str(root), "model": model, "node": nid, "path": node.path,
+                                   "instances": int(node.instance_count or 1)}
             p = profiled.get(nid)
             if p is not None:
                 use.update({"flops": p["flops"], "bytes": p["bytes"], "seconds": p["seconds"],

@@ -28,7 +28,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import read_json, write_json_atomic
+from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.tree import TREE_FILE
 
 PROFILE_FILE = "profile.json"
@@ -267,25 +267,30 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
                  timeout: float | None = None, warmup: int = 3, runs: int = 10, levels: tuple[str, ...] = ("kernel", "fusion"),
                  write: bool = True, probe: bool = True) -> dict[str, Any]:
     """Profile every unique component of `levels` in the decomposition at `root` (see the module's doc)."""
+    from hdecomp.formats.tree import DecompositionTree, TreeFormatError
+    from hdecomp.vocab.levels import LEVEL_NAMES
     root = Path(root)
     tree_file = root / TREE_FILE
     if not tree_file.is_file():
         raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
-    tree = read_json(tree_file)
-    nodes: dict[str, Any] = tree.get("nodes") or {}
+    try:
+        tree = DecompositionTree.load(tree_file)
+    except TreeFormatError as exc:
+        raise HdecompError(f"unreadable {TREE_FILE} ({exc})", tree_file) from exc
     dev = torch.device(device)
-    root_id = tree.get("root")
-    model_node = nodes.get(root_id) if isinstance(root_id, str) else None
-    if model_node is None:
-        raise HdecompError(f"{TREE_FILE} names no root node", tree_file)
-    _, _, model_bytes, model_seconds, _ = _measure(root / model_node["path"], dev, batch_limit, timeout, warmup, runs)
+    root_id = tree.root_id
+    model_node = tree.nodes.get(root_id) if root_id else None
+    if model_node is None or not model_node.path:
+        raise HdecompError(f"{TREE_FILE} names no root node with a file", tree_file)
+    _, _, model_bytes, model_seconds, _ = _measure(root / model_node.path, dev, batch_limit, timeout, warmup, runs)
     out: list[Profiled] = []
-    for nid, n in nodes.items():
-        if n.get("level") not in levels or nid == root_id:
+    for nid, n in tree.nodes.items():
+        level = LEVEL_NAMES.get(n.level) if n.level is not None else None
+        if level not in levels or nid == root_id or not n.path:
             continue
-        p = Profiled(id=nid, level=n["level"], path=n["path"], instances=int(n.get("instance_count") or 1))
+        p = Profiled(id=nid, level=level, path=n.path, instances=int(n.instance_count or 1))
         try:
-            p.flops, p.flops_by_op, p.bytes, p.seconds, p.dtype = _measure(root / n["path"], dev, batch_limit,
+            p.flops, p.flops_by_op, p.bytes, p.seconds, p.dtype = _measure(root / n.path, dev, batch_limit,
                                                                              timeout, warmup, runs)
         except HdecompError as exc:
             p.error = exc.headline
@@ -300,7 +305,7 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
     out.sort(key=lambda p: (-p.share, p.id))
     doc: dict[str, Any] = {"decomposition": str(root), "device": str(dev), "batch_limit": batch_limit, "warmup": warmup,
            "runs": runs, "torch": torch.__version__,
-           "model": {"id": root_id, "path": model_node["path"], "seconds": model_seconds, "bytes": model_bytes},
+           "model": {"id": root_id, "path": model_node.path, "seconds": model_seconds, "bytes": model_bytes},
            "device_specs": specs, "components": [p.to_dict() for p in out]}
     if write:
         write_json_atomic(root / "verification" / PROFILE_FILE, doc)

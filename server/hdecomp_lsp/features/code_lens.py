@@ -1,5 +1,6 @@
-"""CodeLens: "Verify step" on `class RefactoredModel` (title = the last verification result, resolved lazily)
-and "Run self-test" on a component's `class Model`."""
+"""CodeLens: "Verify step" on `class RefactoredModel` (title = the last verification result, resolved lazily),
+"Run self-test" on a component's `class Model`, and "Profile · x % of model time" on a kernel or fusion
+file of a profiled decomposition (`hdecomp profile` wrote its verification/profile.json)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
 from hdecomp_lsp.features.diagnostics import is_refactored_file, result_file_for
@@ -20,6 +22,35 @@ _MAIN_GUARD = re.compile(r"^if[ \t]+__name__[ \t]*==[ \t]*['\"]__main__['\"]", r
 
 VERIFY_COMMAND = "hdecomp.server.verifyStep"
 SELF_TEST_COMMAND = "hdecomp.server.runSelfTest"
+PROFILE_COMMAND = "hdecomp.server.profile"
+
+
+def profile_entry(path: str) -> tuple[Path, dict[str, Any]] | None:
+    """(decomposition root, the component's entry in its verification/profile.json) for a component file of
+    a profiled decomposition (`level_N_*/file.py`), else None. Pure JSON reading."""
+    import json
+    file = Path(path).resolve()
+    root = file.parent.parent
+    if not file.parent.name.startswith("level_") or not (root / TREE_FILE).is_file():
+        return None
+    try:
+        doc = json.loads((root / "verification" / "profile.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    rel = file.relative_to(root).as_posix()
+    comps = doc.get("components") if isinstance(doc, dict) else None
+    for c in comps if isinstance(comps, list) else []:
+        if isinstance(c, dict) and c.get("path") == rel and isinstance(c.get("share_of_model"), (int, float)):
+            return root, c
+    return None
+
+
+def profile_title(path: str) -> str:
+    found = profile_entry(path)
+    if found is None:
+        return "Profile"
+    share = 100 * float(found[1]["share_of_model"])
+    return f"Profile · {share:.1f} % of model time"
 
 
 def lens_title(result: dict[str, Any] | None, *, stale: bool = False) -> str:
@@ -87,6 +118,10 @@ def lenses_for(uri: str, source: str) -> list[types.CodeLens]:
             lenses.append(types.CodeLens(range=rng, data={"kind": "verify", "uri": uri}))
         elif m.group(1) == "Model" and component and not refactored:
             lenses.append(types.CodeLens(range=rng, data={"kind": "selftest", "uri": uri}))
+            found = profile_entry(path)
+            if found is not None:
+                lenses.append(types.CodeLens(range=rng, data={"kind": "profile", "uri": uri,
+                                                              "root": found[0].as_uri()}))
     return lenses
 
 
@@ -99,6 +134,9 @@ def resolve(lens: types.CodeLens) -> types.CodeLens:
         lens.command = types.Command(title=verify_title(uri_to_path(uri)), command=VERIFY_COMMAND, arguments=[uri])
     elif data.get("kind") == "selftest":
         lens.command = types.Command(title="Run self-test", command=SELF_TEST_COMMAND, arguments=[uri])
+    elif data.get("kind") == "profile" and isinstance(data.get("root"), str):
+        lens.command = types.Command(title=profile_title(uri_to_path(uri)), command=PROFILE_COMMAND,
+                                     arguments=[data["root"]])
     return lens
 
 

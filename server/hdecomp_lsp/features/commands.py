@@ -27,6 +27,7 @@ VERIFY_STEP = "hdecomp.server.verifyStep"
 RUN_SELF_TEST = "hdecomp.server.runSelfTest"
 RUN_PIPELINE = "hdecomp.server.runPipeline"
 DECOMPOSE = "hdecomp.server.decompose"
+PROFILE = "hdecomp.server.profile"
 _STATUS = {0: "PASS", 1: "FAIL"}
 
 
@@ -227,6 +228,29 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary[:200],
                        str(Path(folder) / "verification" / "step_verification_summary.json"))
 
+    @server.command(PROFILE)
+    async def cmd_profile(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        if refused := untrusted(ls, "Profile"):
+            return refused
+        folder = _arg_path(args, 0, "decompositionDirUri")
+        settings = ls.settings.for_path(folder)
+        argv = [*settings.python_command(), "-m", "hdecomp", "profile", folder, *settings.run_flags()]
+        outcome = await run_process(ls, f"Profile {Path(folder).name}", argv, folder)
+        profile = Path(folder) / "verification" / "profile.json"
+        summary = ""
+        if outcome.exit_code == 0:
+            import json
+            try:
+                comps = json.loads(profile.read_text(encoding="utf-8")).get("components") or []
+            except (OSError, ValueError):
+                comps = []
+            if comps:
+                top = comps[0]
+                summary = (f"PASS: {len(comps)} components profiled; top: {top['id']} "
+                           f"{100 * top['share_of_model']:.1f} % of model time")
+        await _after_run(ls)
+        return _result(outcome, summary, str(profile))
+
     @server.command(DECOMPOSE)
     async def cmd_decompose(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
         if refused := untrusted(ls, "Decompose"):
@@ -242,4 +266,4 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / TREE_FILE))
 
 
-__all__ = ["DECOMPOSE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_STEP", "register", "run_process"]
+__all__ = ["DECOMPOSE", "PROFILE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_STEP", "register", "run_process"]

@@ -19,6 +19,7 @@ from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import path_is_under, uri_to_path
 
 TREES_CHANGED = "hdecomp/treesChanged"
+PROFILE_FILE = "profile.json"   # hdecomp profile's verification/profile.json (hdecomp.toolchain.profile)
 _SKIP_DIRS = {".git", ".hg", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
               ".ruff_cache", ".tox", "dist", "build"}
 _MAX_DEPTH = 10
@@ -44,7 +45,8 @@ def watched_files(folders: list[str]) -> dict[str, float]:
     """mtime of every tree file and every step result under those trees (the polling snapshot)."""
     snap: dict[str, float] = {}
     for tree in find_tree_files(folders):
-        for p in [Path(tree), *Path(tree).parent.glob(f"steps/*/{RESULT_FILE}")]:
+        for p in [Path(tree), Path(tree).parent / "verification" / PROFILE_FILE,
+                  *Path(tree).parent.glob(f"steps/*/{RESULT_FILE}")]:
             try:
                 snap[str(p)] = p.stat().st_mtime
             except OSError:
@@ -62,6 +64,7 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
         return None
     root = Path(tree_file).parent
     statuses = node_statuses(tree)
+    shares = _profile_shares(root)
     nodes: list[dict[str, Any]] = []
     for node_id, node in tree.nodes.items():
         verdict = statuses[node_id]
@@ -81,9 +84,23 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
             "inputDtypes": node.input_dtypes, "outputDtypes": node.output_dtypes,
             "status": verdict.status, "resultFile": result_file,
             "stepDir": str(verdict.step.dir.resolve()) if verdict.step else None,
+            # share of the model's time, all instances (hdecomp profile), None when not profiled
+            "shareOfModel": shares.get(node_id),
         })
     return {"root": str(root.resolve()), "treeFile": str(Path(tree_file).resolve()),
             "modelName": str(tree.metadata.model_name or root.name), "rootId": tree.root_id or "", "nodes": nodes}
+
+
+def _profile_shares(root: Path) -> dict[str, float]:
+    import json
+    try:
+        doc = json.loads((root / "verification" / PROFILE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    comps = doc.get("components") if isinstance(doc, dict) else None
+    return {c["id"]: float(c["share_of_model"]) for c in (comps if isinstance(comps, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("id"), str)
+            and isinstance(c.get("share_of_model"), (int, float))}
 
 
 def workspace_folders(ls: HdecompLanguageServer) -> list[str]:
