@@ -171,7 +171,8 @@ async def start_watching(ls: HdecompLanguageServer) -> None:
     ws = ls.client_capabilities.workspace
     can_watch = bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration)
     if can_watch:
-        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in (TREE_FILE, RESULT_FILE)]
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}")
+                    for name in (TREE_FILE, RESULT_FILE, PROFILE_FILE)]
         try:
             await ls.client_register_capability_async(types.RegistrationParams(registrations=[
                 types.Registration(id="hdecomp-trees-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -194,7 +195,7 @@ def register(server: HdecompLanguageServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched_changed(ls: HdecompLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         paths = {os.path.normpath(uri_to_path(c.uri)) for c in params.changes}
-        relevant = {p for p in paths if p.endswith((TREE_FILE, RESULT_FILE))}
+        relevant = {p for p in paths if p.endswith((TREE_FILE, RESULT_FILE, PROFILE_FILE))}
         if not relevant:
             return
         index: TreeIndex = ls.trees
