@@ -24,6 +24,8 @@ export interface TreeNodePayload {
   status?: NodeStatus | string;
   stepDir?: string | null;
   resultFile?: string | null;
+  /** share of the model's time, all instances (`hdecomp profile`); null when not profiled */
+  shareOfModel?: number | null;
 }
 
 export interface TreePayload {
@@ -185,6 +187,9 @@ export function buildTrees(response: TreesResponse | null | undefined, options: 
       const levelName = levelNameOf(node);
       let description = `L${node.level} ${levelName}`;
       if (isRoot && options.relativePath) description += ` · ${options.relativePath(tree.root)}`;
+      if (typeof node.shareOfModel === "number" && Number.isFinite(node.shareOfModel)) {
+        description += ` · ${(100 * node.shareOfModel).toFixed(1)} % of time`;
+      }
       const item: DecompositionItem = {
         key,
         parentKey: parent?.key,

@@ -60,6 +60,16 @@ describe("buildTrees", () => {
     ]);
   });
 
+  it("shows a profiled node's share of the model's time in its description", () => {
+    const p = payload();
+    for (const n of p.trees[0].nodes) {
+      if (n.id === "linear_8x16_fp32") n.shareOfModel = 0.1234;
+      if (n.id === "relu_fp32") n.shareOfModel = null;
+    }
+    const fusion = buildTrees(p).roots[0].children[0].children[0];
+    assert.deepEqual(fusion.children.map((c) => c.description), ["L0 kernel · 12.3 % of time", "L0 kernel"]);
+  });
+
   it("gives a shared kernel a distinct key under each parent and links parents", () => {
     const { roots, byKey } = buildTrees(payload());
     const underRoot = roots[0].children[1];
