@@ -13,7 +13,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dirs", nargs="+", metavar="DIR", help="decomposition output folders")
     p.add_argument("-o", "--output", required=True, help="the problem folder to write")
     p.add_argument("--fusions", action="store_true", help="fusions too (not supported yet)")
-    p.add_argument("--json", action="store_true", help="print the manifest as JSON on stdout")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
 def run(args: argparse.Namespace) -> int:

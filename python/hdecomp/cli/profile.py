@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
     p.add_argument("--kernels-only", action="store_true", help="kernels only, no fusions")
     run_options(p, trials=False)
-    p.add_argument("--json", action="store_true", help="print the profile as JSON on stdout")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
 def _si(x: float | None, unit: str) -> str:
