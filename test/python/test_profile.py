@@ -64,6 +64,17 @@ def test_speed_of_light_is_the_slower_of_compute_and_memory() -> None:
     assert speed_of_light(10**12, 1, spec, "fp32") == pytest.approx(10**12 / spec["fp32"])
     assert speed_of_light(1, 10**9, spec, "fp16") == pytest.approx(10**9 / spec["bandwidth"])
     assert speed_of_light(10**12, 1, spec, "fp16") < speed_of_light(10**12, 1, spec, "fp32")
+    assert speed_of_light(1, 10**9, spec, "fp32", bandwidth=1e12) == pytest.approx(1e-3)
+
+
+def test_this_machines_bandwidth_is_measured_per_working_set_size() -> None:
+    from hdecomp.toolchain.profile import BandwidthAt
+    bw = BandwidthAt(torch.device("cpu"), seconds=0.02)
+    first = bw(100_000)
+    assert bw(120_000) == first and list(bw.measured) == [1 << 17]   # one power-of-two bucket
+    assert bw(10) > 0 and min(bw.measured) == 1 << 16                  # at least 64 KiB
+    bw(5 << 20)
+    assert sorted(bw.measured) == [1 << 16, 1 << 17, 1 << 23]
 
 
 MODEL = '''
@@ -124,6 +135,14 @@ def test_profile_of_a_decomposition(tree: Path) -> None:
         assert c["share_of_model"] == pytest.approx(c["seconds"] * c["instances"] / doc["model"]["seconds"])
         assert set(c["speed_of_light_seconds"]) == {*DEVICE_SPECS, "this machine"}
         assert c["error"] is None
+    # this machine's floor: the copy bandwidth measured at the component's working-set size
+    import math
+    here = doc["device_specs"]["this machine"]
+    for c in doc["components"]:
+        bucket = 1 << max(16, min(30, math.ceil(math.log2(max(c["bytes"], 1)))))
+        bw = doc["bandwidth_by_working_set"][str(bucket)]
+        assert c["speed_of_light_seconds"]["this machine"] == pytest.approx(
+            max(c["flops"] / here["fp32"], c["bytes"] / bw))
     shares = [c["share_of_model"] for c in doc["components"]]
     assert shares == sorted(shares, reverse=True)
     # the Linear(32, 32) kernel: 2 * 6 * 32 * 32 FLOPs, used once per block

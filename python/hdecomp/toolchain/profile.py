@@ -10,7 +10,9 @@ For each component file (a tree node at level kernel or fusion), built and fed a
   flushed before each run (as KernelBench does);
 - **share**: instances (the tree's count) x time / the whole model's time, measured the same way;
 - **roofline**: arithmetic intensity (FLOPs / byte) and the speed-of-light time on each device of
-  DEVICE_SPECS and on this machine (its peak measured by a quick probe): max(FLOPs / peak, bytes / bandwidth).
+  DEVICE_SPECS and on this machine (its peak measured by a quick probe): max(FLOPs / peak, bytes / bandwidth);
+  on this machine the bandwidth is the copy bandwidth measured at the component's working-set size, so a
+  kernel whose data stays in cache is held to the cache's speed.
 
 Writes verification/profile.json (data/schema/profile.schema.json); components ranked by share.
 """
@@ -207,9 +209,42 @@ def probe_peak(device: torch.device, seconds: float = 0.5) -> dict[str, float]:
     return {"fp32": flops, "bandwidth": bandwidth}
 
 
-def speed_of_light(flops: int, nbytes: int, spec: dict[str, float], dtype: str) -> float:
+def speed_of_light(flops: int, nbytes: int, spec: dict[str, float], dtype: str,
+                   bandwidth: float | None = None) -> float:
+    """max(FLOPs / peak at `dtype`, bytes / bandwidth): the time no implementation can beat on `spec`'s
+    device. `bandwidth`: the one to use instead of the spec's (this machine's, measured at the working set's
+    size)."""
     peak = spec.get(dtype) or spec.get("fp32") or math.inf
-    return max(flops / peak, nbytes / spec["bandwidth"])
+    return max(flops / peak, nbytes / (bandwidth or spec["bandwidth"]))
+
+
+class BandwidthAt:
+    """This machine's copy bandwidth (byte/s, read + write) for a working set of a given size, measured once
+    per power-of-two size (caches included: a kernel whose data stays in cache is held to the cache's speed,
+    not to DRAM's, which it can beat)."""
+
+    def __init__(self, device: torch.device, seconds: float = 0.1) -> None:
+        self.device = device
+        self.seconds = seconds
+        self.measured: dict[int, float] = {}
+
+    def __call__(self, nbytes: int) -> float:
+        size = 1 << max(16, min(30, math.ceil(math.log2(max(nbytes, 1)))))   # 64 KiB .. 1 GiB
+        if size not in self.measured:
+            x = torch.empty(size // 8, dtype=torch.float32, device=self.device)   # read half, write half
+            y = torch.empty_like(x)
+            y.copy_(x)
+            best, end = math.inf, time.perf_counter() + self.seconds
+            while time.perf_counter() < end:
+                if self.device.type == "cuda":
+                    torch.cuda.synchronize(self.device)
+                t0 = time.perf_counter()
+                y.copy_(x)
+                if self.device.type == "cuda":
+                    torch.cuda.synchronize(self.device)
+                best = min(best, time.perf_counter() - t0)
+            self.measured[size] = 2 * x.numel() * 4 / best
+        return self.measured[size]
 
 
 # ---- the tree ------------------------------------------------------------------------------------------
@@ -299,12 +334,18 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
     here = probe_peak(dev) if probe else None
     if here is not None:
         specs["this machine"] = here
+    bandwidth_here = BandwidthAt(dev) if here is not None else None
     for p in out:
         p.share = p.seconds * p.instances / model_seconds if model_seconds else 0.0
-        p.speed_of_light = {name: speed_of_light(p.flops, p.bytes, spec, p.dtype) for name, spec in specs.items()}
+        p.speed_of_light = {name: speed_of_light(p.flops, p.bytes, spec, p.dtype,
+                                                 bandwidth_here(p.bytes) if name == "this machine"
+                                                 and bandwidth_here is not None else None)
+                            for name, spec in specs.items()}
     out.sort(key=lambda p: (-p.share, p.id))
     doc: dict[str, Any] = {"decomposition": str(root), "device": str(dev), "batch_limit": batch_limit, "warmup": warmup,
            "runs": runs, "torch": torch.__version__,
+           "bandwidth_by_working_set": {str(k): v for k, v in sorted((bandwidth_here.measured if bandwidth_here
+                                                                      else {}).items())},
            "model": {"id": root_id, "path": model_node.path, "seconds": model_seconds, "bytes": model_bytes},
            "device_specs": specs, "components": [p.to_dict() for p in out]}
     if write:
@@ -363,5 +404,5 @@ def write_plots(doc: dict[str, Any], folder: Path, device_spec: str = "this mach
     return written
 
 
-__all__ = ["DEVICE_SPECS", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
+__all__ = ["DEVICE_SPECS", "BandwidthAt", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
            "speed_of_light", "time_forward"]
