@@ -19,18 +19,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
-def _si(x: float | None, unit: str) -> str:
+def _si(x: float | None) -> str:
     if x is None:
         return "-"
     for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= scale:
-            return f"{x / scale:.2f} {prefix}{unit}"
-    return f"{x:.0f} {unit}"
+            return f"{x / scale:.3g}{prefix}"
+    return f"{x:.0f}"
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
@@ -47,17 +48,28 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     model = doc["model"]
+    wide = console.width >= 120   # a narrow terminal gets the essential columns only
     table = Table(title=f"{model['id']}: {model['seconds'] * 1e3:.3f} ms per forward on {doc['device']}"
-                        + (f", batch limit {doc['batch_limit']}" if doc["batch_limit"] else ""))
-    for col in ("component", "level", "x", "share", "time", "FLOPs", "bytes", "FLOP/B", "floor here", "floor H100"):
-        table.add_column(col, justify="left" if col in ("component", "level") else "right")
+                        + (f", batch limit {doc['batch_limit']}" if doc["batch_limit"] else ""),
+                  box=box.SIMPLE_HEAD, padding=(0, 1))
+    cols = ["component", "lvl", "x", "share", "ms", "FLOP", "bytes"] + (["FLOP/B", "floor ms", "H100 floor us"]
+                                                                        if wide else ["floor ms"])
+    for col in cols:
+        if col == "component":
+            table.add_column(col, no_wrap=True, overflow="ellipsis", max_width=None if wide else 24)
+        else:
+            table.add_column(col, justify="left" if col == "lvl" else "right", no_wrap=True)
     for c in doc["components"]:
         sol = c["speed_of_light_seconds"]
-        table.add_row(c["id"], c["level"], str(c["instances"]), f"{100 * c['share_of_model']:.1f} %",
-                      f"{c['seconds'] * 1e3:.3f} ms", _si(c["flops"], "FLOP"), _si(c["bytes"], "B"),
-                      f"{c['arithmetic_intensity']:.2f}" if c["arithmetic_intensity"] is not None else "-",
-                      f"{sol.get('this machine', 0) * 1e3:.3f} ms" if "this machine" in sol else "-",
-                      f"{sol['H100'] * 1e6:.2f} us" if "H100" in sol else "-")
+        row = [c["id"], c["level"][0].upper(), str(c["instances"]), f"{100 * c['share_of_model']:.1f}%",
+               f"{c['seconds'] * 1e3:.3f}", _si(c["flops"]), _si(c["bytes"])]
+        here = f"{sol['this machine'] * 1e3:.3f}" if "this machine" in sol else "-"
+        if wide:
+            row += [f"{c['arithmetic_intensity']:.2f}" if c["arithmetic_intensity"] is not None else "-", here,
+                    f"{sol['H100'] * 1e6:.2f}" if "H100" in sol else "-"]
+        else:
+            row.append(here)
+        table.add_row(*row)
     console.print(table)
     print(f"profile: {args.dir}/verification/profile.json")
     return 0

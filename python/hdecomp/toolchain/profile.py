@@ -194,8 +194,9 @@ def probe_peak(device: torch.device, seconds: float = 0.5) -> dict[str, float]:
 
     def best(fn: Any) -> float:
         fn()
-        out, end = math.inf, time.perf_counter() + seconds
-        while time.perf_counter() < end:
+        out, end, n = math.inf, time.perf_counter() + seconds, 0
+        while n < 3 or time.perf_counter() < end:
+            n += 1
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
             t0 = time.perf_counter()
@@ -234,8 +235,9 @@ class BandwidthAt:
             x = torch.empty(size // 8, dtype=torch.float32, device=self.device)   # read half, write half
             y = torch.empty_like(x)
             y.copy_(x)
-            best, end = math.inf, time.perf_counter() + self.seconds
-            while time.perf_counter() < end:
+            best, end, n = math.inf, time.perf_counter() + self.seconds, 0
+            while n < 5 or time.perf_counter() < end:   # at least 5: a first touch can be slow
+                n += 1
                 if self.device.type == "cuda":
                     torch.cuda.synchronize(self.device)
                 t0 = time.perf_counter()
