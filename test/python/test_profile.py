@@ -162,3 +162,19 @@ def test_cli_json_and_errors(tree: Path, capsys: pytest.CaptureFixture[str], tmp
     assert main(["profile", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "not a decomposition folder" in err and str(tmp_path) in err
+
+
+def test_a_kernel_that_raises_gets_an_error_entry_and_the_rest_is_profiled(tree: Path, tmp_path: Path) -> None:
+    import shutil
+    copy = tmp_path / "tree"
+    shutil.copytree(tree, copy)
+    kernel = next((copy / "level_0_kernel").glob("relu*.py"))
+    src = kernel.read_text()
+    kernel.write_text(src.replace("    def forward(self, ", "    def forward(self, *a, **k):\n"
+                                  "        raise RuntimeError('broken kernel')\n\n    def _old(self, ", 1))
+    doc = profile_tree(copy, warmup=0, runs=1, probe=False)
+    broken = [c for c in doc["components"] if c["error"]]
+    assert [c["path"] for c in broken] == [f"level_0_kernel/{kernel.name}"]
+    assert "RuntimeError: broken kernel" in broken[0]["error"] and str(kernel) in broken[0]["error"]
+    assert all(c["seconds"] > 0 for c in doc["components"] if not c["error"])
+    assert schema_errors(doc, "profile") == []

@@ -86,7 +86,10 @@ def op_flops(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any)
     from torch.utils.flop_counter import flop_registry
     packet = func._overloadpacket
     if packet in flop_registry:
-        return int(flop_registry[packet](*args, **kwargs, out_val=out))
+        try:
+            return int(flop_registry[packet](*args, **kwargs, out_val=out))
+        except Exception:   # a call its formula does not take (an unusual overload): counted as ours below
+            pass
     name = packet.__name__
     if name == "_scaled_dot_product_flash_attention_for_cpu" or name.startswith("_scaled_dot_product"):
         return _sdpa_flops(args[0], args[1], args[2])
@@ -290,13 +293,17 @@ def _measure(path: Path, device: torch.device, batch_limit: int | None, timeout:
     seed_everything(0)
     model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
     args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
-    flops, by_op = count_flops(model, args, kwargs)
-    with torch.no_grad():
-        out = model(*args, **kwargs)
-    nbytes = bytes_moved(model, args, kwargs, out)
-    floats = [t for t in [*model.parameters(), *args] if isinstance(t, torch.Tensor) and t.is_floating_point()]
-    dtype = _DTYPES.get(floats[0].dtype, "fp32") if floats else "fp32"
-    seconds = time_forward(model, args, kwargs, device, warmup=warmup, runs=runs)
+    try:
+        flops, by_op = count_flops(model, args, kwargs)
+        with torch.no_grad():
+            out = model(*args, **kwargs)
+        nbytes = bytes_moved(model, args, kwargs, out)
+        floats = [t for t in [*model.parameters(), *args] if isinstance(t, torch.Tensor) and t.is_floating_point()]
+        dtype = _DTYPES.get(floats[0].dtype, "fp32") if floats else "fp32"
+        seconds = time_forward(model, args, kwargs, device, warmup=warmup, runs=runs)
+    except Exception as exc:   # the component's own forward raised: this component's entry says so
+        raise HdecompError(f"Model.forward raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                           path) from exc
     return flops, by_op, nbytes, seconds, dtype
 
 
