@@ -50,6 +50,9 @@ def main() -> None:
     for d in args.dirs:
         doc = profile_tree(d, device=args.device, batch_limit=args.batch_limit, warmup=args.warmup, runs=args.runs)
         name = doc["model"]["id"]
+        # the tree's folder name and the plots' names, not this machine's paths to them
+        doc["decomposition"] = d.name
+        doc["plots"] = [f"verification/{Path(p).name}" for p in doc.get("plots", [])]
         (HERE / "results" / f"{name}.json").write_text(json.dumps(doc, indent=2) + "\n")
         text = table(doc, args.top)
         (HERE / "results" / f"{name}.md").write_text(text)
