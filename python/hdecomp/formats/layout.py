@@ -212,6 +212,18 @@ def read_test_results(root: str | Path) -> dict[str, Any] | None:
     return read_result_file(Path(root) / "verification" / TEST_RESULTS_FILE)
 
 
+PROFILE_FILE = "profile.json"   # verification/profile.json, written by `hdecomp profile`
+
+
+def read_profile_components(root: str | Path) -> dict[str, dict[str, Any]]:
+    """The components of a decomposition's verification/profile.json by node id ({} when it was not
+    profiled, or the file cannot be read). Pure JSON reading (the language server uses it too)."""
+    doc = read_result_file(Path(root) / "verification" / PROFILE_FILE)
+    comps = doc.get("components") if doc is not None else None
+    return {c["id"]: c for c in (comps if isinstance(comps, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("id"), str)}
+
+
 def step_status(step: Step) -> str:
     """"pass" | "fail" | "error" from the step's verification_result.json, "unverified" when there is
     none (or it cannot be read)."""

@@ -513,3 +513,12 @@ def resolve_children(nodes: dict[str, TreeNode]) -> tuple[dict[str, list[str]], 
                 resolved.append(target)
         edges[key] = resolved
     return edges, unresolved
+
+
+def load_decomposition(root: str | Path) -> DecompositionTree:
+    """The tree of the decomposition folder `root`; HdecompError when the folder has no tree file (not a
+    decomposition) or it cannot be read."""
+    tree_file = Path(root) / TREE_FILE
+    if not tree_file.is_file():
+        raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
+    return DecompositionTree.load(tree_file)

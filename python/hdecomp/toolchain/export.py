@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import read_json, write_json_atomic
-from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
+from hdecomp.formats.jsonio import write_json_atomic
+from hdecomp.formats.layout import read_profile_components
+from hdecomp.formats.tree import load_decomposition
 
 MANIFEST = "manifest.json"
 # KernelBench's correctness tolerance (atol = rtol) by dtype
@@ -86,15 +87,6 @@ def workload_key(source: str) -> str:
     return hashlib.sha256(ast.dump(canonical, annotate_fields=False).encode()).hexdigest()[:16]
 
 
-def _profile(root: Path) -> dict[str, Any]:
-    f = root / "verification" / "profile.json"
-    try:
-        doc = read_json(f) if f.is_file() else None
-    except HdecompError:
-        doc = None
-    return {c["id"]: c for c in (doc or {}).get("components", [])}
-
-
 def _dtype(input_dtypes: dict[str, Any]) -> str:
     dtypes = [d for d in (input_dtypes or {}).values() if isinstance(d, str)]
     floats = [d for d in dtypes if d in TOLERANCE]
@@ -113,15 +105,9 @@ def export_problems(roots: list[str | Path], out: str | Path, *, fusions: bool =
     files: dict[str, Path] = {}                  # exported name -> source file
     for r in roots:
         root = Path(r)
-        tree_file = root / TREE_FILE
-        if not tree_file.is_file():
-            raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
-        try:
-            tree = DecompositionTree.load(tree_file)
-        except TreeFormatError as exc:
-            raise HdecompError(f"unreadable {TREE_FILE} ({exc})", tree_file) from exc
+        tree = load_decomposition(root)
         model = tree.root_id
-        profiled = _profile(root)
+        profiled = read_profile_components(root)
         sources.append({"decomposition": str(root), "model": model, "profiled": bool(profiled)})
         for nid, node in sorted(tree.nodes.items()):
             if node.level != 0 or not node.path:

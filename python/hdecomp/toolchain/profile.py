@@ -31,9 +31,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
+from hdecomp.formats.layout import PROFILE_FILE
 from hdecomp.formats.tree import TREE_FILE
-
-PROFILE_FILE = "profile.json"
 
 # Peak dense throughput (FLOP/s) by precision and memory bandwidth (byte/s), from the vendors' data sheets
 # (SXM parts; tensor-core figures without sparsity). fp32 is the non-tensor-core rate.
@@ -311,16 +310,11 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
                  timeout: float | None = None, warmup: int = 3, runs: int = 10, levels: tuple[str, ...] = ("kernel", "fusion"),
                  write: bool = True, probe: bool = True) -> dict[str, Any]:
     """Profile every unique component of `levels` in the decomposition at `root` (see the module's doc)."""
-    from hdecomp.formats.tree import DecompositionTree, TreeFormatError
+    from hdecomp.formats.tree import load_decomposition
     from hdecomp.vocab.levels import LEVEL_NAMES
     root = Path(root)
+    tree = load_decomposition(root)
     tree_file = root / TREE_FILE
-    if not tree_file.is_file():
-        raise HdecompError(f"no {TREE_FILE}: not a decomposition folder", root)
-    try:
-        tree = DecompositionTree.load(tree_file)
-    except TreeFormatError as exc:
-        raise HdecompError(f"unreadable {TREE_FILE} ({exc})", tree_file) from exc
     dev = torch.device(device)
     root_id = tree.root_id
     model_node = tree.nodes.get(root_id) if root_id else None

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.layout import read_profile_components, read_result_file
 from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
@@ -28,19 +28,13 @@ PROFILE_COMMAND = "hdecomp.server.profile"
 def profile_entry(path: str) -> tuple[Path, dict[str, Any]] | None:
     """(decomposition root, the component's entry in its verification/profile.json) for a component file of
     a profiled decomposition (`level_N_*/file.py`), else None. Pure JSON reading."""
-    import json
     file = Path(path).resolve()
     root = file.parent.parent
     if not file.parent.name.startswith("level_") or not (root / TREE_FILE).is_file():
         return None
-    try:
-        doc = json.loads((root / "verification" / "profile.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
     rel = file.relative_to(root).as_posix()
-    comps = doc.get("components") if isinstance(doc, dict) else None
-    for c in comps if isinstance(comps, list) else []:
-        if isinstance(c, dict) and c.get("path") == rel and isinstance(c.get("share_of_model"), (int, float)):
+    for c in read_profile_components(root).values():
+        if c.get("path") == rel and isinstance(c.get("share_of_model"), (int, float)):
             return root, c
     return None
 

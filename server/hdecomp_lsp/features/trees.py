@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.layout import RESULT_FILE, node_statuses
+from hdecomp.formats.layout import PROFILE_FILE, RESULT_FILE, node_statuses, read_profile_components
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_NAMES
 from lsprotocol import types
@@ -19,7 +19,6 @@ from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import path_is_under, uri_to_path
 
 TREES_CHANGED = "hdecomp/treesChanged"
-PROFILE_FILE = "profile.json"   # hdecomp profile's verification/profile.json (hdecomp.toolchain.profile)
 _SKIP_DIRS = {".git", ".hg", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
               ".ruff_cache", ".tox", "dist", "build"}
 _MAX_DEPTH = 10
@@ -92,15 +91,8 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
 
 
 def _profile_shares(root: Path) -> dict[str, float]:
-    import json
-    try:
-        doc = json.loads((root / "verification" / PROFILE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    comps = doc.get("components") if isinstance(doc, dict) else None
-    return {c["id"]: float(c["share_of_model"]) for c in (comps if isinstance(comps, list) else [])
-            if isinstance(c, dict) and isinstance(c.get("id"), str)
-            and isinstance(c.get("share_of_model"), (int, float))}
+    return {i: float(c["share_of_model"]) for i, c in read_profile_components(root).items()
+            if isinstance(c.get("share_of_model"), (int, float))}
 
 
 def workspace_folders(ls: HdecompLanguageServer) -> list[str]:
