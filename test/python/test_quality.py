@@ -43,6 +43,11 @@ FILES = {
         "self.gate = nn.Linear(4, 8)\nself.up = nn.Linear(4, 8)",
         "def forward(self, hidden_states):\n    return F.silu(self.gate(hidden_states)) * self.up(hidden_states)",
         "[torch.randn(2, 4)]"),
+    # ... and a source variable that looks like a generated name but is not in its place (torchvision
+    # ShuffleNet's `x1, x2 = x.chunk(2, dim=1)`, then `self.branch2(x2)`): not Q7
+    "level_1_fusion/branch2.py": _file(
+        "self.conv = nn.Conv2d(4, 4, 1)\nself.norm = nn.BatchNorm2d(4)",
+        "def forward(self, x2):\n    return torch.relu(self.norm(self.conv(x2)))", "[torch.randn(1, 4, 4, 4)]"),
     # ... and squeeze-excitation (two 1x1 convs on a pooled vector, gating the input)
     "level_1_fusion/squeeze_excitation.py": _file(
         "self.fc1 = nn.Conv2d(8, 2, 1)\nself.fc2 = nn.Conv2d(2, 8, 1)",
@@ -109,7 +114,7 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
 
 def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "squeeze_excitation",
-                                                                   "silu_fp32")}
+                                                                   "silu_fp32", "branch2")}
     root = _tree(tmp_path / "clean", clean)
     assert check_quality(root).findings == []
     assert main(["validate", "--quality", str(root)]) == 0

@@ -16,7 +16,7 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   (a random draw is no constant).
 - Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one (arithmetic on Python numbers, such as
   `(t.max().item() + 4) // 4`, is host code, no compute op).
-- Q7 readable signatures: a kernel's or fusion's inputs are not named `x0`, `x1`, ...
+- Q7 readable signatures: a kernel's or fusion's inputs are not the generator's positional `x0`, `x1`, ...
 
 Each finding names the rule, the file and the component; the exit code is 1 when there is any.
 """
@@ -58,7 +58,6 @@ Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d 
 LazyConv1d LazyConv2d LazyConv3d MultiheadAttention
 """.split())
 _ATTENTION_SOFTMAX = frozenset({"softmax", "_softmax", "safe_softmax"})
-_UNNAMED = re.compile(r"^x\d+$")
 _VARIANT = re.compile(r"_v\d+$")
 # shape and dtype tokens of a name (`conv_norm_act_64x3x7x7`, `linear_768x3072_fp32`): a signature, no role
 _SIGNATURE = re.compile(r"^(\d+(x\d+)*|scalar|any|fp\d+|bf16|i\d+|u8|bool|c\d+)$")
@@ -458,7 +457,10 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         if why is not None:
             add("Q2", why + " (name components by role: the module's attribute or class, or the pattern)")
     if level in (0, 1):
-        unnamed = [p for p in f.params if _UNNAMED.match(p)]
+        # the code generator's positional fallback names a value by its place (`x0, x1, ...`); a source
+        # variable that happens to look alike (torchvision ShuffleNet's `x2` of `x1, x2 = x.chunk(2)`) is
+        # the original's own name
+        unnamed = [p for i, p in enumerate(f.params) if p == f"x{i}"]
         if unnamed:
             add("Q7", f"inputs named {', '.join(unnamed)}: keep the original values' names")
     if level != 0:
