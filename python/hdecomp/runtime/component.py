@@ -268,6 +268,17 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
+def nested_tensor_bytes(obj: Any) -> int:
+    """Bytes of the tensors nested in `obj` (tuples, lists, dict values)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(nested_tensor_bytes(o) for o in obj)
+    return 0
+
+
 def clone_nested(obj: Any) -> Any:
     """Clone tensors nested in lists/tuples/dicts (each forward gets its own copy of the inputs)."""
     return map_nested(obj, lambda t: t.clone())

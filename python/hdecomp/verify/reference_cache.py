@@ -33,6 +33,7 @@ from typing import Any
 import torch
 
 from hdecomp import __version__
+from hdecomp.runtime.component import map_nested, nested_tensor_bytes
 from hdecomp.runtime.ops import OpTrace
 
 FORMAT = 1
@@ -65,16 +66,6 @@ class Reference:
     mutated: list[str]
     drew_random: bool
     trace: OpTrace | None
-
-
-def _tensor_bytes(obj: Any) -> int:
-    if isinstance(obj, torch.Tensor):
-        return obj.numel() * obj.element_size()
-    if isinstance(obj, dict):
-        return sum(_tensor_bytes(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_tensor_bytes(v) for v in obj)
-    return 0
 
 
 _IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
@@ -157,7 +148,7 @@ class ReferenceCache:
     def put(self, label: str, ref: Reference) -> None:
         if self.poisoned:
             return
-        size = _tensor_bytes(ref.output)
+        size = nested_tensor_bytes(ref.output)
         self._bytes += size
         if self._bytes > self.limit // 4:
             return
@@ -181,7 +172,6 @@ class ReferenceCache:
 
 
 def _to_cpu(obj: Any) -> Any:
-    from hdecomp.runtime.component import map_nested
     return map_nested(obj, lambda t: t.detach().cpu())
 
 

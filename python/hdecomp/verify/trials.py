@@ -17,6 +17,7 @@ from hdecomp.runtime.component import (
     Component,
     clone_nested,
     map_nested,
+    nested_tensor_bytes,
     run_user_code,
     seed_everything,
 )
@@ -80,20 +81,10 @@ def free_memory(device: torch.device, nbytes: int = 0) -> None:
 SPILL_BYTES = 1 << 30
 
 
-def _tensor_bytes(obj: Any) -> int:
-    if isinstance(obj, torch.Tensor):
-        return obj.numel() * obj.element_size()
-    if isinstance(obj, dict):
-        obj = list(obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_tensor_bytes(o) for o in obj)
-    return 0
-
-
 def spill_output(out: Any, device: torch.device) -> Path | None:
     """Write a big CPU output to a temporary file (exact: torch.save), so it does not sit in memory
     during the other model's forward; None when it is small, not on the CPU, or cannot be written."""
-    if device.type != "cpu" or _tensor_bytes(out) < SPILL_BYTES:
+    if device.type != "cpu" or nested_tensor_bytes(out) < SPILL_BYTES:
         return None
     import os
     import tempfile
