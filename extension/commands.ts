@@ -1,5 +1,6 @@
 /**
- * The extension's commands. The ones that run model code (decompose, verify step, self-test, pipeline)
+ * The extension's commands. The ones that run model code (decompose, verify step, self-test, pipeline,
+ * verify replacement)
  * call the server's `hdecomp.server.*` commands through `workspace/executeCommand` (ServerManager.
  * runServerCommand: trust check, cancellable progress, result in the log and as a notification); the
  * rest open files, refresh the tree, restart the server and report debug information.
@@ -14,7 +15,7 @@ import { logBlock } from "./logging";
 import { isPythonExtensionInstalled } from "./pythonExtension";
 import type { ServerManager } from "./server";
 import { verifyFlags } from "./settings";
-import { type DecompositionItem, refactoredFileOf } from "./treeModel";
+import { type DecompositionItem, refactoredFileOf, replacementPairOf } from "./treeModel";
 import type { LevelsView } from "./treeView";
 import { isAllowed, untrustedMessage } from "./trust";
 
@@ -171,6 +172,31 @@ export function registerCommands(
     }
     if (!folder) return;
     await server.runServerCommand("hdecomp.server.runPipeline", [vscode.Uri.file(folder).toString()], path.basename(folder));
+    await levels.refresh();
+  });
+
+  register("hdecomp.verifyReplacement", async (arg?: unknown) => {
+    if (await refuseUntrusted("hdecomp.verifyReplacement", "Verify replacement")) return;
+    // a kernel node of the tree, a kernel file or its `<stem>_new.py`, else the active editor's file
+    const file = isItem(arg) ? arg.path : (asUri(arg) ?? vscode.window.activeTextEditor?.document.uri)?.fsPath;
+    if (!file || !file.endsWith(".py")) {
+      void vscode.window.showWarningMessage("hdecomp: open a kernel file (or its <kernel>_new.py) to verify its replacement.");
+      return;
+    }
+    const pair = replacementPairOf(file);
+    const kernel = vscode.Uri.file(pair.kernel);
+    const replacement = vscode.Uri.file(pair.replacement);
+    try {
+      await vscode.workspace.fs.stat(replacement);
+    } catch {
+      void vscode.window.showWarningMessage(
+        `hdecomp: write ${path.basename(pair.replacement)} (with class ModelNew) beside ${path.basename(pair.kernel)} first.`,
+      );
+      return;
+    }
+    await saveIfDirty(kernel);
+    await saveIfDirty(replacement);
+    await server.runServerCommand("hdecomp.server.verifyReplacement", [kernel.toString(), replacement.toString()]);
     await levels.refresh();
   });
 

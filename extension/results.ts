@@ -66,9 +66,12 @@ function baseName(p: string): string {
   return parts[parts.length - 1] ?? p;
 }
 
-/** A short name for what a server command acts on: the step folder for verify, else the file/folder name. */
+/**
+ * A short name for what a server command acts on: the step folder for verify, the replacement file for verify
+ * replacement, else the file/folder name.
+ */
 export function subjectOf(command: string, args: readonly unknown[]): string | undefined {
-  const first = args[0];
+  const first = command === "hdecomp.server.verifyReplacement" && typeof args[1] === "string" ? args[1] : args[0];
   if (typeof first !== "string" || !first) return undefined;
   const p = pathOfUri(first);
   if (command === "hdecomp.server.verifyStep") {

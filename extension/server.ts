@@ -51,6 +51,7 @@ const COMMAND_WORDS: Record<string, string> = {
   "hdecomp.server.runSelfTest": "Self-test",
   "hdecomp.server.runPipeline": "Pipeline",
   "hdecomp.server.decompose": "Decompose",
+  "hdecomp.server.verifyReplacement": "Verify replacement",
 };
 
 function run(command: string[], args: string[], cwd: string | undefined, timeoutMs: number): Promise<ProcessResult> {

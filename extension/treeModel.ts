@@ -26,6 +26,19 @@ export interface TreeNodePayload {
   resultFile?: string | null;
   /** share of the model's time, all instances (`hdecomp profile`); null when not profiled */
   shareOfModel?: number | null;
+  /** the kernel's active `hdecomp replace` replacement; null when it has none */
+  replacement?: ReplacementPayload | null;
+}
+
+/** An active replacement of a kernel (the tree's `replacements` map, as `hdecomp/trees` sends it). */
+export interface ReplacementPayload {
+  /** the replacement file (the copy `hdecomp replace` proved) */
+  replacement: string | null;
+  resultFile: string | null;
+  /** kernel time / replacement time */
+  speedup: number | null;
+  /** whole model time without / with the replacements */
+  modelSpeedup: number | null;
 }
 
 export interface TreePayload {
@@ -66,7 +79,9 @@ export interface DecompositionItem {
   path: string | null;
   stepDir: string | null;
   resultFile: string | null;
-  /** Space-separated tokens the package.json menus match: node, root, step, file, result, status-<s>. */
+  replacement: ReplacementPayload | null;
+  /** Space-separated tokens the package.json menus match: node, root, step, file, kernel, replaced, result,
+   * status-<s>. */
   contextValue: string;
   isRoot: boolean;
   children: DecompositionItem[];
@@ -94,6 +109,9 @@ export const STATUS_ICONS: Record<NodeStatus, StatusIcon> = {
   unverified: { id: "circle-large-outline", color: "testing.iconUnset" },
 };
 
+/** A replaced kernel's icon (in its status colour). */
+export const REPLACED_ICON = "zap";
+
 const STATUS_WORDS: Record<NodeStatus, string> = {
   pass: "verified: PASS",
   fail: "verified: FAIL",
@@ -115,6 +133,25 @@ function formatShape(value: unknown): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
+}
+
+function isNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+/** `1.84×`. */
+function times(value: number): string {
+  return `${value.toFixed(2)}×`;
+}
+
+/** The replacement's line of a node's hover: which file replaces it and how much faster both run. */
+function replacementLine(replacement: ReplacementPayload): string {
+  const gains = [
+    ...(isNumber(replacement.speedup) ? [`kernel ${times(replacement.speedup)} faster`] : []),
+    ...(isNumber(replacement.modelSpeedup) ? [`model ${times(replacement.modelSpeedup)} faster`] : []),
+  ];
+  const file = replacement.replacement ? ` by \`${replacement.replacement}\`` : "";
+  return `Replaced${file}${gains.length ? ` — ${gains.join(", ")}` : ""}`;
 }
 
 function escapeMarkdown(text: string): string {
@@ -147,6 +184,7 @@ export function tooltipMarkdown(node: TreeNodePayload, status: NodeStatus): stri
     lines.push("");
   }
   if (node.path) lines.push(`File: \`${node.path}\``);
+  if (node.replacement) lines.push("", replacementLine(node.replacement));
   if (node.stepDir) lines.push("", `Step: \`${node.stepDir}\``);
   return lines.join("\n");
 }
@@ -156,6 +194,8 @@ function contextValueOf(node: TreeNodePayload, status: NodeStatus, isRoot: boole
   if (isRoot) tokens.push("root");
   if (node.stepDir) tokens.push("step");
   if (node.path) tokens.push("file");
+  if (node.path && node.level === 0) tokens.push("kernel");
+  if (node.replacement) tokens.push("replaced");
   if (node.resultFile) tokens.push("result");
   tokens.push(`status-${status}`);
   return tokens.join(" ");
@@ -187,9 +227,11 @@ export function buildTrees(response: TreesResponse | null | undefined, options: 
       const levelName = levelNameOf(node);
       let description = `L${node.level} ${levelName}`;
       if (isRoot && options.relativePath) description += ` · ${options.relativePath(tree.root)}`;
-      if (typeof node.shareOfModel === "number" && Number.isFinite(node.shareOfModel)) {
+      if (isNumber(node.shareOfModel)) {
         description += ` · ${(100 * node.shareOfModel).toFixed(1)} % of time`;
       }
+      const replacement = node.replacement ?? null;
+      if (replacement) description += ` · replaced${isNumber(replacement.speedup) ? ` ${times(replacement.speedup)}` : ""}`;
       const item: DecompositionItem = {
         key,
         parentKey: parent?.key,
@@ -202,10 +244,11 @@ export function buildTrees(response: TreesResponse | null | undefined, options: 
         level: node.level,
         levelName,
         status,
-        icon: STATUS_ICONS[status],
+        icon: replacement ? { id: REPLACED_ICON, color: STATUS_ICONS[status].color } : STATUS_ICONS[status],
         path: node.path ?? null,
         stepDir: node.stepDir ?? null,
         resultFile: node.resultFile ?? null,
+        replacement,
         contextValue: contextValueOf(node, status, isRoot),
         isRoot,
         children: [],
@@ -266,4 +309,15 @@ export function findRootFor(
 /** The path of a step's refactored.py, the file "Verify step" and "Open refactored.py" act on. */
 export function refactoredFileOf(item: Pick<DecompositionItem, "stepDir">): string | undefined {
   return item.stepDir ? `${item.stepDir.replace(/[\\/]+$/, "")}/refactored.py` : undefined;
+}
+
+const NEW_SUFFIX = "_new.py";
+
+/**
+ * The kernel file and its replacement candidate (`<stem>_new.py` beside it) that "Verify replacement" acts
+ * on, from either of the two files.
+ */
+export function replacementPairOf(file: string): { kernel: string; replacement: string } {
+  if (file.endsWith(NEW_SUFFIX)) return { kernel: `${file.slice(0, -NEW_SUFFIX.length)}.py`, replacement: file };
+  return { kernel: file, replacement: file.replace(/\.py$/, "") + NEW_SUFFIX };
 }

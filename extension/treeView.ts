@@ -47,7 +47,9 @@ export class LevelsTreeProvider implements vscode.TreeDataProvider<Decomposition
     treeItem.tooltip = tooltip;
     treeItem.iconPath = new vscode.ThemeIcon(item.icon.id, new vscode.ThemeColor(item.icon.color));
     treeItem.contextValue = item.contextValue;
-    treeItem.accessibilityInformation = { label: `${item.label}, level ${item.level} ${item.levelName}, ${item.status}` };
+    treeItem.accessibilityInformation = {
+      label: `${item.label}, level ${item.level} ${item.levelName}, ${item.status}${item.replacement ? ", replaced" : ""}`,
+    };
     if (item.path) {
       treeItem.command = { title: "Open component file", command: "hdecomp.openComponent", arguments: [item] };
     }

@@ -13,10 +13,12 @@ export const RUNS_MODEL_CODE: ReadonlySet<string> = new Set([
   "hdecomp.verifyStep",
   "hdecomp.runPipeline",
   "hdecomp.runSelfTest",
+  "hdecomp.verifyReplacement",
   "hdecomp.server.decompose",
   "hdecomp.server.verifyStep",
   "hdecomp.server.runPipeline",
   "hdecomp.server.runSelfTest",
+  "hdecomp.server.verifyReplacement",
 ]);
 
 export function needsTrust(command: string): boolean {

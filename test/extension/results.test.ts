@@ -37,12 +37,14 @@ describe("server command results", () => {
     assert.equal(subjectOf("hdecomp.server.verifyStep", ["file:///w/steps/step_1_tiny/refactored.py"]), "step_1_tiny");
     assert.equal(subjectOf("hdecomp.server.runSelfTest", ["file:///w/level_0_kernel/relu%20fp32.py"]), "relu fp32.py");
     assert.equal(subjectOf("hdecomp.server.runPipeline", []), undefined);
+    const kernel = "file:///w/level_0_kernel/linear_fp32.py";
+    assert.equal(subjectOf("hdecomp.server.verifyReplacement", [kernel, "file:///w/level_0_kernel/linear_fp32_new.py"]), "linear_fp32_new.py");
   });
 });
 
 describe("workspace trust policy", () => {
   it("refuses only the commands that run model code in an untrusted workspace", () => {
-    for (const command of ["hdecomp.decompose", "hdecomp.verifyStep", "hdecomp.runPipeline", "hdecomp.runSelfTest", "hdecomp.server.verifyStep", "hdecomp.server.decompose"]) {
+    for (const command of ["hdecomp.decompose", "hdecomp.verifyStep", "hdecomp.runPipeline", "hdecomp.runSelfTest", "hdecomp.server.verifyStep", "hdecomp.server.decompose", "hdecomp.verifyReplacement", "hdecomp.server.verifyReplacement"]) {
       assert.ok(needsTrust(command), command);
       assert.ok(!isAllowed(command, false), command);
       assert.ok(isAllowed(command, true), command);

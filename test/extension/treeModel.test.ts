@@ -1,7 +1,16 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { buildTrees, findRootFor, normalizeStatus, refactoredFileOf, statusCounts, tooltipMarkdown, type TreesResponse } from "../../extension/treeModel";
+import {
+  buildTrees,
+  findRootFor,
+  normalizeStatus,
+  refactoredFileOf,
+  replacementPairOf,
+  statusCounts,
+  tooltipMarkdown,
+  type TreesResponse,
+} from "../../extension/treeModel";
 
 /** A payload in the `hdecomp/trees` shape: model -> layer -> fusion -> 2 kernels, plus a shared kernel. */
 function payload(): TreesResponse {
@@ -68,6 +77,33 @@ describe("buildTrees", () => {
     }
     const fusion = buildTrees(p).roots[0].children[0].children[0];
     assert.deepEqual(fusion.children.map((c) => c.description), ["L0 kernel · 12.3 % of time", "L0 kernel"]);
+  });
+
+  it("marks a replaced kernel: description, icon, context value and which file replaces it in the tooltip", () => {
+    const p = payload();
+    const replacement = "/w/out/tiny/replacements/linear_8x16_fp32/linear_8x16_fp32_new.py";
+    for (const n of p.trees[0].nodes) {
+      if (n.id === "linear_8x16_fp32") {
+        n.replacement = { replacement, resultFile: "/w/out/tiny/replacements/linear_8x16_fp32/replacement_result.json", speedup: 1.8449, modelSpeedup: 1.1234 };
+      }
+      if (n.id === "relu_fp32") n.replacement = { replacement: null, resultFile: null, speedup: null, modelSpeedup: null };
+    }
+    const [linear, relu] = buildTrees(p).roots[0].children[0].children[0].children;
+    assert.equal(linear.description, "L0 kernel · replaced 1.84×");
+    assert.match(linear.tooltip, /Replaced by `\/w\/out\/tiny\/replacements\/linear_8x16_fp32\/linear_8x16_fp32_new\.py` — kernel 1\.84× faster, model 1\.12× faster/);
+    assert.deepEqual(linear.icon, { id: "zap", color: "testing.iconPassed" });
+    assert.equal(linear.contextValue, "node file kernel replaced status-pass");
+    assert.equal(linear.replacement?.modelSpeedup, 1.1234);
+    // without timings: still marked, no numbers
+    assert.equal(relu.description, "L0 kernel · replaced");
+    assert.match(relu.tooltip, /\nReplaced\n|\nReplaced$/);
+    // an unreplaced kernel keeps its status icon and says nothing of replacements
+    const plain = buildTrees(payload()).roots[0].children[0].children[0].children[0];
+    assert.equal(plain.description, "L0 kernel");
+    assert.doesNotMatch(plain.tooltip, /Replaced/);
+    assert.deepEqual(plain.icon, { id: "pass-filled", color: "testing.iconPassed" });
+    assert.equal(plain.contextValue, "node file kernel status-pass");
+    assert.equal(plain.replacement, null);
   });
 
   it("gives a shared kernel a distinct key under each parent and links parents", () => {
@@ -146,6 +182,12 @@ describe("tree helpers", () => {
     assert.equal(findRootFor(roots, { file: "/w/out/tiny/decomposition_tree.json" })?.label, "tiny_mlp");
     assert.equal(findRootFor(roots, { file: "/elsewhere/x.json", modelName: "nested" })?.label, "nested");
     assert.equal(findRootFor(roots, { file: "/w/out/tinyx/a.json" }), undefined);
+  });
+
+  it("pairs a kernel file with its <stem>_new.py replacement, from either file", () => {
+    const pair = { kernel: "/w/level_0_kernel/linear_fp32.py", replacement: "/w/level_0_kernel/linear_fp32_new.py" };
+    assert.deepEqual(replacementPairOf("/w/level_0_kernel/linear_fp32.py"), pair);
+    assert.deepEqual(replacementPairOf("/w/level_0_kernel/linear_fp32_new.py"), pair);
   });
 
   it("locates a step's refactored.py", () => {

@@ -46,7 +46,8 @@ async def test_trees_payload_and_change_notification(client, module_workspace: P
     watch = [r for r in registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     globs = {w.get("globPattern") or w.get("glob_pattern")
              for r in watch for w in _plain(r.register_options)["watchers"]}
-    assert globs == {"**/decomposition_tree.json", "**/verification_result.json", "**/profile.json"}
+    assert globs == {"**/decomposition_tree.json", "**/verification_result.json", "**/profile.json",
+                     "**/replacements/*/replacement_result.json"}
 
     trees = [_as_dict(t) for t in await _trees(client)]
     assert len(trees) == 1

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "validate": "hdecomp.cli.validate",
     "profile": "hdecomp.cli.profile",
     "export": "hdecomp.cli.export",
+    "replace": "hdecomp.cli.replace",
 }
 # command -> (module, function) that main() calls with the parsed args; it returns the exit code
 HANDLERS: dict[str, tuple[str, str]] = {command: (module, "run") for command, module in COMMANDS.items()}

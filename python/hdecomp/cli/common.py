@@ -11,7 +11,7 @@ from hdecomp.formats.jsonio import dumps_json
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
-def run_options(p: argparse.ArgumentParser, *, trials: bool = True) -> None:
+def run_options(p: argparse.ArgumentParser, *, trials: bool = True, num_trials: int = 3) -> None:
     """Options shared by every command that runs models."""
     p.add_argument("--device", default="cpu", help="torch device to run on (cpu, cuda, cuda:1, mps)")
     p.add_argument("--batch-limit", type=int, default=None, metavar="N",
@@ -19,7 +19,8 @@ def run_options(p: argparse.ArgumentParser, *, trials: bool = True) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="give up on a model that runs longer than this (per build / forward)")
     if trials:
-        p.add_argument("--num-trials", type=int, default=3, help="random input trials (default 3)")
+        p.add_argument("--num-trials", type=int, default=num_trials,
+                       help=f"random input trials (default {num_trials})")
         p.add_argument("--rtol", type=float, default=None, help="relative tolerance (default: by dtype)")
         p.add_argument("--atol", type=float, default=None, help="absolute tolerance (default: by dtype)")
         p.add_argument("--no-cache", action="store_true",

@@ -12,6 +12,9 @@ HELP = "write and run verification/composition_test.py (kernel files only)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--no-run", action="store_true", help="only write the composition test")
+    p.add_argument("--with-replacements", action="store_true",
+                   help="with the tree's active kernel replacements (hdecomp replace) in place: writes "
+                        "verification/composition_test_with_replacements.py")
     run_options(p, trials=False)
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
@@ -26,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     result = compose(args.dir, run=not args.no_run, batch_limit=args.batch_limit, device=args.device,
-                     timeout=args.timeout)
+                     timeout=args.timeout, with_replacements=args.with_replacements)
     as_json = getattr(args, "json", False)
     if as_json:
         emit_json(result.to_dict())

@@ -17,6 +17,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--no-coverage", action="store_true", help="skip the per-step coverage reports")
+    p.add_argument("--with-replacements", action="store_true",
+                   help="verify each step holding a replaced kernel (hdecomp replace) composed, with the "
+                        "replacement in place")
     run_options(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
@@ -34,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if note:
         console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     result = run_pipeline(args.dir, options_from_args(args), coverage=not getattr(args, "no_coverage", False),
-                          console=console, progress=True, verbose=args.verbose)
+                          console=console, progress=True, verbose=args.verbose,
+                          with_replacements=args.with_replacements)
     if getattr(args, "json", False):
         emit_json(result.to_dict())
     else:

@@ -64,14 +64,33 @@ def _step_sort_key(p: Path) -> tuple[int, str]:
     return (int(m.group(1)) if m else 10**9, p.name)
 
 
+_MODEL_NEW = re.compile(r"^class[ \t]+ModelNew\b", re.MULTILINE)
+
+
+def is_replacement_candidate(path: Path) -> bool:
+    """A `<kernel>_new.py` with `class ModelNew` beside a kernel file: a replacement a user is writing
+    (`hdecomp replace`), not a component of the tree."""
+    if not path.name.endswith("_new.py"):
+        return False
+    try:
+        return bool(_MODEL_NEW.search(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def level_files(folder: Path) -> list[Path]:
+    """The component files of one level folder (no `__init__.py`, no replacement candidates)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("__") and not is_replacement_candidate(p))
+
+
 def component_files(root: str | Path) -> list[Path]:
     """Every component file in the level folders (level_3_model/ .. level_0_kernel/), model first."""
     root = Path(root)
     files: list[Path] = []
     for lvl in (3, 2, 1, 0):
-        d = root / LEVEL_DIRS[lvl]
-        if d.is_dir():
-            files.extend(sorted(p for p in d.glob("*.py") if not p.name.startswith("__")))
+        files.extend(level_files(root / LEVEL_DIRS[lvl]))
     return files
 
 

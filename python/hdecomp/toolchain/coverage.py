@@ -29,7 +29,7 @@ from torch import nn
 
 from hdecomp.errors import HdecompError, read_source
 from hdecomp.formats.jsonio import write_json_atomic
-from hdecomp.formats.layout import Step
+from hdecomp.formats.layout import Step, level_files
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import class_source_file, load_component, run_user_code
@@ -301,7 +301,7 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
         counts, source = {p.resolve(): 1 for p in files}, "one per file (--children)"
     else:
         kdir = ddir / "level_0_kernel"
-        files = sorted(p for p in kdir.glob("*.py") if not p.name.startswith("__")) if kdir.is_dir() else []
+        files = level_files(kdir)
         counts, source = kernel_instances(ddir, files)
         if not files:
             report["extraction_errors"].append(f"{kdir}: no kernel files")

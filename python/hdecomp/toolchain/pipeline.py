@@ -46,6 +46,7 @@ class StepOutcome:
     coverage_error: str | None = None
     verify_seconds: float = 0.0
     coverage_seconds: float = 0.0
+    replaced_result: Path | None = None   # verified composed, with the tree's kernel replacements in place
 
     def to_dict(self, root: Path) -> dict[str, Any]:
         def rel(p: Path | None) -> str | None:
@@ -62,7 +63,8 @@ class StepOutcome:
             "anticheat_status": self.anticheat_status or ("ERROR" if self.status == "ERROR" else "UNKNOWN"),
             "status": self.status, "passed": self.status == "PASS",
             "original_file": rel(self.step.original), "original_source": self.step.original_source,
-            "refactored_file": rel(self.step.refactored), "result_file": rel(self.step.result_file),
+            "refactored_file": rel(self.step.refactored), "result_file": rel(self.replaced_result or self.step.result_file),
+            "with_replacements": self.replaced_result is not None,
             "max_diff": self.max_diff, "fail_reason": self.fail_reason, "error": self.error,
             "anticheat_violations": self.violations,
             "coverage_status": self.coverage_status, "coverage_pct": self.coverage_pct,
@@ -249,8 +251,12 @@ def load_tree_quietly(root: Path, problems: list[str]) -> DecompositionTree | No
 
 
 def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True, console: Any = None,
-                 progress: bool = True, verbose: bool = False, write_summary: bool = True) -> PipelineResult:
-    """Verify every step under `root`/steps in order; write the summary; never stop at a broken step."""
+                 progress: bool = True, verbose: bool = False, write_summary: bool = True,
+                 with_replacements: bool = False) -> PipelineResult:
+    """Verify every step under `root`/steps in order; write the summary; never stop at a broken step.
+    `with_replacements`: each step that holds a kernel with an active replacement (`hdecomp replace`) is
+    verified composed, the replacement in every instance (verification/with_replacements/); the others as
+    always."""
     from hdecomp.verify.result import VerifyOptions
     root = Path(root)
     if not root.is_dir():
@@ -266,9 +272,13 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     if not steps and not result.kernel_root:
         result.problems.append(f"{root / 'steps'}: no step folders with a refactored.py")
     t0 = time.perf_counter()
+    replaced_run = _replacements_run(root, options, result.problems) if with_replacements else None
     with forward_timer() as fwd, _progress(console, progress, len(steps)) as advance:
         for step in steps:
-            outcome = verify_one(step, options, coverage=coverage)
+            if replaced_run is not None and step.dir.resolve() in replaced_run[1]:
+                outcome = _verify_replaced(root, step, options, replaced_run)
+            else:
+                outcome = verify_one(step, options, coverage=coverage)
             result.steps.append(outcome)
             advance(outcome)
             if verbose and console is not None:
@@ -279,6 +289,43 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     if write_summary:
         result.summary_file = write_json_atomic(root / "verification" / SUMMARY_FILE, result.to_dict())
     return result
+
+
+def _replacements_run(root: Path, options: Any, problems: list[str]) -> tuple[Any, set[Path], dict[Path, Path],
+                                                                             float | None] | None:
+    """(the composition, the steps holding a replaced kernel, kernel file -> replacement, the tolerance), or
+    None without active replacements (noted) or when the steps cannot be composed (noted)."""
+    from hdecomp.formats.replacements import replaced_files, replacement_tolerance
+    from hdecomp.toolchain.replace.steps import prepare, steps_holding
+    replaced = replaced_files(root)
+    if not replaced:
+        problems.append(f"{root / TREE_FILE}: no kernel replacement is active (--with-replacements)")
+        return None
+    try:
+        comp = prepare(root, getattr(options, "timeout", None))
+    except HdecompError as exc:
+        problems.append(f"with replacements: {exc.headline}")
+        return None
+    holding = {d.resolve() for d in steps_holding(comp, set(replaced))}
+    return comp, holding, replaced, replacement_tolerance(root)
+
+
+def _verify_replaced(root: Path, step: Step, options: Any, run: tuple[Any, set[Path], dict[Path, Path],
+                                                                       float | None]) -> StepOutcome:
+    from hdecomp.toolchain.replace.steps import verify_composed_step
+    comp, _, replaced, tol = run
+    t0 = time.perf_counter()
+    d = next(k for k in comp.plans if k.resolve() == step.dir.resolve())
+    try:
+        record, res = verify_composed_step(root, comp, d, replaced, root / "verification" / "with_replacements",
+                                           options, tol)
+        out = StepOutcome(step=step, status=res.status, max_diff=_finite(res.max_diff), error=_error_text(res.error),
+                          fail_reason=res.data.get("fail_reason"))
+        out.replaced_result = root / record["result_file"]
+    except HdecompError as exc:
+        out = StepOutcome(step=step, status="ERROR", error=exc.headline)
+    out.verify_seconds = time.perf_counter() - t0
+    return out
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ from typing import Any
 
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import JsonFileError, read_json_file
+from hdecomp.formats.layout import level_files
 from hdecomp.formats.log import LOG_FILE
 from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.paths import data_dir
@@ -506,7 +507,7 @@ def kernel_name_problems(stem: str, has_parameters: bool) -> list[str]:
 
 def _check_kernels(root: Path, report: ValidationReport) -> None:
     kernel_dir = root / LEVEL_DIRS[0]
-    files = sorted(p for p in kernel_dir.glob("*.py") if not p.name.startswith("__")) if kernel_dir.is_dir() else []
+    files = level_files(kernel_dir)
     report.kernels = len(files)
     if not files:
         report.add(LEVEL_DIRS[0], "missing or empty: a decomposition ends in kernel files", "files")
@@ -562,7 +563,7 @@ def component_file_problems(source: str, model_class: str = "Model") -> list[tup
 def _check_components(root: Path, report: ValidationReport) -> None:
     files: list[tuple[Path, str]] = []
     for level in sorted(LEVEL_DIRS.values()):
-        files += [(p, "Model") for p in sorted((root / level).glob("*.py")) if not p.name.startswith("__")]
+        files += [(p, "Model") for p in level_files(root / level)]
     for step in sorted((root / "steps").glob("*/")) if (root / "steps").is_dir() else []:
         files += [(p, "Model") for p in sorted((step / "children").glob("*.py")) if not p.name.startswith("__")]
         if (step / "refactored.py").is_file():

@@ -37,6 +37,10 @@ class VerifyOptions:
     # the original's side of each trial from the reference cache (verify/reference_cache.py) when this
     # original was verified before with the same seeds and settings; HDECOMP_CACHE=0 turns it off too
     reference_cache: bool = True
+    # the refactored file's model class: the first of these it defines (`hdecomp replace` proves `ModelNew`)
+    refactored_class: tuple[str, ...] = ("RefactoredModel", "Model")
+    # the refactored model built from the original's get_init_inputs() (KernelBench's ModelNew has none)
+    init_from_original: bool = False
 
 
 @dataclass

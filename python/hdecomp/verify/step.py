@@ -207,8 +207,10 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     # loading and building
     t0 = time.perf_counter()
     comp_o = load_component(original, class_names=("Model", "RefactoredModel"), timeout=options.timeout)
-    comp_r = load_component(refactored, class_names=("RefactoredModel", "Model"), timeout=options.timeout,
+    comp_r = load_component(refactored, class_names=options.refactored_class, timeout=options.timeout,
                             require_inputs=False)
+    if options.init_from_original:
+        comp_r.get_init_inputs = comp_o.get_init_inputs
     clock.add("load", time.perf_counter() - t0)
     reference = _reference_cache(comp_o, options, device)
     t0 = time.perf_counter()

@@ -1,6 +1,7 @@
 """CodeLens: "Verify step" on `class RefactoredModel` (title = the last verification result, resolved lazily),
-"Run self-test" on a component's `class Model`, and "Profile · x % of model time" on a kernel or fusion
-file of a profiled decomposition (`hdecomp profile` wrote its verification/profile.json)."""
+"Run self-test" on a component's `class Model`, "Profile · x % of model time" on a kernel or fusion
+file of a profiled decomposition (`hdecomp profile` wrote its verification/profile.json), and "Verify
+replacement" on a kernel file with a `<stem>_new.py` beside it (titled with its last `hdecomp replace`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from hdecomp.formats.layout import read_profile_components, read_result_file
 from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
+from hdecomp_lsp import replacements
 from hdecomp_lsp.features.diagnostics import is_refactored_file, result_file_for
 from hdecomp_lsp.state import HdecompLanguageServer
-from hdecomp_lsp.uris import uri_to_path
+from hdecomp_lsp.uris import path_to_uri, uri_to_path
 
 _CLASS = re.compile(r"^class[ \t]+(RefactoredModel|Model)\b", re.MULTILINE)
 _COMPONENT = re.compile(r"^def[ \t]+get_inputs\b", re.MULTILINE)
@@ -23,6 +25,7 @@ _MAIN_GUARD = re.compile(r"^if[ \t]+__name__[ \t]*==[ \t]*['\"]__main__['\"]", r
 VERIFY_COMMAND = "hdecomp.server.verifyStep"
 SELF_TEST_COMMAND = "hdecomp.server.runSelfTest"
 PROFILE_COMMAND = "hdecomp.server.profile"
+REPLACEMENT_COMMAND = "hdecomp.server.verifyReplacement"
 
 
 def profile_entry(path: str) -> tuple[Path, dict[str, Any]] | None:
@@ -116,6 +119,10 @@ def lenses_for(uri: str, source: str) -> list[types.CodeLens]:
             if found is not None:
                 lenses.append(types.CodeLens(range=rng, data={"kind": "profile", "uri": uri,
                                                               "root": found[0].as_uri()}))
+            new = replacements.replacement_file(path)
+            if new is not None:
+                lenses.append(types.CodeLens(range=rng, data={"kind": "replacement", "uri": uri,
+                                                              "new": path_to_uri(new)}))
     return lenses
 
 
@@ -131,6 +138,9 @@ def resolve(lens: types.CodeLens) -> types.CodeLens:
     elif data.get("kind") == "profile" and isinstance(data.get("root"), str):
         lens.command = types.Command(title=profile_title(uri_to_path(uri)), command=PROFILE_COMMAND,
                                      arguments=[data["root"]])
+    elif data.get("kind") == "replacement" and isinstance(data.get("new"), str):
+        title = replacements.title_for(uri_to_path(uri), uri_to_path(data["new"]))
+        lens.command = types.Command(title=title, command=REPLACEMENT_COMMAND, arguments=[uri, data["new"]])
     return lens
 
 

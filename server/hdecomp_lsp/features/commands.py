@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import time
@@ -14,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdecomp.formats.layout import read_result_file
 from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
+from hdecomp_lsp import replacements
 from hdecomp_lsp.features import diagnostics, trees
 from hdecomp_lsp.features.code_lens import lens_title, read_result
 from hdecomp_lsp.protocol import HdecompProtocol
@@ -28,6 +31,7 @@ RUN_SELF_TEST = "hdecomp.server.runSelfTest"
 RUN_PIPELINE = "hdecomp.server.runPipeline"
 DECOMPOSE = "hdecomp.server.decompose"
 PROFILE = "hdecomp.server.profile"
+VERIFY_REPLACEMENT = "hdecomp.server.verifyReplacement"
 _STATUS = {0: "PASS", 1: "FAIL"}
 
 
@@ -184,6 +188,42 @@ async def verify_step(ls: HdecompLanguageServer, refactored: str) -> dict[str, A
     return _result(outcome, summary, str(result_file))
 
 
+def _json_document(text: str) -> dict[str, Any] | None:
+    """The `--json` document a command printed on stdout, None when there is none."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+async def verify_replacement(ls: HdecompLanguageServer, kernel: str, new: str) -> dict[str, Any]:
+    root = replacements.tree_root(kernel)
+    if root is None:
+        return {"status": "ERROR", "exitCode": 2, "resultFile": None,
+                "summary": f"ERROR: {kernel}: not a file of a decomposition (no decomposition_tree.json above it)"}
+    settings = ls.settings.for_path(kernel)
+    argv = [*settings.python_command(), "-m", "hdecomp", "replace", str(root), kernel, new, "--json",
+            *settings.run_flags()]
+    started = time.time()
+    outcome = await run_process(ls, f"Verify replacement {Path(new).name}", argv, str(root))
+    result = _json_document(outcome.stdout)
+    kernel_info = result.get("kernel") if result else None  # the node id the CLI filed its result under
+    kernel_id = kernel_info.get("id") if isinstance(kernel_info, dict) else None
+    result_file = (root / replacements.REPLACEMENTS_DIR / kernel_id / replacements.REPLACEMENT_RESULT
+                   if isinstance(kernel_id, str) else replacements.result_file(kernel))
+    try:
+        if result_file is not None and result_file.stat().st_mtime < started - 1:
+            result_file = None  # an earlier run's: this one wrote none (an unusable DIR or kernel)
+    except OSError:
+        result_file = None
+    if result is None and outcome.exit_code in (0, 1) and result_file is not None:
+        result = read_result_file(result_file)
+    summary = replacements.summary(result)
+    await _after_run(ls)
+    return _result(outcome, summary[:200], str(result_file) if result_file else None)
+
+
 def untrusted(ls: HdecompLanguageServer, what: str) -> dict[str, Any] | None:
     """The refusal every command answers in an untrusted workspace (it would run the workspace's code)."""
     if ls.trusted:
@@ -239,7 +279,6 @@ def register(server: HdecompLanguageServer) -> None:
         profile = Path(folder) / "verification" / "profile.json"
         summary = ""
         if outcome.exit_code == 0:
-            import json
             try:
                 comps = json.loads(profile.read_text(encoding="utf-8")).get("components") or []
             except (OSError, ValueError):
@@ -250,6 +289,11 @@ def register(server: HdecompLanguageServer) -> None:
                            f"{100 * top['share_of_model']:.1f} % of model time")
         await _after_run(ls)
         return _result(outcome, summary, str(profile))
+
+    @server.command(VERIFY_REPLACEMENT)
+    async def cmd_verify_replacement(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+        return untrusted(ls, "Verify replacement") or await verify_replacement(
+            ls, _arg_path(args, 0, "kernelUri"), _arg_path(args, 1, "newUri"))
 
     @server.command(DECOMPOSE)
     async def cmd_decompose(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
@@ -266,4 +310,5 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / TREE_FILE))
 
 
-__all__ = ["DECOMPOSE", "PROFILE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_STEP", "register", "run_process"]
+__all__ = ["DECOMPOSE", "PROFILE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_REPLACEMENT", "VERIFY_STEP", "register",
+           "run_process"]

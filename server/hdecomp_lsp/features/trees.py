@@ -1,6 +1,7 @@
 """Decomposition trees for the extension's tree view: request `hdecomp/trees`, notification
-`hdecomp/treesChanged` when a decomposition_tree.json or verification_result.json changes (client file
-watching when it can, polling otherwise). Pure JSON reading: no torch, no user code."""
+`hdecomp/treesChanged` when a decomposition_tree.json, a step's verification_result.json, the profile or a
+kernel's replacement_result.json changes (client file watching when it can, polling otherwise). Pure JSON
+reading: no torch, no user code."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_NAMES
 from lsprotocol import types
 
+from hdecomp_lsp import replacements
 from hdecomp_lsp.features import diagnostics
 from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import path_is_under, uri_to_path
@@ -22,6 +24,10 @@ TREES_CHANGED = "hdecomp/treesChanged"
 _SKIP_DIRS = {".git", ".hg", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
               ".ruff_cache", ".tox", "dist", "build"}
 _MAX_DEPTH = 10
+_TREE_DIRS = {"steps", "verification", replacements.REPLACEMENTS_DIR}  # a tree's own folders: no trees inside
+_REPLACEMENT_RESULTS = f"{replacements.REPLACEMENTS_DIR}/*/{replacements.REPLACEMENT_RESULT}"
+_WATCHED = (TREE_FILE, RESULT_FILE, PROFILE_FILE, replacements.REPLACEMENT_RESULT)
+_WATCH_GLOBS = [f"**/{TREE_FILE}", f"**/{RESULT_FILE}", f"**/{PROFILE_FILE}", f"**/{_REPLACEMENT_RESULTS}"]
 
 
 def find_tree_files(folders: list[str]) -> list[str]:
@@ -35,17 +41,18 @@ def find_tree_files(folders: list[str]) -> list[str]:
             if TREE_FILE in filenames:
                 found.append(os.path.join(dirpath, TREE_FILE))
                 # a tree's own component folders hold no other trees
-                dirnames[:] = [d for d in dirnames if not (d == "steps" or d.startswith("level_")
-                                                           or d == "verification")]
+                dirnames[:] = [d for d in dirnames if not (d.startswith("level_") or d in _TREE_DIRS)]
     return sorted(set(found))
 
 
 def watched_files(folders: list[str]) -> dict[str, float]:
-    """mtime of every tree file and every step result under those trees (the polling snapshot)."""
+    """mtime of every tree file, step result, profile and replacement result under those trees (the polling
+    snapshot)."""
     snap: dict[str, float] = {}
     for tree in find_tree_files(folders):
         for p in [Path(tree), Path(tree).parent / "verification" / PROFILE_FILE,
-                  *Path(tree).parent.glob(f"steps/*/{RESULT_FILE}")]:
+                  *Path(tree).parent.glob(f"steps/*/{RESULT_FILE}"),
+                  *Path(tree).parent.glob(_REPLACEMENT_RESULTS)]:
             try:
                 snap[str(p)] = p.stat().st_mtime
             except OSError:
@@ -64,6 +71,7 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
     root = Path(tree_file).parent
     statuses = node_statuses(tree)
     shares = _profile_shares(root)
+    replaced = replacements.replaced_nodes(tree, root)
     nodes: list[dict[str, Any]] = []
     for node_id, node in tree.nodes.items():
         verdict = statuses[node_id]
@@ -85,6 +93,8 @@ def load_tree(tree_file: str) -> dict[str, Any] | None:
             "stepDir": str(verdict.step.dir.resolve()) if verdict.step else None,
             # share of the model's time, all instances (hdecomp profile), None when not profiled
             "shareOfModel": shares.get(node_id),
+            # the active `hdecomp replace` replacement of a kernel, None when there is none
+            "replacement": replaced.get(node_id),
         })
     return {"root": str(root.resolve()), "treeFile": str(Path(tree_file).resolve()),
             "modelName": str(tree.metadata.model_name or root.name), "rootId": tree.root_id or "", "nodes": nodes}
@@ -163,8 +173,7 @@ async def start_watching(ls: HdecompLanguageServer) -> None:
     ws = ls.client_capabilities.workspace
     can_watch = bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration)
     if can_watch:
-        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}")
-                    for name in (TREE_FILE, RESULT_FILE, PROFILE_FILE)]
+        watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in _WATCH_GLOBS]
         try:
             await ls.client_register_capability_async(types.RegistrationParams(registrations=[
                 types.Registration(id="hdecomp-trees-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -187,7 +196,7 @@ def register(server: HdecompLanguageServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched_changed(ls: HdecompLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         paths = {os.path.normpath(uri_to_path(c.uri)) for c in params.changes}
-        relevant = {p for p in paths if p.endswith((TREE_FILE, RESULT_FILE, PROFILE_FILE))}
+        relevant = {p for p in paths if p.endswith(_WATCHED)}
         if not relevant:
             return
         index: TreeIndex = ls.trees
@@ -206,4 +215,5 @@ def register(server: HdecompLanguageServer) -> None:
         if result_dirs:
             # a step's result belongs to the refactored file(s) next to it
             diagnostics.republish_all(ls, dirs=result_dirs)
-            await ls.refresh_lenses()
+        if result_dirs or any(p.endswith(replacements.REPLACEMENT_RESULT) for p in relevant):
+            await ls.refresh_lenses()  # the Verify step / Verify replacement lenses show the last result

@@ -18,9 +18,16 @@ from hdecomp.toolchain.compose.plan import (
            plan_step,
 )
 from hdecomp.toolchain.compose.run import ComposeResult, compose
-from hdecomp.toolchain.compose.script import RESULT_MARK, SCRIPT, fixed_part, generate_script
+from hdecomp.toolchain.compose.script import (
+           RESULT_MARK,
+           SCRIPT,
+           SCRIPT_WITH_REPLACEMENTS,
+           fixed_part,
+           generate_script,
+)
 from hdecomp.toolchain.compose.weights import composed_weight_map, kernel_use_counts, weight_map_json
 
-__all__ = ["RESULT_MARK", "SCRIPT", "ComposeError", "ComposeResult", "Composition", "build_composition", "compose",
+__all__ = ["RESULT_MARK", "SCRIPT", "SCRIPT_WITH_REPLACEMENTS", "ComposeError", "ComposeResult", "Composition",
+           "build_composition", "compose",
            "composed_weight_map", "fixed_part", "generate_script", "kernel_use_counts", "original_model_file",
            "plan_step", "weight_map_json"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hdecomp.errors import HdecompError
-from hdecomp.formats.layout import Step, discover_steps, source_key
+from hdecomp.formats.layout import Step, discover_steps, level_files, source_key
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_DIRS
 
@@ -150,9 +150,7 @@ def _kernel_index(root: Path) -> tuple[dict[str, Path], dict[str, Path]]:
     by_key: dict[str, Path] = {}
     by_stem: dict[str, Path] = {}
     if kdir.is_dir():
-        for p in sorted(kdir.glob("*.py")):
-            if p.name.startswith("__"):
-                continue
+        for p in level_files(kdir):
             k = source_key(p)
             if k:
                 by_key.setdefault(k, p)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from hdecomp.toolchain.compose.plan import MapValue
 
 SCRIPT = "composition_test.py"
+SCRIPT_WITH_REPLACEMENTS = "composition_test_with_replacements.py"
 RESULT_MARK = "COMPOSITION_RESULT "
 
 
@@ -152,8 +153,26 @@ def fixed_part() -> str:
     return text[start:cut_from] + text[cut_to:].rstrip() + "\n"
 
 
-def generate_script(comp: Composition, *, batch_limit: int | None = None, device: str = "cpu") -> str:
+_TOLERANCES = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2)}
+
+
+def _tolerances(floor: float | None) -> str:
+    """The script's TOLERANCES (rtol, atol by dtype), each at least `floor` when given."""
+    parts = [f"torch.{name}: ({max(r, floor or 0):g}, {max(a, floor or 0):g})" for name, (r, a) in _TOLERANCES.items()]
+    return "{" + ", ".join(parts) + "}"
+
+
+def generate_script(comp: Composition, *, batch_limit: int | None = None, device: str = "cpu",
+                    replaced: dict[Path, Path] | None = None, script_dir: Path | None = None,
+                    tolerance: float | None = None, step_dir: Path | None = None) -> str:
+    """The composition script's text. `replaced`: kernel file (resolved) -> the file whose `ModelNew` stands
+    in for it in every instance (`hdecomp replace`); `script_dir`: the folder the script is written to
+    (default verification/); `tolerance`: a floor for every dtype's rtol and atol (a replacement's); `step_dir`:
+    instead of a whole-model script, a component file for that step: its composed class as `RefactoredModel`
+    with the step original's `get_init_inputs`/`get_inputs` (what verify-step takes as the refactored side)."""
     root = comp.root
+    replaced = {k.resolve(): v for k, v in (replaced or {}).items()}
+    depth = len((script_dir or root / "verification").resolve().relative_to(root.resolve()).parts)
     extra_imports: list[str] = []
     classes: list[str] = []
     for d in comp.order:
@@ -167,19 +186,33 @@ def generate_script(comp: Composition, *, batch_limit: int | None = None, device
     kernel_lines = []
     for leaf in sorted({id(lf): lf for lf in comp.leaves.values()}.values(), key=lambda lf: lf.var):
         note = "" if leaf.is_kernel else "  # not a kernel: no step decomposes it"
+        new_file = replaced.get(leaf.file.resolve())
+        if new_file is not None:
+            kernel_lines.append(f'{leaf.var} = load_component("{relative_to_root(root, new_file)}").ModelNew'
+                                f'  # replaces {relative_to_root(root, leaf.file)} (hdecomp replace)')
+            continue
         kernel_lines.append(f'{leaf.var} = load_component("{relative_to_root(root, leaf.file)}").Model{note}')
     if comp.kernel_root is not None or comp.top is None:
         assert comp.kernel_root is not None
         # A one-kernel model: the kernel file is the composed model, built from its own get_init_inputs()
         # (its constructor does not take the original's arguments).
         var = comp.kernel_root.var
+        new_file = replaced.get(comp.kernel_root.file.resolve())
         kernel_lines = [f'_kernel_file = load_component("{relative_to_root(root, comp.kernel_root.file)}")',
-                        f"{var} = _kernel_file.Model"]
+                        f"{var} = _kernel_file.Model" if new_file is None else
+                        f'{var} = load_component("{relative_to_root(root, new_file)}").ModelNew  # replaces the kernel']
         composed_def = (f"def ComposedModel(*original_init):\n    \"\"\"The kernel file is the whole model: "
                         f"{var} built from the kernel file's get_init_inputs().\"\"\"\n"
                         f"    return {var}(*getattr(_kernel_file, \"get_init_inputs\", list)())")
     else:
         composed_def = f"ComposedModel = {comp.plans[comp.top.dir].class_name}"
+    if step_dir is not None:
+        step = comp.plans[step_dir].step
+        assert step.original is not None
+        composed_def = (f'RefactoredModel = {comp.plans[step_dir].class_name}\n'
+                        f'_step_original = load_component("{relative_to_root(root, step.original)}")\n\n\n'
+                        f'def get_init_inputs():\n    return list(getattr(_step_original, "get_init_inputs", list)())'
+                        f'\n\n\ndef get_inputs():\n    return list(_step_original.get_inputs())')
     wm = json.dumps(weight_map_json(comp.weight_map), indent=4)
     model_name = root.name
     if comp.kernel_root is not None:
@@ -205,11 +238,10 @@ Prints PASS or FAIL with the max difference (fp32: rtol 1e-4, atol 1e-5); exit 0
 
 {chr(10).join(extra_imports)}
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[{depth}]
 ORIGINAL = "{relative_to_root(root, comp.original)}"
 SEEDS = (42, 43, 44)
-TOLERANCES = {{torch.float32: (1e-4, 1e-5), torch.float64: (1e-7, 1e-9), torch.float16: (1e-3, 1e-3),
-               torch.bfloat16: (1e-2, 1e-2)}}
+TOLERANCES = {_tolerances(tolerance)}
 DEFAULT_BATCH_LIMIT = {batch_limit!r}
 DEFAULT_DEVICE = {device!r}
 RESULT_MARK = {RESULT_MARK!r}

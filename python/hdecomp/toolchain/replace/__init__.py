@@ -1,0 +1,14 @@
+"""`hdecomp replace`: a faster kernel proved against the kernel and inside the whole model (run.py), the
+reward hacks it must not use (hacks.py), the steps above it re-verified with it in place (steps.py), and
+the timing (timing.py)."""
+
+from hdecomp.toolchain.replace.run import (
+           CHECK_ORDER,
+           ReplaceOptions,
+           ReplaceResult,
+           find_kernel,
+           remove_replacement,
+           replace_kernel,
+)
+
+__all__ = ["CHECK_ORDER", "ReplaceOptions", "ReplaceResult", "find_kernel", "remove_replacement", "replace_kernel"]

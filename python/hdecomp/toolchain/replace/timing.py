@@ -1,0 +1,68 @@
+"""Timing for `hdecomp replace`: the kernel and its replacement, and the whole composed model without and
+with the replacements, measured the same way in the same run (interleaved rounds, `hdecomp profile`'s
+timer: warm-up, median of N, CUDA events and an L2 flush on CUDA); and the speed-of-light floor no honest
+implementation of the kernel's work can beat on this device."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import statistics
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.toolchain.profile import DEVICE_SPECS, BandwidthAt, probe_peak, speed_of_light, time_forward
+
+_counter = itertools.count()
+
+
+def time_pair(a: nn.Module, b: nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device, *,
+              warmup: int, runs: int, rounds: int = 3) -> tuple[float, float]:
+    """(median seconds of a, of b): `rounds` alternating rounds of `time_forward`, the median of each side's."""
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(time_forward(a, args, kwargs, device, warmup=warmup, runs=runs))
+        tb.append(time_forward(b, args, kwargs, device, warmup=warmup, runs=runs))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def device_spec(device: torch.device) -> tuple[str, dict[str, float], Any]:
+    """(name, peaks, bandwidth at a working-set size or None): a CUDA device of the shipped table by name;
+    any other device measured by `hdecomp profile`'s probes."""
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device)
+        for key, spec in DEVICE_SPECS.items():
+            if key in name:
+                return key, spec, None
+    return "this machine", probe_peak(device), BandwidthAt(device)
+
+
+def floor_seconds(flops: int, nbytes: int, dtype: str, device: torch.device,
+                  reference_seconds: float | None = None) -> tuple[float, str]:
+    """(the speed-of-light time of `flops` and `nbytes` on `device`, the spec's name). `reference_seconds`:
+    the kernel's own measured time, which proves its rates attainable: the peaks used are at least the
+    kernel's achieved FLOP/s and byte/s, so a probe that ran slow (a busy machine) never puts the floor
+    above what the reference itself does."""
+    name, spec, bandwidth = device_spec(device)
+    spec = dict(spec)
+    bw = bandwidth(nbytes) if bandwidth is not None else spec["bandwidth"]
+    if reference_seconds:
+        key = dtype if dtype in spec else "fp32"
+        spec[key] = max(spec.get(key, 0.0), flops / reference_seconds)
+        bw = max(bw, nbytes / reference_seconds)
+    return speed_of_light(flops, nbytes, spec, dtype, bw), name
+
+
+def import_script(path: Path) -> Any:
+    """A composition script as a module (its main guard not run)."""
+    spec = importlib.util.spec_from_file_location(f"_hdecomp_composed_{next(_counter)}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+__all__ = ["device_spec", "floor_seconds", "import_script", "time_pair"]
