@@ -6,18 +6,16 @@ no torch import, no user code run."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.layout import is_replacement_candidate, read_result_file
 from hdecomp.formats.replacements import REPLACEMENTS_DIR, active_replacements
 from hdecomp.formats.replacements import RESULT_FILE as REPLACEMENT_RESULT
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_DIRS
 
 NEW_SUFFIX = "_new"
-_MODEL_NEW = re.compile(r"^class[ \t]+ModelNew\b", re.MULTILINE)
 
 
 def kernel_root(kernel: str | Path) -> Path | None:
@@ -43,11 +41,7 @@ def replacement_file(kernel: str | Path) -> Path | None:
     if file.stem.endswith(NEW_SUFFIX) or kernel_root(file) is None:
         return None
     new = file.with_name(f"{file.stem}{NEW_SUFFIX}.py")
-    try:
-        source = new.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return new if _MODEL_NEW.search(source) else None
+    return new if is_replacement_candidate(new) else None
 
 
 def result_file(kernel: str | Path) -> Path | None:
