@@ -155,11 +155,7 @@ class Component:
         (an RNN's `self.h0 = torch.randn(num_layers, batch_size, hidden)`) matches the lowered inputs.
         """
         with self._batch_size_lowered(batch_limit, record=False):
-            init = self._call("get_init_inputs", self.get_init_inputs, timeout)
-            if init is None:
-                init = []
-            if not isinstance(init, (list, tuple)):
-                init = [init]
+            init = self.init_inputs(timeout)
             model = self._call(f"{self.class_name}(*get_init_inputs())",
                                lambda: self.model_class(*init), timeout)
         if not isinstance(model, nn.Module):
@@ -168,6 +164,14 @@ class Component:
             model = model.to(device)
         model.eval()   # (not `return model.eval()`: a train() override may return None, timm's EfficientFormer)
         return model
+
+    def init_inputs(self, timeout: float | None = None, batch_limit: int | None = None) -> list[Any]:
+        """get_init_inputs() as a list (`batch_limit`: with `batch_size` lowered, as in `build`)."""
+        with self._batch_size_lowered(batch_limit, record=False):
+            init = self._call("get_init_inputs", self.get_init_inputs, timeout)
+        if init is None:
+            return []
+        return list(init) if isinstance(init, (list, tuple)) else [init]
 
     def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
                     timeout: float | None = None, batch_limit: int | None = None,

@@ -281,7 +281,7 @@ class Profiled:
                 "dtype": self.dtype, "speed_of_light_seconds": self.speed_of_light, "error": self.error}
 
 
-_DTYPES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp64"}
+PRECISION = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp64"}
 
 
 def _measure(path: Path, device: torch.device, batch_limit: int | None, timeout: float | None, warmup: int,
@@ -298,7 +298,7 @@ def _measure(path: Path, device: torch.device, batch_limit: int | None, timeout:
             out = model(*args, **kwargs)
         nbytes = bytes_moved(model, args, kwargs, out)
         floats = [t for t in [*model.parameters(), *args] if isinstance(t, torch.Tensor) and t.is_floating_point()]
-        dtype = _DTYPES.get(floats[0].dtype, "fp32") if floats else "fp32"
+        dtype = PRECISION.get(floats[0].dtype, "fp32") if floats else "fp32"
         seconds = time_forward(model, args, kwargs, device, warmup=warmup, runs=runs)
     except Exception as exc:   # the component's own forward raised: this component's entry says so
         raise HdecompError(f"Model.forward raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
@@ -407,5 +407,5 @@ def write_plots(doc: dict[str, Any], folder: Path, device_spec: str = "this mach
     return written
 
 
-__all__ = ["DEVICE_SPECS", "BandwidthAt", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
+__all__ = ["DEVICE_SPECS", "PRECISION", "BandwidthAt", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
            "speed_of_light", "time_forward"]

@@ -179,7 +179,7 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
            say: Callable[[str], None]) -> None:
     from hdecomp.runtime.batch_limit import limited_inputs
     from hdecomp.runtime.component import clone_nested, load_component, run_user_code, seed_everything
-    from hdecomp.toolchain.profile import _DTYPES, bytes_moved, count_flops
+    from hdecomp.toolchain.profile import PRECISION, bytes_moved, count_flops
     from hdecomp.verify.compare import first_float_dtype
 
     def record(check: Check, stop_status: str = "FAIL") -> None:
@@ -200,9 +200,7 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
     watch = hacks.FileWatch(_forbidden_files(root, tree) - {copy.resolve()})
     with watch:
         comp_n = load_component(copy, class_name="ModelNew", require_inputs=False, timeout=timeout)
-        with comp_k._batch_size_lowered(limit, record=False):
-            init = run_user_code(comp_k.get_init_inputs, what="get_init_inputs", path=kernel_path, timeout=timeout)
-        init = list(init) if isinstance(init, (list, tuple)) else ([] if init is None else [init])
+        init = comp_k.init_inputs(timeout, batch_limit=limit)
         seed_everything(0)
         new = run_user_code(lambda: comp_n.model_class(*init), what="ModelNew(*get_init_inputs())", path=copy,
                             timeout=timeout)
@@ -267,7 +265,7 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
     flops, _ = count_flops(kernel, args0, kwargs0)
     nbytes = bytes_moved(kernel, args0, kwargs0, kernel_outs[0])
     t_kernel, t_new = time_pair(kernel, new, args0, kwargs0, device, warmup=options.warmup, runs=options.runs)
-    floor, spec = floor_seconds(flops, nbytes, _DTYPES.get(dtype, "fp32"), device, reference_seconds=t_kernel)
+    floor, spec = floor_seconds(flops, nbytes, PRECISION.get(dtype, "fp32"), device, reference_seconds=t_kernel)
     data["timing"] = {"runs": options.runs, "warmup": options.warmup, "kernel_seconds": t_kernel,
                       "replacement_seconds": t_new, "speedup": t_kernel / t_new if t_new > 0 else None,
                       "flops": flops, "bytes": nbytes, "speed_of_light_seconds": floor, "speed_of_light_device": spec,
@@ -341,8 +339,7 @@ def _model_times(root: Path, comp: Any, replaced: dict[Path, Path], options: Rep
     try:
         models = []
         original = load_component(comp.original, timeout=options.timeout)
-        with original._batch_size_lowered(options.batch_limit, record=False):
-            init = list(getattr(original.module, "get_init_inputs", list)())
+        init = original.init_inputs(options.timeout, batch_limit=options.batch_limit)
         for name, rep in (("before", {}), ("after", replaced)):
             path = write_text_atomic(tmp / f"model_{name}.py", generate_script(
                 comp, batch_limit=options.batch_limit, device=options.device, replaced=rep, script_dir=tmp))
