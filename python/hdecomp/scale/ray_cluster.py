@@ -1,0 +1,153 @@
+"""The Ray executor (`pip install hdecomp[ray]`): one Ray task per model, each running scale/task.py's
+`hdecomp decompose` on a worker; Ray schedules them (CPUs, `--gpus-per-task` GPUs), retries a task whose
+worker dies once (`max_retries=1`), and shows them in its dashboard.
+
+Where the files are:
+- default: the models' folder travels to the workers as the job's `working_dir` (Ray's runtime
+  environment; up to 100 MiB here, beyond that use a shared path), each tree is made in the worker's own
+  temporary folder and comes back to the driver as a tar archive, then is installed under `-o`;
+- `--shared-fs`: the models and `-o` are on a filesystem every node sees at the same path (NFS, a cluster
+  volume): the workers read the models in place and write the trees to `-o`'s staging folder directly.
+Workers need hdecomp installed (the same version as the driver).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+from hdecomp.scale.task import TaskResult, TaskSpec, run_task
+
+MAX_WORKING_DIR = 100 << 20
+RETRIES = 1
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        total += sum((Path(dirpath) / f).stat().st_size for f in filenames if not f.startswith("."))
+    return total
+
+
+def _pack(tree: Path) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(tree, arcname=tree.name)
+    return buf.getvalue()
+
+
+def _unpack(blob: bytes, parent: Path) -> Path:
+    parent.mkdir(parents=True, exist_ok=True)
+    dest = Path(tempfile.mkdtemp(prefix=".unpack.", dir=parent))
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
+        tar.extractall(dest, filter="data")
+    (only,) = list(dest.iterdir())
+    return only
+
+
+def ray_task(spec: dict[str, Any], shared_stage: str | None) -> tuple[dict[str, Any], bytes | None]:
+    """On a worker: the decomposition, and its tree as a tar archive unless the stage is shared."""
+    import shutil
+    task = TaskSpec(**spec)
+    if shared_stage is not None:
+        return run_task(task, shared_stage).to_dict(), None
+    task = replace(task, model_dir=str(Path.cwd() / task.model_dir))   # relative to the job's working_dir
+    parent = tempfile.mkdtemp(prefix="hdecomp-")
+    try:
+        result = run_task(task, parent)
+        blob = _pack(Path(result.tree)) if result.tree else None
+        result.tree = result.stage = None
+        return result.to_dict(), blob
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+class RayExecutor:
+    name = "ray"
+
+    def __init__(self, stage: Path, *, address: str = "auto", workers: int | None = None,
+                 gpus_per_task: float = 0, shared_fs: bool = False, model_root: Path | None = None) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise HdecompError("--executor ray needs Ray: pip install 'hdecomp[ray]'") from exc
+        self.ray = ray
+        self.stage = stage
+        self.address = address
+        self.shared_fs = shared_fs
+        self.model_root = model_root
+        self.gpus = gpus_per_task
+        runtime_env: dict[str, Any] = {}
+        if not shared_fs and model_root is not None:
+            size = _folder_bytes(model_root)
+            if size > MAX_WORKING_DIR:
+                raise HdecompError(f"the models' folder is {size / 2**20:.0f} MiB, more than Ray's working_dir "
+                                   f"takes here ({MAX_WORKING_DIR >> 20} MiB): put the models and -o on a shared "
+                                   "filesystem and pass --shared-fs", model_root)
+            runtime_env["working_dir"] = str(model_root)
+            runtime_env["excludes"] = ["__pycache__", ".git", ".hdecomp_out", ".staging"]
+        self.started = not ray.is_initialized()
+        if self.started:
+            try:
+                ray.init(address=None if address == "local" else address, runtime_env=runtime_env or None,
+                         log_to_driver=False, configure_logging=False)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise HdecompError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from exc
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = max(1, workers or cpus)
+        self.remote = ray.remote(ray_task).options(max_retries=RETRIES, num_cpus=1, num_gpus=gpus_per_task)
+
+    def describe(self) -> dict[str, object]:
+        return {"executor": self.name, "workers": self.workers, "address": self.address,
+                "gpus_per_task": self.gpus, "shared_fs": self.shared_fs}
+
+    def _spec_for_worker(self, spec: TaskSpec) -> dict[str, Any]:
+        d = spec.__dict__.copy()
+        if not self.shared_fs and self.model_root is not None:
+            d["model_dir"] = os.path.relpath(Path(spec.model_dir).resolve(), self.model_root.resolve())
+        return d
+
+    def run(self, specs: list[TaskSpec]) -> Iterator[TaskResult]:
+        ray = self.ray
+        self.stage.mkdir(parents=True, exist_ok=True)
+        shared = str(self.stage) if self.shared_fs else None
+        todo = list(specs)
+        running: dict[Any, tuple[TaskSpec, int]] = {}
+        while todo or running:
+            while todo and len(running) < self.workers:
+                spec = todo.pop(0)
+                running[self.remote.remote(self._spec_for_worker(spec), shared)] = (spec, 1)
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                spec, attempt = running.pop(ref)
+                try:
+                    data, blob = ray.get(ref)
+                except ray.exceptions.RayError as exc:   # the worker died again after Ray's retry, or Ray failed
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    yield TaskResult(name=spec.name, status="LOST", attempts=attempt + RETRIES,
+                                     reason=f"{spec.model_name}: the Ray task failed ({type(exc).__name__}: {first})")
+                    continue
+                result = TaskResult(**data)
+                result.attempts = attempt
+                if result.status == "LOST" and attempt <= RETRIES:   # its decompose process was killed
+                    running[self.remote.remote(self._spec_for_worker(spec), shared)] = (spec, attempt + 1)
+                    continue
+                if blob is not None:
+                    tree = _unpack(blob, self.stage)
+                    result.tree, result.stage = str(tree), str(tree.parent)
+                yield result
+
+    def close(self) -> None:
+        if self.started and self.ray.is_initialized():
+            self.ray.shutdown()
+
+
+__all__ = ["RayExecutor", "ray_task"]

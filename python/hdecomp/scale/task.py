@@ -1,0 +1,121 @@
+"""One model's decomposition as a task any executor runs: `hdecomp decompose` itself, in a process (and
+process group) of its own, in a private staging folder, with a wall-clock limit.
+
+The staging folder holds a link to every entry of the model's folder (so the model imports its neighbours
+as it would at home) and the output, `.hdecomp_out/<stem>/`. The command runs there with the model's bare
+file name, so every path the tree records is the same wherever the task runs (this machine, a Ray worker,
+another node): trees made by different executors are byte-identical up to timestamps and durations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+OUT_NAME = ".hdecomp_out"
+# exit codes of `hdecomp decompose` -> the task's status
+_STATUS = {0: "PASS", 1: "PARTIAL", 2: "ERROR"}
+
+
+@dataclass
+class TaskSpec:
+    model_dir: str              # the folder the model file is in (linked into the staging folder)
+    model_name: str             # the model's file name
+    name: str                   # the tree's name (the output folder under -o)
+    flags: list[str] = field(default_factory=list)   # the decompose flags (--batch-limit, --device, ...)
+    timeout: float | None = None                     # wall-clock seconds for the whole decomposition
+    threads: int | None = None                       # OMP/MKL threads of the task (None: as inherited)
+
+
+@dataclass
+class TaskResult:
+    name: str
+    status: str                 # PASS | PARTIAL | ERROR | TIMEOUT | LOST (the process was killed)
+    reason: str | None = None
+    seconds: float = 0.0
+    summary: dict[str, Any] | None = None             # decompose --json's result
+    tree: str | None = None                           # the finished tree's folder (staging), if any
+    stage: str | None = None                          # the staging folder (removed by whoever installs)
+    worker: str | None = None                         # where it ran (host:pid)
+    attempts: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _die_with_parent() -> None:
+    """The decompose process dies with the task's process (a killed worker leaves nothing running)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+
+
+def stage_folder(spec: TaskSpec, parent: str | Path) -> Path:
+    """A fresh staging folder under `parent` linking every entry of the model's folder."""
+    stage = Path(tempfile.mkdtemp(prefix=f".{spec.name}.", dir=parent))
+    src = Path(spec.model_dir).resolve()
+    for entry in sorted(src.iterdir()):
+        if entry.name in (OUT_NAME, "__pycache__") or entry.name.startswith(".hdecomp"):
+            continue
+        (stage / entry.name).symlink_to(entry)
+    return stage
+
+
+def run_task(spec: TaskSpec, stage_parent: str | Path) -> TaskResult:
+    """Decompose one model (see the module's doc); never raises for a model that fails, hangs or dies."""
+    import socket
+    t0 = time.perf_counter()
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    stage = stage_folder(spec, stage_parent)
+    argv = [sys.executable, "-m", "hdecomp", "decompose", spec.model_name, "-o", OUT_NAME, "--name", spec.name,
+            "--json", *spec.flags]
+    env = dict(os.environ)
+    if spec.threads is not None:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(var, str(spec.threads))
+    proc = subprocess.Popen(argv, cwd=stage, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        out, err = proc.communicate(timeout=spec.timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)   # the whole group: workers it forked included
+        proc.communicate()
+        return TaskResult(name=spec.name, status="TIMEOUT", seconds=time.perf_counter() - t0, stage=str(stage),
+                          reason=f"{spec.model_name}: did not finish within {spec.timeout:g} s (--timeout); "
+                                 "its process group was stopped", worker=worker)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)       # nothing it started outlives it
+    seconds = time.perf_counter() - t0
+    text = err.decode(errors="replace")
+    if proc.returncode < 0:
+        return TaskResult(name=spec.name, status="LOST", seconds=seconds, stage=str(stage), worker=worker,
+                          reason=f"{spec.model_name}: the decomposition was killed by signal {-proc.returncode}")
+    summary = None
+    with contextlib.suppress(ValueError):
+        summary = json.loads(out.decode(errors="replace"))
+    status = _STATUS.get(proc.returncode, "ERROR")
+    reason = None
+    if status != "PASS":
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if ln.startswith("ERROR")]
+        reason = (errors[0] if errors else (lines[-1] if lines else f"exit code {proc.returncode}")).strip()
+        if status == "PARTIAL" and isinstance(summary, dict) and summary.get("incomplete"):
+            first = summary["incomplete"][0]
+            reason = f"incomplete: {first}: {(summary.get('reasons') or {}).get(first, '')}".strip()
+    tree = stage / OUT_NAME / spec.name
+    return TaskResult(name=spec.name, status=status, reason=reason, seconds=seconds, summary=summary,
+                      tree=str(tree) if (tree / "decomposition_tree.json").is_file() else None, stage=str(stage),
+                      worker=worker)
+
+
+__all__ = ["OUT_NAME", "TaskResult", "TaskSpec", "run_task", "stage_folder"]
