@@ -261,6 +261,23 @@ def test_ray_reports_a_model_that_hangs_and_leaves_no_folder(ray_address: str, t
     assert _processes("hang_on_ray.py", "decompose") == []
 
 
+_KEPT = ("model", "status", "steps_total", "steps_passed", "components_tested", "components_passed",
+         "composition_status")
+
+
+def _batch_rows(*args: str) -> list[dict]:
+    r = _hdecomp("batch", *args, "--json")
+    assert r.returncode == 0, r.stderr
+    return [{k: row[k] for k in _KEPT} for row in json.loads(r.stdout)["results"]]
+
+
+def test_batch_through_the_executors_gives_the_in_process_verdicts(ray_address: str, local_trees: Path) -> None:
+    here = _batch_rows(str(local_trees))
+    assert [r["model"] for r in here] == sorted(MODELS) and all(r["status"] == "PASSED" for r in here)
+    assert _batch_rows(str(local_trees), "--executor", "local", "--workers", "2") == here
+    assert _batch_rows(str(local_trees), "--executor", "ray", "--address", ray_address) == here
+
+
 def test_bad_arguments_are_one_clear_error(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hdecomp.cli.common import emit_json
+
+if TYPE_CHECKING:
+    from hdecomp.scale.many import Executor
 
 HELP = "test many decompositions under ROOT, with a summary table"
 
@@ -16,11 +19,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", default=None, help="where to write the JSON results (default ROOT/batch_results.json)")
     p.add_argument("--jobs", "-j", type=int, default=1, help="self-tests to run at once")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per self-test (default 300)")
+    p.add_argument("--executor", choices=("local", "ray"), default=None,
+                   help="one task per decomposition, each `hdecomp batch TREE` in a process of its own: local "
+                        "processes or a Ray cluster (the trees on a filesystem the workers see); default: one "
+                        "after the other in this process")
+    p.add_argument("--address", default="auto", help="the Ray cluster (as for decompose --address)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="trees at once (default: local 1, ray the cluster's CPUs)")
+    p.add_argument("--tree-timeout", type=float, default=None, metavar="SECONDS",
+                   help="with --executor: seconds per decomposition at most (its process group is stopped)")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
+    import sys
     from pathlib import Path
 
     from rich.console import Console
@@ -37,10 +51,23 @@ def run(args: argparse.Namespace) -> int:
     as_json = getattr(args, "json", False)
     # with --json, stdout carries the JSON document only: progress lines go to stderr
     progress = Console(stderr=True) if as_json else console
-    report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
-                       console=Console(stderr=True) if args.verbose else None,
-                       on_result=lambda o: progress.print(f"[{STATUS_STYLE[o.status]}]{o.status:8}[/] {o.path}",
-                                                          highlight=False))
+    executor: Executor | None = None
+    if args.executor == "ray":
+        from hdecomp.scale.ray_cluster import RayExecutor
+        executor = RayExecutor(root / ".staging", address=args.address, workers=args.workers, shared_fs=True)
+    elif args.executor == "local":
+        from hdecomp.scale.local import LocalExecutor
+        executor = LocalExecutor(root / ".staging", workers=args.workers or 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):   # stdout: the result alone (Ray's messages to stderr)
+            report = run_batch(root, level=args.level, timeout=args.timeout, jobs=max(1, getattr(args, "jobs", 1)),
+                               console=Console(stderr=True) if args.verbose else None, executor=executor,
+                               tree_timeout=args.tree_timeout,
+                               on_result=lambda status, path: progress.print(
+                                   f"[{STATUS_STYLE[status]}]{status:8}[/] {path}", highlight=False))
+    finally:
+        if executor is not None:
+            executor.close()
     if report["total"] == 0:  # nothing tested: say so first, and write nothing into a foreign folder
         where = f" under {args.level}/" if args.level else ""
         raise HdecompError(f"no decompositions{where} (folders with {TREE_FILE})", root)

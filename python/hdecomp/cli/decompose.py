@@ -27,6 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "models, output/)")
     p.add_argument("--max-depth", type=int, default=None, help="stop descending after this many levels")
     p.add_argument("--name", default=None, help="model name (default: the file's stem)")
+    p.add_argument("--no-self-tests", action="store_true",
+                   help="skip the components' self-tests at the end (a sweep: the top model's self-test runs "
+                        "the model at full size)")
     run_options(p)
     many = p.add_argument_group("several models (one task each)")
     many.add_argument("--executor", choices=("local", "ray"), default=None,
@@ -55,7 +58,7 @@ def _task_flags(args: argparse.Namespace) -> list[str]:
                         ("--atol", args.atol), ("--max-depth", args.max_depth)):
         if value is not None:
             flags += [flag, str(value)]
-    return flags + (["--no-cache"] if args.no_cache else [])
+    return flags + (["--no-cache"] if args.no_cache else []) + (["--no-self-tests"] if args.no_self_tests else [])
 
 
 def run_many(args: argparse.Namespace) -> int:
@@ -147,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True) if args.json else Console()
     options = DecomposeOptions(device=args.device, batch_limit=args.batch_limit, timeout=args.timeout,
                                num_trials=args.num_trials, rtol=args.rtol, atol=args.atol,
-                               max_depth=args.max_depth, name=args.name, reference_cache=not args.no_cache)
+                               max_depth=args.max_depth, name=args.name, reference_cache=not args.no_cache,
+                               self_tests=not args.no_self_tests)
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise HdecompError(f"--device {args.device}: no CUDA device is available")
     dec = decompose(args.model, args.output, options, console=console, progress=True)

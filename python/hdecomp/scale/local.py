@@ -5,13 +5,16 @@ more, then reported with its reason."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
+from typing import TypeVar
 
 from hdecomp.scale.task import TaskResult, TaskSpec, run_task
 
 RETRIES = 1
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def threads_per_task(workers: int) -> int:
@@ -45,6 +48,16 @@ class LocalExecutor:
                         running[pool.submit(run_task, spec, self.stage)] = (spec, attempt + 1)
                         continue
                     yield result
+
+    def map(self, fn: Callable[[T], R], items: list[T]) -> Iterator[tuple[T, R | None, str | None]]:
+        """(item, fn(item), None) as each finishes, or (item, None, the error) where fn raised."""
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hdecomp-task") as pool:
+            futures = {pool.submit(fn, item): item for item in items}
+            for fut in as_completed(futures):
+                try:
+                    yield futures[fut], fut.result(), None
+                except Exception as exc:   # the task's own failure: reported, the others go on
+                    yield futures[fut], None, f"{type(exc).__name__}: {exc}"
 
     def close(self) -> None:
         pass

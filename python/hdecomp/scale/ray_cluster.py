@@ -17,16 +17,18 @@ import io
 import os
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hdecomp.errors import HdecompError
 from hdecomp.scale.task import TaskResult, TaskSpec, run_task
 
 MAX_WORKING_DIR = 100 << 20
 RETRIES = 1
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -144,6 +146,26 @@ class RayExecutor:
                     tree = _unpack(blob, self.stage)
                     result.tree, result.stage = str(tree), str(tree.parent)
                 yield result
+
+    def map(self, fn: Callable[[T], R], items: list[T]) -> Iterator[tuple[T, R | None, str | None]]:
+        """(item, fn(item), None) as each finishes on the cluster (at most `workers` at once; Ray retries a
+        task whose worker dies once), or (item, None, the error)."""
+        ray = self.ray
+        remote = ray.remote(fn).options(max_retries=RETRIES, num_cpus=1, num_gpus=self.gpus)
+        todo = list(items)
+        running: dict[Any, T] = {}
+        while todo or running:
+            while todo and len(running) < self.workers:
+                item = todo.pop(0)
+                running[remote.remote(item)] = item
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                item = running.pop(ref)
+                try:
+                    yield item, ray.get(ref), None
+                except ray.exceptions.RayError as exc:
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                    yield item, None, f"the Ray task failed ({type(exc).__name__}: {first})"
 
     def close(self) -> None:
         if self.started and self.ray.is_initialized():

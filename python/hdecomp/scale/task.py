@@ -118,4 +118,42 @@ def run_task(spec: TaskSpec, stage_parent: str | Path) -> TaskResult:
                       worker=worker)
 
 
-__all__ = ["OUT_NAME", "TaskResult", "TaskSpec", "run_task", "stage_folder"]
+@dataclass
+class BatchSpec:
+    tree: str                   # a decomposition folder, re-verified in place
+    flags: list[str] = field(default_factory=list)   # `hdecomp batch` flags (--timeout per self-test, -j)
+    timeout: float | None = None                     # wall-clock seconds for the whole tree
+
+
+def run_batch_task(spec: BatchSpec) -> dict[str, Any]:
+    """`hdecomp batch TREE` in a process (group) of its own: the tree's result row (batch_results.json's
+    format); a tree that cannot be tested, hangs or dies gets a FAILED row that says why."""
+    tree = Path(spec.tree)
+    with tempfile.TemporaryDirectory(prefix="hdecomp-batch-") as tmp:
+        report = Path(tmp) / "batch.json"
+        argv = [sys.executable, "-m", "hdecomp", "batch", str(tree), "--output", str(report), *spec.flags]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, preexec_fn=_die_with_parent)
+        try:
+            _, err = proc.communicate(timeout=spec.timeout)
+            cause = None
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            _, err = proc.communicate()
+            cause = f"{tree}: did not finish within {spec.timeout:g} s; its process group was stopped"
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if cause is None and report.is_file():
+            rows = json.loads(report.read_text()).get("results") or []
+            if rows:
+                return dict(rows[0])
+        if cause is None:
+            lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.strip()]
+            cause = lines[0] if lines else f"{tree}: hdecomp batch exited {proc.returncode}"
+    return {"model": tree.name, "level": tree.parent.name, "path": str(tree), "status": "FAILED",
+            "errors": [cause], "components_tested": 0, "components_passed": 0, "components_failed": 0,
+            "composition_test": "NOT_RUN", "pipeline_status": "ERROR", "steps_total": 0, "steps_passed": 0}
+
+
+__all__ = ["OUT_NAME", "BatchSpec", "TaskResult", "TaskSpec", "run_batch_task", "run_task", "stage_folder"]

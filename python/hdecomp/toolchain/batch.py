@@ -152,20 +152,42 @@ def _tests_and_composition(out: DecompositionOutcome, path: Path, timeout: float
 
 
 def run_batch(root: str | Path, *, level: str | None = None, timeout: float = 300.0, options: Any = None,
-              console: Any = None, on_result: Any = None, jobs: int = 1) -> dict[str, Any]:
+              console: Any = None, on_result: Any = None, jobs: int = 1, executor: Any = None,
+              tree_timeout: float | None = None) -> dict[str, Any]:
+    """Every decomposition under `root` tested (see the module's doc); `on_result(status, path)` as each
+    finishes. `executor` (hdecomp.scale: local processes or Ray): one task per tree, `hdecomp batch TREE` in
+    a process of its own, `tree_timeout` seconds at most each (the trees on a filesystem the workers see)."""
     root = Path(root)
     if not root.is_dir():
         raise HdecompError("folder not found", root)
-    outcomes = []
-    for d in find_decompositions(root, level):
-        o = test_decomposition(d, root, timeout=timeout, options=options, console=console, jobs=jobs)
-        outcomes.append(o)
-        if on_result is not None:
-            on_result(o)
-    counts = {k: sum(1 for o in outcomes if o.status == k) for k in ("PASSED", "PARTIAL", "FAILED")}
-    return {"timestamp": datetime.now().isoformat(), "root": str(root), "total": len(outcomes),
+    rows: list[dict[str, Any]] = []
+    found = find_decompositions(root, level)
+    if executor is not None:
+        from hdecomp.scale.task import BatchSpec, run_batch_task
+        flags = ["--timeout", str(timeout), "-j", str(jobs)]
+        specs = [BatchSpec(tree=str(d.resolve()), flags=flags, timeout=tree_timeout) for d in found]
+        for spec, row, error in executor.map(run_batch_task, specs):
+            if row is None:
+                row = {"model": Path(spec.tree).name, "path": spec.tree, "status": "FAILED", "errors": [error]}
+            try:
+                row["relative_path"] = str(Path(spec.tree).relative_to(root.resolve()))
+            except ValueError:
+                row["relative_path"] = spec.tree
+            rows.append(row)
+            if on_result is not None:
+                on_result(row["status"], Path(spec.tree))
+        order = {str(d.resolve()): i for i, d in enumerate(found)}
+        rows.sort(key=lambda r: order.get(str(r.get("path")), len(order)))
+    else:
+        for d in found:
+            o = test_decomposition(d, root, timeout=timeout, options=options, console=console, jobs=jobs)
+            rows.append(o.to_dict())
+            if on_result is not None:
+                on_result(o.status, o.path)
+    counts = {k: sum(1 for r in rows if r["status"] == k) for k in ("PASSED", "PARTIAL", "FAILED")}
+    return {"timestamp": datetime.now().isoformat(), "root": str(root), "total": len(rows),
             "passed": counts["PASSED"], "partial": counts["PARTIAL"], "failed": counts["FAILED"],
-            "results": [o.to_dict() for o in outcomes]}
+            "results": rows}
 
 
 STATUS_STYLE = {"PASSED": "green", "PARTIAL": "yellow", "FAILED": "red", "PASS": "green", "FAIL": "red",
