@@ -127,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", default=str(HERE / "results.json"))
     p.add_argument("--merge", nargs="+", metavar="RESULTS", default=None,
                    help="merge result files of separate runs into --results and print the table (a problem in several files: the last one wins)")
+    p.add_argument("--executor", choices=("local", "ray"), default=None,
+                   help="run the problems through hdecomp's executor (decompose_many: local processes or a Ray "
+                        "cluster) instead of one worker after the other")
+    p.add_argument("--address", default="auto", help="with --executor ray: the cluster (auto, HOST:PORT, local)")
+    p.add_argument("--workers", type=int, default=None, help="with --executor: problems at once")
     p.add_argument("--worker", nargs=2, metavar=("MODEL", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -156,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                                "every": args.every,
                                "levels": {}, "problems": [], "timeout_per_problem": args.timeout,
                                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+    selected = {}
     for level in args.levels:
         files = sorted((kb / f"level{level}").glob("*.py"), key=lambda f: (int(f.name.split("_")[0]), f.name))
         if args.only:
@@ -163,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         files = files[::max(1, args.every)]
         if args.limit:
             files = files[:args.limit]
+        selected[level] = files
+    if args.executor:
+        return _sweep_with_executor(args, kb, out_root, selected, results)
+    for level, files in selected.items():
         for f in files:
             t0 = time.perf_counter()
             cmd = [sys.executable, __file__, "--worker", str(f), str(out_root / f"level{level}"),
@@ -188,6 +198,51 @@ def main(argv: list[str] | None = None) -> int:
             print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
             _summarise(results)
             _write(results, args.results)
+    _print_table(results, args.results)
+    return 0
+
+
+def _sweep_with_executor(args: argparse.Namespace, kb: Path, out_root: Path, selected: dict[int, list[Path]],
+                         results: dict[str, Any]) -> int:
+    """The same sweep through hdecomp.scale (what `hdecomp decompose FOLDER --executor ...` runs): one task
+    per problem, each `hdecomp decompose --batch-limit N --no-self-tests` in a process group of its own."""
+    sys.path.insert(0, str(REPO / "python"))
+    from hdecomp.scale.local import LocalExecutor
+    from hdecomp.scale.many import decompose_many
+    from hdecomp.toolchain.quality import quality_totals
+    stage = out_root / ".staging"
+    if args.executor == "ray":
+        from hdecomp.scale.ray_cluster import RayExecutor
+        executor: Any = RayExecutor(stage, address=args.address, workers=args.workers, model_root=kb.resolve())
+    else:
+        executor = LocalExecutor(stage, workers=args.workers or 1)
+    results["executor"] = executor.describe()
+    t0 = time.perf_counter()
+    try:
+        for level, files in selected.items():
+            out = out_root / f"level{level}"
+
+            def record(r: Any, done: int, total: int, level: int = level, out: Path = out) -> None:
+                res = dict(r.summary) if r.summary else {"status": "ERROR", "error": r.reason or r.status}
+                if r.tree:
+                    res["quality"] = quality_totals(out / r.name)
+                outcome, group = classify(res)
+                entry = {"level": level, "problem": f"{r.name}.py", "outcome": outcome, "reason_group": group,
+                         "seconds": round(r.seconds, 2), "attempts": r.attempts, "worker": r.worker,
+                         **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
+                                                    "kernel_instances", "composition", "coverage", "quality",
+                                                    "error")}}
+                results["problems"].append(entry)
+                print(f"level{level} {r.name}.py: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
+                _summarise(results)
+                _write(results, args.results)
+            decompose_many(files, out, executor, flags=["--batch-limit", str(args.batch_limit), "--no-self-tests"],
+                           timeout=args.timeout, force=True, threads=1, on_result=record)
+    finally:
+        executor.close()
+    results["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    _summarise(results)
+    _write(results, args.results)
     _print_table(results, args.results)
     return 0
 

@@ -2,7 +2,6 @@
 over the tensor in eager PyTorch) as one fused pass: torch's own tanh-approximated GELU kernel, the same
 formula."""
 
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 

@@ -116,8 +116,11 @@ def _decompose_many(args: argparse.Namespace, out: Path, files: list[Path]) -> M
             bar.console.print(f"[{style}]{r.status:8}[/] {r.name}  {r.seconds:.1f}s"
                               + (f"  attempts {r.attempts}" if r.attempts > 1 else "")
                               + (f"  {r.reason}" if r.reason else ""), highlight=False, soft_wrap=True)
-        return decompose_many(list(files), out, executor, flags=_task_flags(args), timeout=args.timeout,
-                              force=args.force, threads=threads, on_result=on_result)
+        try:
+            return decompose_many(list(files), out, executor, flags=_task_flags(args), timeout=args.timeout,
+                                  force=args.force, threads=threads, on_result=on_result)
+        finally:
+            executor.close()
 
 
 def _print_table(console: Any, data: dict[str, Any]) -> None:

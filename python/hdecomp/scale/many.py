@@ -152,8 +152,7 @@ def decompose_many(models: list[str | Path], out: str | Path, executor: Executor
             write_json_atomic(out / INDEX_FILE, result.to_dict())   # what is done so far, after each model
             if on_result is not None:
                 on_result(r, done, total)
-    finally:
-        executor.close()
+    finally:   # (the executor is the caller's: it may run more after this)
         if stage.is_dir() and not any(stage.iterdir()):
             stage.rmdir()
     result.seconds = time.perf_counter() - t0
