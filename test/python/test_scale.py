@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,34 +181,12 @@ def test_a_task_whose_process_is_killed_is_retried_once(tmp_path: Path) -> None:
 # ---- a real Ray cluster --------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
-    """`ray start --head` on the loopback address with 2 CPUs; stopped by killing exactly the processes
-    of its session folder (and theirs), never `ray stop` (which stops every cluster on the machine)."""
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")   # short: Ray's socket paths must stay < 108 bytes
-    port = _free_port()
-    ray = Path(sys.executable).with_name("ray")
-    subprocess.run([str(ray), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
-                    "--num-cpus", "2", "--temp-dir", temp, "--include-dashboard", "false", "--disable-usage-stats",
-                    "--object-store-memory", "200000000"], check=True, capture_output=True, timeout=180)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        ours = {pid for pid, _ in _processes(temp)}
-        family = set(ours)
-        for _ in range(3):   # their children (the workers) too
-            family |= {pid for pid, ppid in _processes("") if ppid in family}
-        for pid in family:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    """A real Ray cluster on the loopback address, 2 CPUs; stopped by exactly its own processes."""
+    from hdecomp.scale.ray_cluster import local_cluster
+    with local_cluster(2) as address:
+        yield address
 
 
 def test_ray_trees_equal_the_local_executors(ray_address: str, models: Path, local_trees: Path,

@@ -13,6 +13,7 @@ Workers need hdecomp installed (the same version as the driver).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import tarfile
@@ -70,6 +71,52 @@ def ray_task(spec: dict[str, Any], shared_stage: str | None) -> tuple[dict[str, 
         return result.to_dict(), blob
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def _processes() -> list[tuple[int, int, str]]:
+    """(pid, parent pid, command line) of every process (Linux /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            out.append((int(d.name), ppid, cmd))
+    return out
+
+
+@contextlib.contextmanager
+def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> Iterator[str]:
+    """A Ray head on the loopback address with `num_cpus` CPUs (`ray start --head`), its address
+    (`127.0.0.1:PORT`) while the block runs; then exactly its processes (those of its session folder and
+    their children) are stopped, never `ray stop`'s every cluster on the machine."""
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import sys
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")   # short: Ray's socket paths must stay < 108 bytes
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    ray_cli = Path(sys.executable).with_name("ray")
+    subprocess.run([str(ray_cli), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+                    "--num-cpus", str(num_cpus), "--temp-dir", temp, "--include-dashboard", "false",
+                    "--disable-usage-stats", "--object-store-memory", str(object_store_bytes)],
+                   check=True, capture_output=True, timeout=180)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        procs = _processes()
+        family = {pid for pid, _, cmd in procs if temp in cmd}
+        for _ in range(3):   # their children (the workers) too
+            family |= {pid for pid, ppid, _ in procs if ppid in family}
+        for pid in family:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 class RayExecutor:
@@ -172,4 +219,4 @@ class RayExecutor:
             self.ray.shutdown()
 
 
-__all__ = ["RayExecutor", "ray_task"]
+__all__ = ["RayExecutor", "local_cluster", "ray_task"]
