@@ -131,7 +131,13 @@ def get_init_inputs():
 '''
 
 
-SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL, "tiny_reformer": REFORMER}
+# called as a user would: use_cache left at its default, so each model builds a DynamicCache in its forward
+# and hands it to every layer (GPT-2 positionally, Llama by keyword)
+GPT2_CACHE = GPT2.replace("self.model(input_ids=input_ids, use_cache=False)", "self.model(input_ids)")
+LLAMA_CACHE = LLAMA.replace(", use_cache=False)", ")")
+
+SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL, "tiny_reformer": REFORMER,
+           "gpt2_default_cache": GPT2_CACHE, "llama_default_cache": LLAMA_CACHE}
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -332,3 +338,17 @@ def test_reformer_attention_is_a_layer_and_its_plumbing_stays_plumbing(trees: di
     ref = next((dec.root / n["step"] / "refactored.py").read_text() for n in nodes.values()
                if n.get("ops") == ["ReformerEmbeddings"])
     assert re.search(r"required_pos_encodings_columns = self\.max_\w+\(", ref), ref
+
+
+@pytest.mark.parametrize("name", ["gpt2_default_cache", "llama_default_cache"])
+def test_a_cache_the_model_makes_in_its_forward_stays_plumbing(trees: dict[str, Any], name: str) -> None:
+    """The DynamicCache each layer gets: no file can write the object, and each layer computes the same
+    outputs without it, so the layers' files take None and the parent passes None; every step verifies that
+    against the original, which keeps its real cache."""
+    assert "use_cache=False" not in SOURCES[name]
+    assert_fully_verified(trees[name], pipeline=False)
+    layers = [t for f, t in _texts(trees[name]).items() if "decoder_layer" in f or f.startswith("gpt2block")]
+    assert layers, sorted(_texts(trees[name]))
+    for text in layers:
+        assert "DynamicCache" not in text
+        assert re.search(r"(cache|past_key_values?|layer_past)\W+None", text), text[:2000]

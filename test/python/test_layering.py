@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("formats", ("hdecomp.formats",)),
     ("source tools", ("hdecomp.anticheat.rules", "hdecomp.anticheat.static", "hdecomp.refactor")),
     ("runtime", ("hdecomp.runtime",)),
+    ("scale", ("hdecomp.scale",)),
     ("verify", ("hdecomp.anticheat", "hdecomp.verify")),
     ("toolchain", ("hdecomp.toolchain",)),
     ("decompose", ("hdecomp.decompose",)),

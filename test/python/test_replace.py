@@ -155,6 +155,26 @@ def test_a_correct_replacement_passes_and_the_whole_model_reverifies(fresh: Path
     assert main(["validate", str(fresh)]) == 0
 
 
+def test_several_replacements_are_active_at_once(fresh: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A second replacement is proved with the first in place; both are listed, and both run in the
+    composition with replacements."""
+    assert replace_kernel(fresh, fresh / "level_0_kernel" / "linear_256x512_fp32.py", _new(tmp_path, CORRECT),
+                          OPTIONS).status == "PASS"
+    gelu = ("class ModelNew(nn.Module):\n    def forward(self, mul):\n"
+            "        return 0.5 * mul * (1.0 + torch.erf(mul * 0.7071067811865476))\n")
+    second = replace_kernel(fresh, fresh / "level_0_kernel" / "gelu_fp32.py", _new(tmp_path, gelu, "gelu_new.py"),
+                            OPTIONS)
+    assert second.status == "PASS", second.reason
+    composed_step = (fresh / second.data["steps"][0]["composed_file"]).read_text()
+    assert "linear_256x512_fp32_new.py\").ModelNew" in composed_step and "gelu_new.py\").ModelNew" in composed_step
+    assert sorted(active_replacements(fresh)) == ["gelu_fp32", "linear_256x512_fp32"]
+    capsys.readouterr()
+    assert main(["compose", str(fresh), "--with-replacements", "--json"]) == 0
+    kernels = json.loads(capsys.readouterr().out)["kernels"]
+    assert {"replacements/gelu_fp32/gelu_new.py",
+            "replacements/linear_256x512_fp32/linear_256x512_fp32_new.py"} <= set(kernels)
+
+
 def test_a_wrong_replacement_fails_its_proof_against_the_kernel(fresh: Path, tmp_path: Path) -> None:
     body = CORRECT.replace("+ self.linear.bias", "+ self.linear.bias * 1.01")
     result = replace_kernel(fresh, fresh / "level_0_kernel" / "linear_256x512_fp32.py", _new(tmp_path, body), OPTIONS)

@@ -159,6 +159,45 @@ class Snapshot:
         node.capture_method = None
 
 
+def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, Any], out: Any,
+                              ctx: SourceContext) -> tuple[list[Any], dict[str, Any]]:
+    """A submodule child's inputs for its own file, where one is an object no file can write (a
+    transformers DynamicCache the parent made in its forward and hands each layer): None instead, when the
+    child computes the very same outputs with None (the object is plumbing for this call: a fresh cache
+    each layer only appends to). Where None changes the outputs the object stays (and the step says it
+    cannot be written); the parent's call is given None the same way, and its step verifies that."""
+    from hdecomp.decompose.capture.common import same_outputs
+    from hdecomp.decompose.codegen import input_expr
+    from hdecomp.runtime.component import clone_nested
+
+    def writable(v: Any) -> bool:
+        if v is None or isinstance(v, torch.Tensor):
+            return True
+        try:
+            input_expr(v, ctx)
+            return True
+        except NotRepresentable:
+            return False
+
+    new_args, new_kwargs = list(args), dict(kwargs)
+    slots: list[int | str] = [i for i, v in enumerate(args) if not writable(v)] + \
+        [k for k, v in kwargs.items() if not writable(v)]
+    for slot in slots:
+        trial_args, trial_kwargs = list(new_args), dict(new_kwargs)
+        if isinstance(slot, int):
+            trial_args[slot] = None
+        else:
+            trial_kwargs[slot] = None
+        try:
+            with torch.no_grad():
+                got = sub(*clone_nested(trial_args), **clone_nested(trial_kwargs))
+        except Exception:   # the child needs the object: it stays (and cannot be written)
+            continue
+        if same_outputs(out, got):
+            new_args, new_kwargs = trial_args, trial_kwargs
+    return new_args, new_kwargs
+
+
 def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str] | None = None,
                 ) -> list[Node] | tuple[Path, str, list[Node], str]:
     """Capture and plan `node`, write its step folder; the new child nodes (a list) when there is no
@@ -360,6 +399,15 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 in_args = [_value(call.args[i], cap) for i in (child.arg_keep or range(len(call.args)))]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
                 out_val = cap.values[call.name]
+                plain_args, plain_kwargs = _without_plumbing_objects(sub, in_args, in_kwargs, out_val, ctx)
+                # the parent's call passes None where the child's file does (verify-step checks the parent)
+                positions = list(child.arg_keep or range(len(call.args)))
+                dropped = {positions[i] for i, v in enumerate(plain_args) if v is None and in_args[i] is not None}
+                if dropped or plain_kwargs != in_kwargs:
+                    call.args = tuple(None if n in dropped else a for n, a in enumerate(call.args))
+                    call.kwargs = {k: (None if plain_kwargs[k] is None and in_kwargs[k] is not None else v)
+                                   for k, v in call.kwargs.items()}
+                    in_args, in_kwargs = plain_args, plain_kwargs
                 for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
                     for key in sub.state_dict():
                         own_map[f"{alias}.{key}"] = f"{inner}{key}"

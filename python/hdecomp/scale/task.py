@@ -109,9 +109,12 @@ def run_task(spec: TaskSpec, stage_parent: str | Path) -> TaskResult:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         errors = [ln for ln in lines if ln.startswith("ERROR")]
         reason = (errors[0] if errors else (lines[-1] if lines else f"exit code {proc.returncode}")).strip()
-        if status == "PARTIAL" and isinstance(summary, dict) and summary.get("incomplete"):
-            first = summary["incomplete"][0]
-            reason = f"incomplete: {first}: {(summary.get('reasons') or {}).get(first, '')}".strip()
+        if isinstance(summary, dict) and summary.get("incomplete"):
+            # the component that stopped it (one whose own step failed, not one left whole because of it)
+            reasons = summary.get("reasons") or {}
+            first = next((n for n in summary["incomplete"] if "the step of its parent" not in reasons.get(n, "")),
+                         summary["incomplete"][0])
+            reason = f"incomplete: {first}: {reasons.get(first, '')}".strip()
     tree = stage / OUT_NAME / spec.name
     return TaskResult(name=spec.name, status=status, reason=reason, seconds=seconds, summary=summary,
                       tree=str(tree) if (tree / "decomposition_tree.json").is_file() else None, stage=str(stage),
