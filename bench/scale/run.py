@@ -38,10 +38,10 @@ def main() -> int:
     level = Path(args.kernelbench) / f"level{args.level}"
     files = sorted(level.glob("*.py"), key=lambda f: (int(f.name.split("_")[0]), f.name))[::args.every][:args.count]
     runs = []
-    with local_cluster(max(args.workers)) as address:
+    with local_cluster(max(args.workers)) as cluster:
         for workers in args.workers:
             out = Path(tempfile.mkdtemp(prefix=f"scale_{workers}_"))
-            executor = RayExecutor(out / ".staging", address=address, workers=workers, model_root=level.resolve())
+            executor = RayExecutor(out / ".staging", address=cluster.address, workers=workers, model_root=level.resolve())
             t0 = time.perf_counter()
             try:
                 res = decompose_many(files, out, executor, flags=["--batch-limit", "1", "--no-self-tests"],

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hdecomp.scale.identity import differences
@@ -182,11 +183,16 @@ def test_a_task_whose_process_is_killed_is_retried_once(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
+def ray_cluster() -> Iterator[Any]:
     """A real Ray cluster on the loopback address, 2 CPUs; stopped by exactly its own processes."""
     from hdecomp.scale.ray_cluster import local_cluster
-    with local_cluster(2) as address:
-        yield address
+    with local_cluster(2) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def ray_address(ray_cluster: Any) -> str:
+    return str(ray_cluster.address)
 
 
 def test_ray_trees_equal_the_local_executors(ray_address: str, models: Path, local_trees: Path,
@@ -199,6 +205,15 @@ def test_ray_trees_equal_the_local_executors(ray_address: str, models: Path, loc
     assert sorted(m["name"] for m in index["models"] if m["status"] == "PASS") == sorted(MODELS)
     for name in MODELS:
         assert differences(out / name, local_trees / name) == [], name
+
+
+def test_ray_client_addresses_work_too(ray_cluster: Any, models: Path, local_trees: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = _hdecomp("decompose", str(models / "mlp_tanh.py"), "-o", str(out), "--executor", "ray", "--address",
+                 ray_cluster.client_address, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["address"].startswith("ray://")
+    assert differences(out / "mlp_tanh", local_trees / "mlp_tanh") == []
 
 
 def test_ray_retries_a_task_whose_worker_is_killed(ray_address: str, tmp_path: Path) -> None:

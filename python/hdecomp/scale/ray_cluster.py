@@ -19,7 +19,7 @@ import os
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -87,27 +87,35 @@ def _processes() -> list[tuple[int, int, str]]:
     return out
 
 
+@dataclass
+class LocalCluster:
+    address: str          # 127.0.0.1:PORT (the driver joins the cluster)
+    client_address: str   # ray://127.0.0.1:PORT (Ray Client)
+
+
 @contextlib.contextmanager
-def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> Iterator[str]:
-    """A Ray head on the loopback address with `num_cpus` CPUs (`ray start --head`), its address
-    (`127.0.0.1:PORT`) while the block runs; then exactly its processes (those of its session folder and
-    their children) are stopped, never `ray stop`'s every cluster on the machine."""
+def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> Iterator[LocalCluster]:
+    """A Ray head on the loopback address with `num_cpus` CPUs (`ray start --head`), its addresses while
+    the block runs; then exactly its processes (those of its session folder and their children) are
+    stopped, never `ray stop`'s every cluster on the machine."""
     import shutil
     import signal
     import socket
     import subprocess
     import sys
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")   # short: Ray's socket paths must stay < 108 bytes
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(int(s.getsockname()[1]))
     ray_cli = Path(sys.executable).with_name("ray")
-    subprocess.run([str(ray_cli), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
-                    "--num-cpus", str(num_cpus), "--temp-dir", temp, "--include-dashboard", "false",
-                    "--disable-usage-stats", "--object-store-memory", str(object_store_bytes)],
-                   check=True, capture_output=True, timeout=180)
+    subprocess.run([str(ray_cli), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(ports[0]),
+                    "--ray-client-server-port", str(ports[1]), "--num-cpus", str(num_cpus), "--temp-dir", temp,
+                    "--include-dashboard", "false", "--disable-usage-stats", "--object-store-memory",
+                    str(object_store_bytes)], check=True, capture_output=True, timeout=180)
     try:
-        yield f"127.0.0.1:{port}"
+        yield LocalCluster(f"127.0.0.1:{ports[0]}", f"ray://127.0.0.1:{ports[1]}")
     finally:
         procs = _processes()
         family = {pid for pid, _, cmd in procs if temp in cmd}
@@ -219,4 +227,4 @@ class RayExecutor:
             self.ray.shutdown()
 
 
-__all__ = ["RayExecutor", "local_cluster", "ray_task"]
+__all__ = ["LocalCluster", "RayExecutor", "local_cluster", "ray_task"]
