@@ -144,11 +144,11 @@ function times(value: number): string {
   return `${value.toFixed(2)}×`;
 }
 
-/** The replacement's line of a node's hover: which file replaces it and how much faster both run. */
+/** The replacement's line of a node's hover: which file replaces it and the speedups (below 1: slower). */
 function replacementLine(replacement: ReplacementPayload): string {
   const gains = [
-    ...(isNumber(replacement.speedup) ? [`kernel ${times(replacement.speedup)} faster`] : []),
-    ...(isNumber(replacement.modelSpeedup) ? [`model ${times(replacement.modelSpeedup)} faster`] : []),
+    ...(isNumber(replacement.speedup) ? [`kernel speedup ${times(replacement.speedup)}`] : []),
+    ...(isNumber(replacement.modelSpeedup) ? [`model speedup ${times(replacement.modelSpeedup)}`] : []),
   ];
   const file = replacement.replacement ? ` by \`${replacement.replacement}\`` : "";
   return `Replaced${file}${gains.length ? ` — ${gains.join(", ")}` : ""}`;

@@ -116,14 +116,15 @@ def title_for(kernel: str, new: str) -> str:
 
 
 def summary(result: dict[str, Any] | None) -> str:
-    """The command's summary: `PASS: kernel 1.84× faster, model 1.12×`, or the FAIL / ERROR reason."""
+    """The command's summary: `PASS: kernel speedup 1.84×, model speedup 1.12×` (below 1: slower), or the
+    FAIL / ERROR reason."""
     if not isinstance(result, dict) or result.get("status") not in ("PASS", "FAIL", "ERROR"):
         return ""
     if result["status"] != "PASS":
         return _reason(result) or str(result["status"])
     speedup, model_speedup = _timing(result)
-    parts = [f"kernel {speedup:.2f}× faster" if speedup is not None else "",
-             f"model {model_speedup:.2f}×" if model_speedup is not None else ""]
+    parts = [f"kernel speedup {speedup:.2f}×" if speedup is not None else "",
+             f"model speedup {model_speedup:.2f}×" if model_speedup is not None else ""]
     return "PASS: " + ", ".join(p for p in parts if p) if any(parts) else "PASS"
 
 

@@ -5,6 +5,7 @@
 //   (a) problems:  a cheating refactored.py shows an hdecomp diagnostic in the Problems panel
 //   (b) lens:      the "Verify step" CodeLens is drawn; running it turns its title to PASS on an honest step
 //   (d) extract:   the "Extract to child component" code action creates the child file
+//   (e) replace:   the "Verify replacement" lens proves a kernel's replacement; the tree marks the kernel
 // Each check saves a screenshot into --images; a failure also saves one into --results.
 //   usage: node e2e.js --url URL --workspace DIR --images DIR --results DIR --playwright PATH
 "use strict";
@@ -375,6 +376,46 @@ check("the tree refreshes after a verification (tiny_mlp turns pass)", "overview
   if (!(await root.locator(".codicon-pass-filled").count())) throw new Error("tiny_mlp has no pass icon");
   await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click({ position: { x: 300, y: 40 }, timeout: 5000 }).catch(() => undefined);
   await page.waitForTimeout(500);
+});
+
+// (e) Verify replacement: a faster kernel written beside a kernel file gets the lens; running it proves the
+// replacement against the kernel and in the whole model, and the tree marks the kernel as replaced.
+const REPLACEMENT = `import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return x @ self.linear.weight.t() + self.linear.bias
+`;
+check('the "Verify replacement" lens proves a kernel replacement and the tree marks it', "replace-lens.png", async (page) => {
+  const kernels = path.join(args.workspace, "output/tiny_mlp/level_0_kernel");
+  fs.writeFileSync(path.join(kernels, "linear_16x4_fp32_new.py"), REPLACEMENT);
+  await openFile(page, "output/tiny_mlp/level_0_kernel/linear_16x4_fp32.py");
+  const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: /Verify replacement|Replacement/ }).first();
+  await lens.waitFor({ timeout: 60000 });
+  const before = await lens.innerText();
+  log(`lens before: ${before}`);
+  if (!/Verify replacement \(linear_16x4_fp32_new\.py\)/.test(before)) throw new Error(`unexpected lens title: ${before}`);
+  await lens.click();
+  const after = await waitFor("the lens title to show the replacement's verdict", async () => {
+    const titled = page.locator(".monaco-editor .codelens-decoration a", { hasText: /Replacement (PASS|FAIL|ERROR)/ });
+    return (await titled.count()) ? titled.first().innerText() : undefined;
+  }, 240000, 500);
+  log(`lens after: ${after}`);
+  if (!/Replacement PASS · [\d.]+× kernel · [\d.]+× model/.test(after)) throw new Error(`lens title is not a PASS with speedups: ${after}`);
+  const result = JSON.parse(fs.readFileSync(path.join(args.workspace, "output/tiny_mlp/replacements/linear_16x4_fp32/replacement_result.json"), "utf8"));
+  if (result.status !== "PASS" || !result.active) throw new Error(`replacement_result.json: ${result.status}, active ${result.active}`);
+  await showDecompositionView(page);
+  const row = page.locator('.sidebar .monaco-list-row[aria-label^="linear_16x4_fp32, level 0 kernel"]').first();
+  const description = await waitFor("the kernel marked as replaced in the tree", async () => {
+    const d = await row.locator(".label-description").innerText().catch(() => "");
+    return /replaced [\d.]+×/.test(d) ? d : undefined;
+  }, 30000);
+  log(`tree row: ${description}`);
 });
 
 // Decompose a model from the command palette: progress notification, result, the new tree revealed.

@@ -90,7 +90,7 @@ describe("buildTrees", () => {
     }
     const [linear, relu] = buildTrees(p).roots[0].children[0].children[0].children;
     assert.equal(linear.description, "L0 kernel · replaced 1.84×");
-    assert.match(linear.tooltip, /Replaced by `\/w\/out\/tiny\/replacements\/linear_8x16_fp32\/linear_8x16_fp32_new\.py` — kernel 1\.84× faster, model 1\.12× faster/);
+    assert.match(linear.tooltip, /Replaced by `\/w\/out\/tiny\/replacements\/linear_8x16_fp32\/linear_8x16_fp32_new\.py` — kernel speedup 1\.84×, model speedup 1\.12×/);
     assert.deepEqual(linear.icon, { id: "zap", color: "testing.iconPassed" });
     assert.equal(linear.contextValue, "node file kernel replaced status-pass");
     assert.equal(linear.replacement?.modelSpeedup, 1.1234);

@@ -252,7 +252,8 @@ async def test_verify_replacement_runs_hdecomp_replace_end_to_end(tmp_path: Path
         result = _plain(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command=COMMAND, arguments=[kernel.as_uri(), new.as_uri()])))
         assert result["status"] == "PASS" and result["exitCode"] == 0, result
-        assert result["summary"].startswith("PASS: kernel ") and "× faster, model " in result["summary"], result
+        assert result["summary"].startswith("PASS: kernel speedup ") and "×, model speedup " in result["summary"], \
+            result
         written = json.loads(Path(result["resultFile"]).read_text())
         assert written["status"] == "PASS"
         title = await _replacement_title(client, kernel, 2)
