@@ -221,6 +221,14 @@ def test_a_constant_reference_proves_nothing(fresh: Path, tmp_path: Path) -> Non
     assert _check(result.data, "degenerate_reference")["status"] == "FAIL" and "constant 0" in result.reason
 
 
+def test_a_replacement_whose_forward_raises_is_an_error_naming_the_users_file(fresh: Path, tmp_path: Path) -> None:
+    body = LINEAR + "\n    def forward(self, x):\n        raise RuntimeError('kernel launch failed')\n"
+    new = _new(tmp_path, body)
+    result = replace_kernel(fresh, fresh / "level_0_kernel" / "linear_256x512_fp32.py", new, OPTIONS)
+    assert result.status == "ERROR" and result.exit_code == 2
+    assert result.reason.startswith(f"{new}:") and "RuntimeError: kernel launch failed" in result.reason
+
+
 def test_a_replacement_without_the_kernels_state_is_an_error(fresh: Path, tmp_path: Path) -> None:
     body = CORRECT.replace("self.linear = nn.Linear(256, 512)", "self.proj = nn.Linear(256, 512)").replace(
         "self.linear.", "self.proj.")
@@ -265,3 +273,19 @@ def test_compose_and_pipeline_run_with_or_without_the_active_replacements(fresh:
     # deactivated: the tree lists none, compose --with-replacements uses the kernel again
     assert main(["replace", str(fresh), str(kernel), "--remove"]) == 0
     assert active_replacements(fresh) == {}
+
+
+def test_a_model_that_is_one_kernel_is_replaced_whole(tmp_path: Path) -> None:
+    """A one-kernel model has no step above its kernel: the composition (the replacement against the
+    original model) is what proves it in place."""
+    src = tmp_path / "one_linear.py"
+    src.write_text(MODEL.replace("self.fc2(h) + x[:, :16] * 0.0", "h").replace(
+        "h = torch.nn.functional.gelu(self.fc1(x) * 50.0)", "h = self.fc1(x)"))
+    root = decompose(src, tmp_path / "out", DecomposeOptions(self_tests=False), progress=False).root
+    kernel = root / "level_0_kernel" / "linear_256x512_fp32.py"
+    assert kernel.is_file() and not (root / "steps").exists()
+    result = replace_kernel(root, kernel, _new(tmp_path, CORRECT), OPTIONS)
+    assert result.status == "PASS", result.reason
+    assert result.data["steps"] == [] and result.data["composition"]["status"] == "PASS"
+    script = (root / result.data["composition"]["script"]).read_text()
+    assert "linear_256x512_fp32_new.py\").ModelNew" in script

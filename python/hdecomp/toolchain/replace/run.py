@@ -156,6 +156,9 @@ def replace_kernel(root: str | Path, kernel_file: str | Path, new_file: str | Pa
         data["status"], data["reason"] = stop.status, stop.reason
     except HdecompError as exc:
         data["status"], data["reason"] = "ERROR", exc.headline
+    if data["reason"] and copy.resolve() != new_path.resolve():   # the file the user edits, not our copy
+        for shown in (str(copy), str(copy.resolve())):
+            data["reason"] = data["reason"].replace(shown, str(new_path))
     done = {c.name for c in checks}
     data["checks"] = [c.to_dict() for c in checks] + [
         Check(n, "SKIPPED", "not run: an earlier check decided the verdict").to_dict()
@@ -298,7 +301,8 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
         record(Check("steps", "FAIL", f"with ModelNew in place, {bad['step']} ({bad['node'] or 'step'}) does not "
                      f"verify: {bad['status']}: {bad['error'] or 'max diff ' + format(bad['max_diff'] or 0, '.2e')}"))
     record(Check("steps", "PASS", f"{len(records)} step(s) holding the kernel re-verified with it replaced: "
-                 + ", ".join(r["step"].split("/")[-1] for r in records)))
+                 + ", ".join(r["step"].split("/")[-1] for r in records) if records else
+                 "the model is this one kernel: no step above it (the composition checks it against the model)"))
     say("composition test with the replacements in place")
     composed = compose(root, batch_limit=limit, device=options.device, timeout=timeout, with_replacements=True,
                        replaced=replaced, tolerance=floor_tol)
