@@ -81,18 +81,8 @@ def _hdecomp(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[st
 
 def _processes(*words: str) -> list[tuple[int, int]]:
     """(pid, parent pid) of the processes whose command line holds every word."""
-    out = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if all(w in cmd for w in words):
-            out.append((int(d.name), ppid))
-    return out
+    from hdecomp.scale.ray_cluster import processes
+    return [(pid, ppid) for pid, ppid, cmd in processes() if all(w in cmd for w in words)]
 
 
 def _wait_for(words: tuple[str, ...], seconds: float = 120) -> tuple[int, int]:

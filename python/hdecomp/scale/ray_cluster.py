@@ -73,7 +73,7 @@ def ray_task(spec: dict[str, Any], shared_stage: str | None) -> tuple[dict[str, 
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def _processes() -> list[tuple[int, int, str]]:
+def processes() -> list[tuple[int, int, str]]:
     """(pid, parent pid, command line) of every process (Linux /proc)."""
     out = []
     for d in Path("/proc").iterdir():
@@ -117,7 +117,7 @@ def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> It
     try:
         yield LocalCluster(f"127.0.0.1:{ports[0]}", f"ray://127.0.0.1:{ports[1]}")
     finally:
-        procs = _processes()
+        procs = processes()
         family = {pid for pid, _, cmd in procs if temp in cmd}
         for _ in range(3):   # their children (the workers) too
             family |= {pid for pid, ppid, _ in procs if ppid in family}
@@ -227,4 +227,4 @@ class RayExecutor:
             self.ray.shutdown()
 
 
-__all__ = ["LocalCluster", "RayExecutor", "local_cluster", "ray_task"]
+__all__ = ["LocalCluster", "RayExecutor", "local_cluster", "processes", "ray_task"]
