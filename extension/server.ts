@@ -52,6 +52,7 @@ const COMMAND_WORDS: Record<string, string> = {
   "hdecomp.server.runPipeline": "Pipeline",
   "hdecomp.server.decompose": "Decompose",
   "hdecomp.server.verifyReplacement": "Verify replacement",
+  "hdecomp.server.profile": "Profile",
 };
 
 function run(command: string[], args: string[], cwd: string | undefined, timeoutMs: number): Promise<ProcessResult> {

@@ -19,6 +19,7 @@ export const RUNS_MODEL_CODE: ReadonlySet<string> = new Set([
   "hdecomp.server.runPipeline",
   "hdecomp.server.runSelfTest",
   "hdecomp.server.verifyReplacement",
+  "hdecomp.server.profile",
 ]);
 
 export function needsTrust(command: string): boolean {

@@ -44,7 +44,7 @@ describe("server command results", () => {
 
 describe("workspace trust policy", () => {
   it("refuses only the commands that run model code in an untrusted workspace", () => {
-    for (const command of ["hdecomp.decompose", "hdecomp.verifyStep", "hdecomp.runPipeline", "hdecomp.runSelfTest", "hdecomp.server.verifyStep", "hdecomp.server.decompose", "hdecomp.verifyReplacement", "hdecomp.server.verifyReplacement"]) {
+    for (const command of ["hdecomp.decompose", "hdecomp.verifyStep", "hdecomp.runPipeline", "hdecomp.runSelfTest", "hdecomp.server.verifyStep", "hdecomp.server.decompose", "hdecomp.verifyReplacement", "hdecomp.server.verifyReplacement", "hdecomp.server.profile"]) {
       assert.ok(needsTrust(command), command);
       assert.ok(!isAllowed(command, false), command);
       assert.ok(isAllowed(command, true), command);
