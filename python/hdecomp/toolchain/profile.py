@@ -159,31 +159,53 @@ def bytes_moved(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any],
 # ---- timing --------------------------------------------------------------------------------------------
 
 
+def l2_flush(device: torch.device) -> torch.Tensor | None:
+    """The buffer whose write flushes the L2 cache before a timed CUDA run (as KernelBench does); None
+    elsewhere."""
+    return torch.empty(256 << 20, dtype=torch.uint8, device=device) if device.type == "cuda" else None
+
+
+def one_run(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device,
+            flush: torch.Tensor | None) -> float:
+    """Seconds of one forward: with `flush` (CUDA), the L2 flushed first and CUDA events around the call;
+    else the wall clock."""
+    if flush is not None:
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        model(*args, **kwargs)
+        end.record()
+        torch.cuda.synchronize(device)
+        return float(start.elapsed_time(end)) / 1e3
+    t0 = time.perf_counter()
+    model(*args, **kwargs)
+    return time.perf_counter() - t0
+
+
 def time_forward(model: torch.nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device, *,
                  warmup: int = 3, runs: int = 10) -> float:
-    """Median seconds of one forward: `warmup` untimed runs, then `runs` timed ones; on CUDA with CUDA events
-    and the L2 cache flushed before each run."""
-    times: list[float] = []
-    flush = None
-    if device.type == "cuda":
-        flush = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+    """Median seconds of one forward: `warmup` untimed runs, then `runs` timed ones (`one_run`)."""
+    flush = l2_flush(device)
     with torch.no_grad():
-        for i in range(warmup + runs):
-            if flush is not None:
-                flush.zero_()
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                model(*args, **kwargs)
-                end.record()
-                torch.cuda.synchronize(device)
-                seconds = start.elapsed_time(end) / 1e3
-            else:
-                t0 = time.perf_counter()
-                model(*args, **kwargs)
-                seconds = time.perf_counter() - t0
-            if i >= warmup:
-                times.append(seconds)
-    return statistics.median(times)
+        times = [one_run(model, args, kwargs, device, flush) for _ in range(warmup + runs)]
+    return statistics.median(times[warmup:])
+
+
+def best_seconds(fn: Any, device: torch.device, seconds: float, min_runs: int) -> float:
+    """The shortest synchronised time of `fn` over at least `min_runs` runs and `seconds` of trying (one
+    untimed run first)."""
+    fn()
+    best, end, n = math.inf, time.perf_counter() + seconds, 0
+    while n < min_runs or time.perf_counter() < end:
+        n += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        t0 = time.perf_counter()
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def probe_peak(device: torch.device, seconds: float = 0.5) -> dict[str, float]:
@@ -193,22 +215,8 @@ def probe_peak(device: torch.device, seconds: float = 0.5) -> dict[str, float]:
     b = torch.randn(n, n, device=device)
     x = torch.empty(16 << 20, dtype=torch.float32, device=device)   # 64 MiB
     y = torch.empty_like(x)
-
-    def best(fn: Any) -> float:
-        fn()
-        out, end, n = math.inf, time.perf_counter() + seconds, 0
-        while n < 3 or time.perf_counter() < end:
-            n += 1
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-            t0 = time.perf_counter()
-            fn()
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-            out = min(out, time.perf_counter() - t0)
-        return out
-    flops = 2 * n ** 3 / best(lambda: torch.mm(a, b))
-    bandwidth = 2 * x.numel() * 4 / best(lambda: y.copy_(x))
+    flops = 2 * n ** 3 / best_seconds(lambda: torch.mm(a, b), device, seconds, 3)
+    bandwidth = 2 * x.numel() * 4 / best_seconds(lambda: y.copy_(x), device, seconds, 3)
     return {"fp32": flops, "bandwidth": bandwidth}
 
 
@@ -236,18 +244,8 @@ class BandwidthAt:
         if size not in self.measured:
             x = torch.empty(size // 8, dtype=torch.float32, device=self.device)   # read half, write half
             y = torch.empty_like(x)
-            y.copy_(x)
-            best, end, n = math.inf, time.perf_counter() + self.seconds, 0
-            while n < 5 or time.perf_counter() < end:   # at least 5: a first touch can be slow
-                n += 1
-                if self.device.type == "cuda":
-                    torch.cuda.synchronize(self.device)
-                t0 = time.perf_counter()
-                y.copy_(x)
-                if self.device.type == "cuda":
-                    torch.cuda.synchronize(self.device)
-                best = min(best, time.perf_counter() - t0)
-            self.measured[size] = 2 * x.numel() * 4 / best
+            # at least 5 runs: a first touch can be slow
+            self.measured[size] = 2 * x.numel() * 4 / best_seconds(lambda: y.copy_(x), self.device, self.seconds, 5)
         return self.measured[size]
 
 
@@ -407,5 +405,5 @@ def write_plots(doc: dict[str, Any], folder: Path, device_spec: str = "this mach
     return written
 
 
-__all__ = ["DEVICE_SPECS", "PRECISION", "BandwidthAt", "FlopCounter", "bytes_moved", "count_flops", "op_flops", "probe_peak", "profile_tree",
-           "speed_of_light", "time_forward"]
+__all__ = ["DEVICE_SPECS", "PRECISION", "BandwidthAt", "FlopCounter", "best_seconds", "bytes_moved", "count_flops",
+           "l2_flush", "one_run", "op_flops", "probe_peak", "profile_tree", "speed_of_light", "time_forward"]

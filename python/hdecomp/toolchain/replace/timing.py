@@ -8,14 +8,13 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from hdecomp.toolchain.profile import DEVICE_SPECS, BandwidthAt, probe_peak, speed_of_light
+from hdecomp.toolchain.profile import DEVICE_SPECS, BandwidthAt, l2_flush, one_run, probe_peak, speed_of_light
 
 _counter = itertools.count()
 
@@ -23,32 +22,15 @@ _counter = itertools.count()
 def time_pair(a: nn.Module, b: nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device, *,
               warmup: int, runs: int) -> tuple[float, float]:
     """(median seconds of a, of b), measured alternately run by run (a, b, a, b, ...) after `warmup` untimed
-    runs of each, so a load that comes and goes falls on both alike; on CUDA with CUDA events and the L2
-    cache flushed before each run (`hdecomp profile`'s timer)."""
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device=device) if device.type == "cuda" else None
+    runs of each, so a load that comes and goes falls on both alike; each run is `hdecomp profile`'s
+    (`one_run`: CUDA events and an L2 flush on CUDA)."""
+    flush = l2_flush(device)
     times: tuple[list[float], list[float]] = ([], [])
     with torch.no_grad():
-        for i in range(warmup + runs):
+        for _ in range(warmup + runs):
             for model, out in ((a, times[0]), (b, times[1])):
-                seconds = _one_run(model, args, kwargs, device, flush)
-                if i >= warmup:
-                    out.append(seconds)
-    return statistics.median(times[0]), statistics.median(times[1])
-
-
-def _one_run(model: nn.Module, args: list[Any], kwargs: dict[str, Any], device: torch.device,
-             flush: torch.Tensor | None) -> float:
-    if flush is not None:
-        flush.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        model(*args, **kwargs)
-        end.record()
-        torch.cuda.synchronize(device)
-        return float(start.elapsed_time(end)) / 1e3
-    t0 = time.perf_counter()
-    model(*args, **kwargs)
-    return time.perf_counter() - t0
+                out.append(one_run(model, args, kwargs, device, flush))
+    return statistics.median(times[0][warmup:]), statistics.median(times[1][warmup:])
 
 
 def device_spec(device: torch.device) -> tuple[str, dict[str, float], Any]:
