@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.layout import PROFILE_FILE, read_profile_components, read_result_file
 from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
@@ -276,17 +276,13 @@ def register(server: HdecompLanguageServer) -> None:
         settings = ls.settings.for_path(folder)
         argv = [*settings.python_command(), "-m", "hdecomp", "profile", folder, *settings.run_flags()]
         outcome = await run_process(ls, f"Profile {Path(folder).name}", argv, folder)
-        profile = Path(folder) / "verification" / "profile.json"
+        profile = Path(folder) / "verification" / PROFILE_FILE
         summary = ""
-        if outcome.exit_code == 0:
-            try:
-                comps = json.loads(profile.read_text(encoding="utf-8")).get("components") or []
-            except (OSError, ValueError):
-                comps = []
-            if comps:
-                top = comps[0]
-                summary = (f"PASS: {len(comps)} components profiled; top: {top['id']} "
-                           f"{100 * top['share_of_model']:.1f} % of model time")
+        comps = list(read_profile_components(folder).values()) if outcome.exit_code == 0 else []   # ranked
+        if comps:
+            top = comps[0]
+            summary = (f"PASS: {len(comps)} components profiled; top: {top['id']} "
+                       f"{100 * top['share_of_model']:.1f} % of model time")
         await _after_run(ls)
         return _result(outcome, summary, str(profile))
 
