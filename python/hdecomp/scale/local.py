@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TypeVar
 
@@ -35,29 +35,36 @@ class LocalExecutor:
     def run(self, specs: list[TaskSpec]) -> Iterator[TaskResult]:
         """Each task's result as it finishes (its tree still in the staging folder)."""
         self.stage.mkdir(parents=True, exist_ok=True)
-        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hdecomp-task") as pool:
-            running: dict[Future[TaskResult], tuple[TaskSpec, int]] = {
-                pool.submit(run_task, s, self.stage): (s, 1) for s in specs}
-            while running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    spec, attempt = running.pop(fut)
-                    result = fut.result()
-                    result.attempts = attempt
-                    if result.status == "LOST" and attempt <= RETRIES:
-                        running[pool.submit(run_task, spec, self.stage)] = (spec, attempt + 1)
-                        continue
-                    yield result
+        todo, attempts = list(specs), {s.name: 1 for s in specs}
+        for spec, result, error in self._stream(lambda s: run_task(s, self.stage), todo):
+            if result is None:   # (run_task reports a model's failures itself: this is ours)
+                result = TaskResult(name=spec.name, status="ERROR", reason=f"{spec.model_name}: {error}")
+            result.attempts = attempts[spec.name]
+            if result.status == "LOST" and attempts[spec.name] <= RETRIES:
+                attempts[spec.name] += 1
+                todo.append(spec)   # run once more, right away
+                continue
+            yield result
 
     def map(self, fn: Callable[[T], R], items: list[T]) -> Iterator[tuple[T, R | None, str | None]]:
         """(item, fn(item), None) as each finishes, or (item, None, the error) where fn raised."""
+        return self._stream(fn, list(items))
+
+    def _stream(self, fn: Callable[[T], R], todo: list[T]) -> Iterator[tuple[T, R | None, str | None]]:
+        """`map` over `todo`, which the caller may append to while it reads the results."""
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hdecomp-task") as pool:
-            futures = {pool.submit(fn, item): item for item in items}
-            for fut in as_completed(futures):
-                try:
-                    yield futures[fut], fut.result(), None
-                except Exception as exc:   # the task's own failure: reported, the others go on
-                    yield futures[fut], None, f"{type(exc).__name__}: {exc}"
+            running: dict[Future[R], T] = {}
+            while todo or running:
+                while todo:
+                    item = todo.pop(0)
+                    running[pool.submit(fn, item)] = item
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    item = running.pop(fut)
+                    try:
+                        yield item, fut.result(), None
+                    except Exception as exc:   # the task's own failure: reported, the others go on
+                        yield item, None, f"{type(exc).__name__}: {exc}"
 
     def close(self) -> None:
         pass

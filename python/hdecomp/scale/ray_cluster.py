@@ -173,54 +173,51 @@ class RayExecutor:
         return d
 
     def run(self, specs: list[TaskSpec]) -> Iterator[TaskResult]:
-        ray = self.ray
         self.stage.mkdir(parents=True, exist_ok=True)
         shared = str(self.stage) if self.shared_fs else None
-        todo = list(specs)
-        running: dict[Any, tuple[TaskSpec, int]] = {}
-        while todo or running:
-            while todo and len(running) < self.workers:
-                spec = todo.pop(0)
-                running[self.remote.remote(self._spec_for_worker(spec), shared)] = (spec, 1)
-            done, _ = ray.wait(list(running), num_returns=1)
-            for ref in done:
-                spec, attempt = running.pop(ref)
-                try:
-                    data, blob = ray.get(ref)
-                except ray.exceptions.RayError as exc:   # the worker died again after Ray's retry, or Ray failed
-                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                    yield TaskResult(name=spec.name, status="LOST", attempts=attempt + RETRIES,
-                                     reason=f"{spec.model_name}: the Ray task failed ({type(exc).__name__}: {first})")
-                    continue
-                result = TaskResult(**data)
-                result.attempts = attempt
-                if result.status == "LOST" and attempt <= RETRIES:   # its decompose process was killed
-                    running[self.remote.remote(self._spec_for_worker(spec), shared)] = (spec, attempt + 1)
-                    continue
-                if blob is not None:
-                    tree = _unpack(blob, self.stage)
-                    result.tree, result.stage = str(tree), str(tree.parent)
-                yield result
+        todo, attempts = list(specs), {s.name: 1 for s in specs}
+        calls = [(s, (self._spec_for_worker(s), shared)) for s in todo]
+        for spec, out, error in self._stream(self.remote, calls):
+            attempt = attempts[spec.name]
+            if out is None:   # the worker died again after Ray's retry, or Ray failed
+                yield TaskResult(name=spec.name, status="LOST", attempts=attempt + RETRIES,
+                                 reason=f"{spec.model_name}: {error}")
+                continue
+            data, blob = out
+            result = TaskResult(**data)
+            result.attempts = attempt
+            if result.status == "LOST" and attempt <= RETRIES:   # its decompose process was killed
+                attempts[spec.name] += 1
+                calls.append((spec, (self._spec_for_worker(spec), shared)))
+                continue
+            if blob is not None:
+                tree = _unpack(blob, self.stage)
+                result.tree, result.stage = str(tree), str(tree.parent)
+            yield result
 
     def map(self, fn: Callable[[T], R], items: list[T]) -> Iterator[tuple[T, R | None, str | None]]:
         """(item, fn(item), None) as each finishes on the cluster (at most `workers` at once; Ray retries a
         task whose worker dies once), or (item, None, the error)."""
+        remote = self.ray.remote(fn).options(max_retries=RETRIES, num_cpus=1, num_gpus=self.gpus)
+        return self._stream(remote, [(item, (item,)) for item in items])
+
+    def _stream(self, remote: Any, calls: list[tuple[Any, tuple[Any, ...]]]) -> Iterator[tuple[Any, Any, str | None]]:
+        """(key, result, None) or (key, None, the error) for each (key, arguments) of `calls` as its Ray task
+        finishes, at most `workers` in flight; the caller may append to `calls` while it reads."""
         ray = self.ray
-        remote = ray.remote(fn).options(max_retries=RETRIES, num_cpus=1, num_gpus=self.gpus)
-        todo = list(items)
-        running: dict[Any, T] = {}
-        while todo or running:
-            while todo and len(running) < self.workers:
-                item = todo.pop(0)
-                running[remote.remote(item)] = item
+        running: dict[Any, Any] = {}
+        while calls or running:
+            while calls and len(running) < self.workers:
+                key, args = calls.pop(0)
+                running[remote.remote(*args)] = key
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in done:
-                item = running.pop(ref)
+                key = running.pop(ref)
                 try:
-                    yield item, ray.get(ref), None
+                    yield key, ray.get(ref), None
                 except ray.exceptions.RayError as exc:
-                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                    yield item, None, f"the Ray task failed ({type(exc).__name__}: {first})"
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    yield key, None, f"the Ray task failed ({type(exc).__name__}: {first})"
 
     def close(self) -> None:
         if self.started and self.ray.is_initialized():
