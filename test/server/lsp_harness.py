@@ -108,6 +108,19 @@ async def client(module_workspace: Path) -> AsyncIterator[LanguageClient]:
     await stop_client(c)
 
 
+def plain_json(obj: Any) -> Any:
+    """A response as plain JSON values: pygls hands untyped results over as named tuples or attrs objects."""
+    if hasattr(obj, "_asdict"):
+        return {k: plain_json(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, dict):
+        return {k: plain_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain_json(v) for v in obj]
+    if hasattr(obj, "__attrs_attrs__"):
+        return {a.name: plain_json(getattr(obj, a.name)) for a in obj.__attrs_attrs__}
+    return obj
+
+
 def open_doc(client: LanguageClient, path: Path, version: int = 1) -> str:
     uri = path.as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_harness import copy_workspace, open_doc, start_client, stop_client
+from lsp_harness import copy_workspace, open_doc, plain_json, start_client, stop_client
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -31,21 +31,9 @@ async def _lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
                 or [])
 
 
-def _plain(obj):  # type: ignore[no-untyped-def]
-    """The response as plain JSON values (pygls hands back attrs objects / named tuples for JSON objects)."""
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return [_plain(v) for v in obj]
-    if hasattr(obj, "_fields"):
-        return {k: _plain(getattr(obj, k)) for k in obj._fields}
-    if hasattr(obj, "__attrs_attrs__"):
-        return {a.name: _plain(getattr(obj, a.name)) for a in obj.__attrs_attrs__}
-    return obj
-
 
 async def _nodes(client: LanguageClient) -> list[dict]:
-    return _plain(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"][0]["nodes"]
+    return plain_json(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"][0]["nodes"]
 
 
 async def test_no_profile_no_lens_and_no_share(ws_client) -> None:
@@ -62,7 +50,7 @@ async def test_the_profile_lens_runs_hdecomp_profile_and_shows_the_share(ws_clie
     result = await client.protocol.send_request_async(
         types.WORKSPACE_EXECUTE_COMMAND,
         types.ExecuteCommandParams(command="hdecomp.server.profile", arguments=[(ws / "convnet").as_uri()]))
-    result = _plain(result)
+    result = plain_json(result)
     assert result["status"] == "PASS" and result["summary"].startswith("PASS: "), result
     profile = json.loads((ws / "convnet" / "verification" / "profile.json").read_text())
     entry = next(c for c in profile["components"] if c["path"] == "level_0_kernel/linear_fp32.py")

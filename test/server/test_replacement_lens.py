@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_harness import copy_workspace, open_doc, start_client, stop_client, wait_for
+from lsp_harness import copy_workspace, open_doc, plain_json, start_client, stop_client, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -44,18 +44,6 @@ async def ws_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[t
     await stop_client(c)
 
 
-def _plain(obj):  # type: ignore[no-untyped-def]
-    """The response as plain JSON values (pygls hands back attrs objects / named tuples for JSON objects)."""
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return [_plain(v) for v in obj]
-    if hasattr(obj, "_fields"):
-        return {k: _plain(getattr(obj, k)) for k in obj._fields}
-    if hasattr(obj, "__attrs_attrs__"):
-        return {a.name: _plain(getattr(obj, a.name)) for a in obj.__attrs_attrs__}
-    return obj
-
 
 async def _lenses(client: LanguageClient, path: Path, version: int = 1) -> list[types.CodeLens]:
     uri = open_doc(client, path, version=version)
@@ -76,7 +64,7 @@ async def _replacement_title(client: LanguageClient, kernel: Path, version: int)
 
 
 async def _nodes(client: LanguageClient) -> dict[str, dict]:
-    trees = _plain(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"]
+    trees = plain_json(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"]
     return {n["id"]: n for n in trees[0]["nodes"]}
 
 
@@ -153,7 +141,7 @@ async def test_the_trees_payload_carries_active_replacements(ws_client) -> None:
     globs = {w.get("globPattern") or w.get("glob_pattern")
              for r in client.registrations  # type: ignore[attr-defined]
              if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
-             for w in _plain(r.register_options)["watchers"]}
+             for w in plain_json(r.register_options)["watchers"]}
     assert "**/replacements/*/replacement_result.json" in globs
 
     assert {n["replacement"] for n in (await _nodes(client)).values()} == {None}
@@ -190,7 +178,7 @@ async def test_an_untrusted_workspace_refuses_to_verify_a_replacement(tmp_path: 
     new.write_text(MODEL_NEW)
     client = await start_client(ws, init_options={"trusted": False})
     try:
-        result = _plain(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
+        result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command=COMMAND, arguments=[kernel.as_uri(), new.as_uri()])))
         assert result["status"] == "ERROR" and "untrusted" in result["summary"], result
         assert not (ws / "convnet" / "replacements").exists()
@@ -249,7 +237,7 @@ async def test_verify_replacement_runs_hdecomp_replace_end_to_end(tmp_path: Path
     client = await start_client(tmp_path)
     try:
         assert await _replacement_title(client, kernel, 1) == "Verify replacement (linear_8x16_fp32_new.py)"
-        result = _plain(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
+        result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command=COMMAND, arguments=[kernel.as_uri(), new.as_uri()])))
         assert result["status"] == "PASS" and result["exitCode"] == 0, result
         assert result["summary"].startswith("PASS: kernel speedup ") and "×, model speedup " in result["summary"], \

@@ -7,22 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_harness import start_client, stop_client, wait_for
+from lsp_harness import plain_json, start_client, stop_client, wait_for
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-def _plain(obj):
-    if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    return obj
-
 
 async def _settings(client, uri: str | None = None) -> dict:
-    return _plain(await client.protocol.send_request_async("hdecomp/settings", {"uri": uri} if uri else {}))
+    return plain_json(await client.protocol.send_request_async("hdecomp/settings", {"uri": uri} if uri else {}))
 
 
 async def test_settings_round_trip_per_folder(tmp_path: Path) -> None:
@@ -69,7 +62,7 @@ async def test_settings_round_trip_per_folder(tmp_path: Path) -> None:
                 break
         model = b / "net.py"
         model.write_text("# a model\n")
-        result = _plain(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
+        result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="hdecomp.server.decompose",
                                        arguments=[model.as_uri(), (b / "out").as_uri()])))
         assert result["status"] == "PASS" and result["summary"] == "PASS: fake decomposition"
@@ -102,7 +95,7 @@ async def test_untrusted_workspace_refuses_commands_but_keeps_analysis(workspace
             types.TextDocumentItem(uri=uri, language_id="python", version=1, text=refactored.read_text())))
         for command in ("hdecomp.server.verifyStep", "hdecomp.server.runSelfTest", "hdecomp.server.runPipeline",
                         "hdecomp.server.decompose"):
-            result = _plain(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
+            result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
                 types.ExecuteCommandParams(command=command, arguments=[uri])))
             assert result["status"] == "ERROR" and "untrusted" in result["summary"], result
         await wait_for(lambda: bool(client.diagnostics.get(uri)), what="diagnostics in restricted mode")

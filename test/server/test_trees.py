@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lsp_harness import start_client, stop_client, wait_for
+from lsp_harness import plain_json, start_client, stop_client, wait_for
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -20,24 +20,12 @@ def _result(status: str) -> str:
                        "numerical_comparison": {"status": status, "num_trials": 1, "max_diff_across_trials": 0.0}})
 
 
-def _plain(obj):
-    """pygls hands untyped results over as namedtuples: back to plain JSON values."""
-    if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if hasattr(obj, "__attrs_attrs__"):
-        return {a.name: _plain(getattr(obj, a.name)) for a in obj.__attrs_attrs__}
-    return obj
 
-
-_as_dict = _plain
+_as_dict = plain_json
 
 
 async def _trees(client) -> list[dict]:
-    return _plain(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"]
+    return plain_json(await client.protocol.send_request_async("hdecomp/trees", {}))["trees"]
 
 
 async def test_trees_payload_and_change_notification(client, module_workspace: Path) -> None:
@@ -45,7 +33,7 @@ async def test_trees_payload_and_change_notification(client, module_workspace: P
     await wait_for(lambda: bool(client.registrations), what="watcher registration")  # type: ignore[attr-defined]
     watch = [r for r in registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     globs = {w.get("globPattern") or w.get("glob_pattern")
-             for r in watch for w in _plain(r.register_options)["watchers"]}
+             for r in watch for w in plain_json(r.register_options)["watchers"]}
     assert globs == {"**/decomposition_tree.json", "**/verification_result.json", "**/profile.json",
                      "**/replacements/*/replacement_result.json"}
 
