@@ -188,18 +188,23 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 res = {"status": "ERROR", "error": f"worker crashed (exit {returncode}): "
                                                   f"{(stderr.strip().splitlines() or [''])[-1][:200]}"}
-            outcome, group = classify(res)
-            entry = {"level": level, "problem": f.name, "outcome": outcome, "reason_group": group,
-                     "seconds": round(time.perf_counter() - t0, 2),
-                     **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
-                                                "kernel_instances", "composition", "coverage", "quality",
-                                                "error")}}
-            results["problems"].append(entry)
-            print(f"level{level} {f.name}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
-            _summarise(results)
-            _write(results, args.results)
+            _record(results, args.results, level, f.name, res, time.perf_counter() - t0)
     _print_table(results, args.results)
     return 0
+
+
+def _record(results: dict[str, Any], results_path: str, level: int, problem: str, res: dict[str, Any], seconds: float,
+            **extra: Any) -> None:
+    """One problem's entry (classified), printed, and the results file rewritten."""
+    outcome, group = classify(res)
+    entry = {"level": level, "problem": problem, "outcome": outcome, "reason_group": group,
+             "seconds": round(seconds, 2), **extra,
+             **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
+                                        "kernel_instances", "composition", "coverage", "quality", "error")}}
+    results["problems"].append(entry)
+    print(f"level{level} {problem}: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
+    _summarise(results)
+    _write(results, results_path)
 
 
 def _sweep_with_executor(args: argparse.Namespace, kb: Path, out_root: Path, selected: dict[int, list[Path]],
@@ -226,16 +231,8 @@ def _sweep_with_executor(args: argparse.Namespace, kb: Path, out_root: Path, sel
                 res = dict(r.summary) if r.summary else {"status": "ERROR", "error": r.reason or r.status}
                 if r.tree:
                     res["quality"] = quality_totals(out / r.name)
-                outcome, group = classify(res)
-                entry = {"level": level, "problem": f"{r.name}.py", "outcome": outcome, "reason_group": group,
-                         "seconds": round(r.seconds, 2), "attempts": r.attempts, "worker": r.worker,
-                         **{k: res.get(k) for k in ("status", "steps", "steps_passed", "components", "unique_kernels",
-                                                    "kernel_instances", "composition", "coverage", "quality",
-                                                    "error")}}
-                results["problems"].append(entry)
-                print(f"level{level} {r.name}.py: {outcome} {group or ''} ({entry['seconds']}s)", flush=True)
-                _summarise(results)
-                _write(results, args.results)
+                _record(results, args.results, level, f"{r.name}.py", res, r.seconds, attempts=r.attempts,
+                        worker=r.worker)
             decompose_many(files, out, executor, flags=["--batch-limit", str(args.batch_limit), "--no-self-tests"],
                            timeout=args.timeout, force=True, threads=1, on_result=record)
     finally:
