@@ -59,6 +59,26 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
+def run_group(argv: list[str], timeout: float | None, cwd: str | Path | None = None,
+              env: dict[str, str] | None = None) -> tuple[int | None, bytes, bytes]:
+    """`argv` in a session (process group) of its own that dies with this process: (exit code, or None when
+    `timeout` ran out, stdout, stderr). Its whole group is stopped afterwards, so nothing it started (the
+    workers a decomposition forks) outlives it."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        code = None
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    return code, out, err
+
+
 def stage_folder(spec: TaskSpec, parent: str | Path) -> Path:
     """A fresh staging folder under `parent` linking every entry of the model's folder."""
     stage = Path(tempfile.mkdtemp(prefix=f".{spec.name}.", dir=parent))
@@ -82,33 +102,24 @@ def run_task(spec: TaskSpec, stage_parent: str | Path) -> TaskResult:
     if spec.threads is not None:
         for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(var, str(spec.threads))
-    proc = subprocess.Popen(argv, cwd=stage, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent)
-    try:
-        out, err = proc.communicate(timeout=spec.timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)   # the whole group: workers it forked included
-        proc.communicate()
-        return TaskResult(name=spec.name, status="TIMEOUT", seconds=time.perf_counter() - t0, stage=str(stage),
+    code, out, err = run_group(argv, spec.timeout, cwd=stage, env=env)
+    seconds = time.perf_counter() - t0
+    if code is None:
+        return TaskResult(name=spec.name, status="TIMEOUT", seconds=seconds, stage=str(stage),
                           reason=f"{spec.model_name}: did not finish within {spec.timeout:g} s (--timeout); "
                                  "its process group was stopped", worker=worker)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)       # nothing it started outlives it
-    seconds = time.perf_counter() - t0
-    text = err.decode(errors="replace")
-    if proc.returncode < 0:
+    if code < 0:
         return TaskResult(name=spec.name, status="LOST", seconds=seconds, stage=str(stage), worker=worker,
-                          reason=f"{spec.model_name}: the decomposition was killed by signal {-proc.returncode}")
+                          reason=f"{spec.model_name}: the decomposition was killed by signal {-code}")
     summary = None
     with contextlib.suppress(ValueError):
         summary = json.loads(out.decode(errors="replace"))
-    status = _STATUS.get(proc.returncode, "ERROR")
+    status = _STATUS.get(code, "ERROR")
     reason = None
     if status != "PASS":
-        lines = [ln for ln in text.splitlines() if ln.strip()]
+        lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.strip()]
         errors = [ln for ln in lines if ln.startswith("ERROR")]
-        reason = (errors[0] if errors else (lines[-1] if lines else f"exit code {proc.returncode}")).strip()
+        reason = (errors[0] if errors else (lines[-1] if lines else f"exit code {code}")).strip()
         if isinstance(summary, dict) and summary.get("incomplete"):
             # the component that stopped it (one whose own step failed, not one left whole because of it)
             reasons = summary.get("reasons") or {}
@@ -135,28 +146,19 @@ def run_batch_task(spec: BatchSpec) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hdecomp-batch-") as tmp:
         report = Path(tmp) / "batch.json"
         argv = [sys.executable, "-m", "hdecomp", "batch", str(tree), "--output", str(report), *spec.flags]
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=_die_with_parent)
-        try:
-            _, err = proc.communicate(timeout=spec.timeout)
-            cause = None
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            _, err = proc.communicate()
-            cause = f"{tree}: did not finish within {spec.timeout:g} s; its process group was stopped"
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        code, _, err = run_group(argv, spec.timeout)
+        cause = None if code is not None else \
+            f"{tree}: did not finish within {spec.timeout:g} s; its process group was stopped"
         if cause is None and report.is_file():
             rows = json.loads(report.read_text()).get("results") or []
             if rows:
                 return dict(rows[0])
         if cause is None:
             lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.strip()]
-            cause = lines[0] if lines else f"{tree}: hdecomp batch exited {proc.returncode}"
+            cause = lines[0] if lines else f"{tree}: hdecomp batch exited {code}"
     return {"model": tree.name, "level": tree.parent.name, "path": str(tree), "status": "FAILED",
             "errors": [cause], "components_tested": 0, "components_passed": 0, "components_failed": 0,
             "composition_test": "NOT_RUN", "pipeline_status": "ERROR", "steps_total": 0, "steps_passed": 0}
 
 
-__all__ = ["OUT_NAME", "BatchSpec", "TaskResult", "TaskSpec", "run_batch_task", "run_task", "stage_folder"]
+__all__ = ["OUT_NAME", "BatchSpec", "TaskResult", "TaskSpec", "run_batch_task", "run_group", "run_task", "stage_folder"]
