@@ -23,7 +23,8 @@ import torch
 from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from hdecomp.runtime.component import clone_nested, map_nested, run_user_code
+from hdecomp.runtime.batch_limit import tensors_at
+from hdecomp.runtime.component import clone_nested, run_user_code
 from hdecomp.verify.compare import compare_outputs, degenerate_kind
 
 
@@ -87,13 +88,8 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 
 def tensors(obj: Any) -> list[torch.Tensor]:
-    out: list[torch.Tensor] = []
-
-    def keep(t: torch.Tensor) -> torch.Tensor:
-        out.append(t)
-        return t
-    map_nested(obj, keep)
-    return out
+    """The tensors nested in `obj` (runtime.batch_limit's walk)."""
+    return [t for _, t in tensors_at(obj, "")]
 
 
 def _storages(ts: list[torch.Tensor]) -> set[int]:

@@ -282,11 +282,11 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
     del kernel, new, kernel_outs, inputs
 
     # every step above the kernel, then the whole model, with the replacement in every instance
-    replaced = {(root / e["kernel"]).resolve(): (root / e["replacement"]).resolve()
-                for k, e in active_replacements(root).items() if k != kid}
+    others = {k: e for k, e in active_replacements(root).items() if k != kid}
+    replaced = {(root / e["kernel"]).resolve(): (root / e["replacement"]).resolve() for e in others.values()}
     replaced[kernel_path.resolve()] = copy.resolve()
-    floor_tol = max(rtol, atol, *(float(e["tolerance"]) for k, e in active_replacements(root).items()
-                                  if k != kid and isinstance(e.get("tolerance"), (int, float))))
+    floor_tol = max(rtol, atol, *(float(e["tolerance"]) for e in others.values()
+                                  if isinstance(e.get("tolerance"), (int, float))))
     from hdecomp.toolchain.compose import compose
     from hdecomp.toolchain.replace.steps import prepare, verify_with_replacements
     comp = prepare(root, timeout)
