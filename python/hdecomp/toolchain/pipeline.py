@@ -275,7 +275,7 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     replaced_run = _replacements_run(root, options, result.problems) if with_replacements else None
     with forward_timer() as fwd, _progress(console, progress, len(steps)) as advance:
         for step in steps:
-            if replaced_run is not None and step.dir.resolve() in replaced_run[1]:
+            if replaced_run is not None and step.dir.resolve() in replaced_run.holding:
                 outcome = _verify_replaced(root, step, options, replaced_run)
             else:
                 outcome = verify_one(step, options, coverage=coverage)
@@ -291,10 +291,17 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
     return result
 
 
-def _replacements_run(root: Path, options: Any, problems: list[str]) -> tuple[Any, set[Path], dict[Path, Path],
-                                                                             float | None] | None:
-    """(the composition, the steps holding a replaced kernel, kernel file -> replacement, the tolerance), or
-    None without active replacements (noted) or when the steps cannot be composed (noted)."""
+@dataclass
+class _WithReplacements:
+    comp: Any                       # the tree's composition (toolchain.compose.Composition)
+    holding: dict[Path, Path]       # step folder (resolved) -> its plan's folder, for the steps holding a replaced kernel
+    replaced: dict[Path, Path]      # kernel file -> the file whose ModelNew replaces it
+    tolerance: float | None
+
+
+def _replacements_run(root: Path, options: Any, problems: list[str]) -> _WithReplacements | None:
+    """What --with-replacements verifies differently; None without active replacements (noted) or when the
+    steps cannot be composed (noted)."""
     from hdecomp.formats.replacements import replaced_files, replacement_tolerance
     from hdecomp.toolchain.replace.steps import prepare, steps_holding
     replaced = replaced_files(root)
@@ -306,19 +313,16 @@ def _replacements_run(root: Path, options: Any, problems: list[str]) -> tuple[An
     except HdecompError as exc:
         problems.append(f"with replacements: {exc.headline}")
         return None
-    holding = {d.resolve() for d in steps_holding(comp, set(replaced))}
-    return comp, holding, replaced, replacement_tolerance(root)
+    holding = {d.resolve(): d for d in steps_holding(comp, set(replaced))}
+    return _WithReplacements(comp, holding, replaced, replacement_tolerance(root))
 
 
-def _verify_replaced(root: Path, step: Step, options: Any, run: tuple[Any, set[Path], dict[Path, Path],
-                                                                       float | None]) -> StepOutcome:
+def _verify_replaced(root: Path, step: Step, options: Any, run: _WithReplacements) -> StepOutcome:
     from hdecomp.toolchain.replace.steps import verify_composed_step
-    comp, _, replaced, tol = run
     t0 = time.perf_counter()
-    d = next(k for k in comp.plans if k.resolve() == step.dir.resolve())
     try:
-        record, res = verify_composed_step(root, comp, d, replaced, root / "verification" / "with_replacements",
-                                           options, tol)
+        record, res = verify_composed_step(root, run.comp, run.holding[step.dir.resolve()], run.replaced,
+                                           root / "verification" / "with_replacements", options, run.tolerance)
         out = StepOutcome(step=step, status=res.status, max_diff=_finite(res.max_diff), error=_error_text(res.error),
                           fail_reason=res.data.get("fail_reason"))
         out.replaced_result = root / record["result_file"]
