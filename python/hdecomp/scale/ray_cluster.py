@@ -97,7 +97,12 @@ class LocalCluster:
 def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> Iterator[LocalCluster]:
     """A Ray head on the loopback address with `num_cpus` CPUs (`ray start --head`), its addresses while
     the block runs; then exactly its processes (those of its session folder and their children) are
-    stopped, never `ray stop`'s every cluster on the machine."""
+    stopped, never `ray stop`'s every cluster on the machine.
+
+    Token authentication is off for it, stated in RAY_AUTH_MODE for the head and, while the block runs, for
+    every driver this process starts: left implicit, Ray 2.60's head and drivers disagree once a
+    ~/.ray/auth_token exists (a `ray.init()` of a local cluster writes one), and every connection is
+    refused."""
     import shutil
     import signal
     import socket
@@ -110,11 +115,13 @@ def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> It
             s.bind(("127.0.0.1", 0))
             ports.append(int(s.getsockname()[1]))
     ray_cli = Path(sys.executable).with_name("ray")
-    subprocess.run([str(ray_cli), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(ports[0]),
-                    "--ray-client-server-port", str(ports[1]), "--num-cpus", str(num_cpus), "--temp-dir", temp,
-                    "--include-dashboard", "false", "--disable-usage-stats", "--object-store-memory",
-                    str(object_store_bytes)], check=True, capture_output=True, timeout=180)
+    auth_before = os.environ.get("RAY_AUTH_MODE")
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     try:
+        subprocess.run([str(ray_cli), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(ports[0]),
+                        "--ray-client-server-port", str(ports[1]), "--num-cpus", str(num_cpus), "--temp-dir", temp,
+                        "--include-dashboard", "false", "--disable-usage-stats", "--object-store-memory",
+                        str(object_store_bytes)], check=True, capture_output=True, timeout=180)
         yield LocalCluster(f"127.0.0.1:{ports[0]}", f"ray://127.0.0.1:{ports[1]}")
     finally:
         procs = processes()
@@ -125,6 +132,10 @@ def local_cluster(num_cpus: int, *, object_store_bytes: int = 200_000_000) -> It
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(temp, ignore_errors=True)
+        if auth_before is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = auth_before
 
 
 class RayExecutor:
