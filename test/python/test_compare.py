@@ -169,3 +169,21 @@ def test_outputs_with_nan_or_inf_take_the_general_comparison() -> None:
 def test_degenerate_kinds_from_one_min_max_pass(values: list, kind: str | None) -> None:
 
     assert degenerate_kind(torch.tensor(values)) == kind
+
+
+def _output_class(name: str) -> type:
+    """A user's `@dataclass` output class, defined afresh (as the original and a child file each define it)."""
+    import dataclasses
+    return dataclasses.make_dataclass(name, [("logits", torch.Tensor), ("extra", object)])
+
+
+def test_dataclass_outputs_are_compared_field_by_field() -> None:
+    a, b = _output_class("Output"), _output_class("Output")   # one definition carried into two files
+    x, y = torch.randn(3), torch.randn(2, 2)
+    same = compare_outputs(a(x, (y, 1)), b(x.clone(), (y.clone(), 1)))
+    assert same.match and [leaf.path for leaf in same.leaves] == ["out.logits", "out.extra[0]", "out.extra[1]"]
+    off = compare_outputs(a(x, (y, 1)), b(x, (y + 1.0, 1)))
+    assert not off.match and [leaf.path for leaf in off.leaves if not leaf.match] == ["out.extra[0]"]
+    other = compare_outputs(a(x, (y, 1)), _output_class("Other")(x, (y, 1)))
+    assert not other.match and "structure mismatch at out: original Output, refactored Other" in other.leaves[0].reason
+    assert not compare_outputs(a(x, (y, 1)), {"logits": x, "extra": (y, 1)}).match

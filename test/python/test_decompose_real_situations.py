@@ -2,7 +2,7 @@
 non-persistent buffers, names that are Python keywords, data-dependent `if`/`while`, autocast and mixed
 dtypes, module trees deeper than the level names, weight-norm parametrizations, recurrent state built in
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
-forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, and in-place changes of shape. Every tree must be complete and verified (decompose_checks)."""
+forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, and a dataclass output. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
-         "cached_bias", "numpy_plan")
-WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias"}   # one subprocess per component: only where they are the point
+         "cached_bias", "numpy_plan", "settings_objects", "dataclass_output")
+WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias", "settings_objects", "dataclass_output"}   # one subprocess per component: only where they are the point
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -94,6 +94,35 @@ def test_branches_on_flags_that_never_run_raise_in_the_parent(trees: dict[str, A
     assert "softmax" not in fwd and "update" not in fwd
     notes = [e["description"] for e in _log(dec) if "never runs for the recorded inputs" in e["description"]]
     assert len(notes) == 2 and all(n.startswith("attention.py:") for n in notes), notes
+
+
+def test_objects_built_in_forward_are_built_by_the_children_that_take_them(trees: dict[str, Any]) -> None:
+    dec = trees["settings_objects"]
+    fwd = _refactored(dec, "settings_objects").split("def forward", 1)[1]
+    # the parent only calls its children: no object is built or passed there
+    assert "Settings" not in fwd and "Mixing" not in fwd and "shape" not in fwd, fwd
+    assert re.search(r"= self\.a\(x\)\n", fwd) and re.search(r"= self\.b\(\w+\)\n", fwd), fwd
+    files = _files(dec)
+    # one block workload for a call passing the object by position and one passing it by keyword
+    blocks = [t for t in files.values() if "class Model(Block)" in t]
+    assert len(blocks) == 1, sorted(files)
+    assert "super().forward(x, settings=Settings(scale=2.0, shift=0.5, gated=True), **kwargs)" in blocks[0]
+    # passed on inside the block (to its head), and a dataclass built from a size at its recorded value
+    assert any("class Model(Head)" in t and "settings=Settings(scale=2.0, shift=0.5, gated=True)" in t
+               for t in files.values()), sorted(files)
+    assert any("Mixing(width=16, eps=1e-06)" in t for t in files.values()), sorted(files)
+
+
+def test_a_dataclass_output_is_verified_field_by_field(trees: dict[str, Any]) -> None:
+    dec = trees["dataclass_output"]
+    step = _tree(dec)["nodes"]["dataclass_output"]["step"]
+    result = json.loads((dec.root / step / "verification_result.json").read_text())
+    paths = [d["path"] for d in result["numerical_comparison"]["trials"][0]["output_details"]]
+    assert paths == ["out.loss_input", "out.pair[0]", "out.pair[1]"], paths
+    # a forward's `**kwargs` stays one in the step that splits it (and is passed through by its parent)
+    layer = next(i for i, n in _tree(dec)["nodes"].items() if i.startswith("layer") and n.get("step"))
+    assert "def forward(self, x, mask=None, scale=1.0, **kwargs):" in _refactored(dec, layer)
+    assert "**kwargs" in _refactored(dec, "backbone").split("def forward", 1)[1].split("\n", 1)[0]
 
 
 def test_checks_of_sizes_stay_in_the_parent(trees: dict[str, Any]) -> None:

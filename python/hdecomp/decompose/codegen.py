@@ -17,6 +17,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.decompose.capture.common import held_value, is_held_object
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
@@ -40,6 +41,7 @@ from hdecomp.decompose.source import (
     qualified_name,
     tensor_literal,
 )
+from hdecomp.runtime.component import dataclass_fields
 from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.levels import LEVEL_NAMES
 
@@ -75,7 +77,8 @@ def flat_tensors(value: Any) -> list[torch.Tensor]:
         return [t for v in value for t in flat_tensors(v)]
     if isinstance(value, dict):
         return [t for k in value for t in flat_tensors(value[k])]
-    return []
+    fields = dataclass_fields(value)
+    return [t for v in fields.values() for t in flat_tensors(v)] if fields is not None else []
 
 
 # ---- expressions ------------------------------------------------------------------------------------
@@ -199,6 +202,8 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         if n.users and n in names:   # read afterwards (capture.thread_inplace): the name is the written tensor
             text += f"\n{names[n]} = {fmt(obj, names, ctx)}"
         return text
+    if is_held_object(n):   # a constant object the forward builds: the code that builds it
+        return f"{names[n]} = {literal(held_value(n), ctx)}"
     return f"{names[n]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
 
 
@@ -342,6 +347,8 @@ def _tensors(value):
         return [t for v in value for t in _tensors(v)]
     if isinstance(value, dict):
         return [t for k in value for t in _tensors(value[k])]
+    if hasattr(value, "__dataclass_fields__"):
+        return [t for k in value.__dataclass_fields__ for t in _tensors(getattr(value, k))]
     return []
 
 
@@ -408,11 +415,14 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
 
 
 def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False,
-                       positional: list[str] | None = None, passes: list[str] | None = None) -> tuple[str, str]:
+                       positional: list[str] | None = None, passes: list[str] | None = None,
+                       built: dict[int | str, str] | None = None) -> tuple[str, str]:
     """`class Model(<Cls>)` with the recorded constructor arguments baked in; `wrap`: a Model holding the
     module as `self.layers` (for torch.nn containers), whose forward takes `positional` by the module's
     own names (`query, key, value`) where given, and passes `passes` on (`query, query, query`: a value the
-    parent passes in several places is one input). Returns (class source, expr)."""
+    parent passes in several places is one input). `built`: arguments (by position in `positional`, or
+    keyword) the forward builds itself from code (a settings object the parent made) instead of taking
+    them. Returns (class source, expr)."""
     expr = module_expr(module, ctx)
     if wrap:
         params = ", ".join([*(positional or ["*args"]), "**kwargs"])
@@ -428,6 +438,15 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     extra += _initialise_text(module)
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")
+    if built:
+        names = positional or []
+        taken = [n for i, n in enumerate(names) if i not in built]
+        # by name from the first built one on: a call passing it by position or by keyword is one workload
+        first = min((i for i in built if isinstance(i, int)), default=len(names))
+        passed = names[:first] + [f"{n}={built.get(i, n)}" for i, n in enumerate(names) if i >= first] + \
+            [f"{k}={v}" for k, v in built.items() if isinstance(k, str)]
+        src += (f"\n    def forward(self, {', '.join([*taken, '**kwargs'])}):\n"
+                f"        return super().forward({', '.join([*passed, '**kwargs'])})\n")
     return src, expr
 
 
@@ -644,11 +663,13 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     called = {getattr(n.target, "__name__", "") for n in nodes if n.op == "call_function" and
               getattr(builtins, getattr(n.target, "__name__", ""), None) is n.target}
     for n in nodes:
-        # forward's parameters keep their names where they can (callers may pass them by keyword)
-        keep = n.op == "placeholder" and n.name.isidentifier() and not keyword_like(n.name) and \
-            n.name not in FILE_NAMES and n.name not in taken and n.name not in called
+        # forward's parameters keep their names where they can (callers may pass them by keyword); fx
+        # names a `**kwargs` parameter `_kwargs` (its target keeps the stars)
+        own = str(n.target).lstrip("*") if n.op == "placeholder" else n.name
+        keep = n.op == "placeholder" and own.isidentifier() and not keyword_like(own) and \
+            own not in FILE_NAMES and own not in taken and own not in called
         if keep:
-            names[n] = n.name
+            names[n] = own
         else:
             base = value_names.get(n, n.name) if value_names is not None and n.op != "placeholder" else n.name
             names[n] = safe_local(base, taken)
@@ -656,10 +677,11 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     placeholders = [n for n in nodes if n.op == "placeholder"]
     params = []
     for p in placeholders:
+        stars = str(p.target)[:len(str(p.target)) - len(str(p.target).lstrip("*"))]   # `*args`, `**kwargs`
         if p.args:
             params.append(f"{names[p]}={fmt(p.args[0], names, ctx)}")
         else:
-            params.append(names[p])
+            params.append(stars + names[p])
     # what only computed the parts of a packed tensor (its chunk): the children hold the parts
     pieces = {m for c in children for m in c.pieces}
     cut: set[fx.Node] = set()
@@ -675,6 +697,11 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
         if n.op == "call_module" and str(n.target) in keep_args:
             kept = tuple(n.args[i] for i in keep_args[str(n.target)])
             body.append(f"{names[n]} = self.{module_attr[str(n.target)]}({call_args(kept, n.kwargs, names, ctx)})")
+            continue
+        if is_held_object(n) and n not in member_of:   # built by the children that take it (step_writer)
+            if n.users:
+                raise NotRepresentable(f"the {type(held_value(n)).__name__} object the forward builds is used "
+                                       f"where it cannot be built from code ({', '.join(u.name for u in n.users)})")
             continue
         if n.op == "placeholder" or (n.op == "get_attr" and n not in group_at):   # not a constant kernel's
             continue

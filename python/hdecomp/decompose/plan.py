@@ -27,6 +27,7 @@ from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
 from hdecomp.anticheat.static.external import is_namedtuple_class
+from hdecomp.decompose.capture.common import is_held_object
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.verify.weights import WeightSlice
@@ -202,7 +203,7 @@ def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n)
     if n.op == "call_function":
-        return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n)
+        return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n)
     return False
 
 
@@ -591,6 +592,13 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     moving = [c for c in children if not _moves_data_only(c, root)]
     if len(moving) < len(children) and any(c.kind == "module" or _computes(c, root) for c in moving):
         children[:] = moving
+
+    # a constant object the forward builds (capture.common.HeldObject) is built by each group that reads
+    # it, as parameters move into their readers; a submodule child builds it in its file (step_writer)
+    for child in children:
+        if child.kind == "group":
+            child.members[:0] = sorted({a for m in child.members for a in m.all_input_nodes if is_held_object(a)},
+                                       key=pos.__getitem__)
 
     # inputs / outputs of each child (graph order)
     for child in children:

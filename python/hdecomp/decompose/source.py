@@ -150,7 +150,34 @@ def literal(value: Any, ctx: SourceContext) -> str:
         args = ", ".join(f"{f.name}={literal(getattr(value, f.name), ctx)}"
                          for f in dataclasses.fields(value) if f.init)
         return f"{cls_name}({args})"
+    rebuilt = plain_object_literal(value, ctx)
+    if rebuilt is not None:
+        return rebuilt
     raise NotRepresentable(f"a {type(value).__name__} value")
+
+
+def plain_object_literal(value: Any, ctx: SourceContext) -> str | None:
+    """An object of a plain class that keeps its constructor's arguments as attributes of the same names
+    (`self.scale = scale`), built in a forward (no recorded constructor call): `Settings(scale=2.0)`, where
+    building it so gives an object with the same attributes. None otherwise."""
+    from hdecomp.decompose.capture.common import is_constant_object
+    if not is_constant_object(value):
+        return None
+    cls, state = type(value), vars(value)
+    try:
+        params = [p for p in inspect.signature(cls).parameters.values()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in inspect.signature(cls).parameters.values()):
+            return None
+        if any(p.name not in state and p.default is p.empty for p in params):
+            return None
+        given = {p.name: state[p.name] for p in params if p.name in state}
+        if vars(cls(**given)) != state:
+            return None
+    except Exception:   # no signature, a constructor that needs something else, attributes without ==
+        return None
+    args = ", ".join(f"{k}={literal(v, ctx)}" for k, v in given.items())
+    return f"{qualified_name(cls, ctx)}({args})"
 
 
 _PREFERRED_HOMES: list[tuple[str, Any]] = [

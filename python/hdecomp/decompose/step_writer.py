@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch.fx as fx
 from torch import nn
 
 from hdecomp.decompose.batch_relative import relative_batch_ints
@@ -196,6 +197,35 @@ def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str,
         if same_outputs(out, got):
             new_args, new_kwargs = trial_args, trial_kwargs
     return new_args, new_kwargs
+
+
+def _objects_built_by_child(child: ChildPlan, names: list[str] | None, ctx: SourceContext) -> dict[int | str, str]:
+    """The constant objects (capture.common.is_constant_object) the parent built in its forward and hands
+    this submodule child (`self.block(x, Settings(2.0))`), by argument position or keyword, each as the
+    code that builds it: the child's own file builds it and passes it on, and the parent's calls drop it
+    (the parent only calls children). Every call of the child must hand it an object built by the same
+    code; a positional one needs the forward's parameter names. The parent's step verifies the result."""
+    from hdecomp.decompose.capture.common import held_value, is_held_object
+    from hdecomp.decompose.source import literal
+    first = child.members[0]
+    slots: list[int | str] = [i for i, a in enumerate(first.args) if is_held_object(a) and names is not None]
+    slots += [k for k, v in first.kwargs.items() if is_held_object(v)]
+    built: dict[int | str, str] = {}
+    for slot in slots:
+        exprs = set()
+        for call in child.members:
+            value = (call.args[slot] if slot < len(call.args) else None) if isinstance(slot, int) \
+                else call.kwargs.get(slot)
+            if not isinstance(value, fx.Node) or not is_held_object(value):
+                break
+            try:
+                exprs.add(literal(held_value(value), ctx))
+            except NotRepresentable:
+                break
+        else:
+            if len(exprs) == 1:
+                built[slot] = exprs.pop()
+    return built
 
 
 def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str] | None = None,
@@ -391,10 +421,17 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                     child.arg_keep = sorted(set(pattern))
                     passes = [own_names[i] for i in pattern]
                     own_names = [own_names[i] for i in child.arg_keep]
-                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names, passes=passes)
+                built = {} if wrap else _objects_built_by_child(child, own_names, ctx)
+                class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap, positional=own_names, passes=passes,
+                                                     built=built)
                 problem = check_expr(expr, sub, ctx)
                 if problem:
                     raise NotRepresentable(problem)
+                if built:   # the child's file builds them: no call of the parent passes them any more
+                    for member in child.members:
+                        member.args = tuple(a for i, a in enumerate(member.args) if i not in built)
+                        member.kwargs = {k: v for k, v in member.kwargs.items() if k not in built}
+                    own_names = [n for i, n in enumerate(own_names or []) if i not in built] or None
                 inner = f"{WRAP_ATTR}." if wrap else ""
                 in_args = [_value(call.args[i], cap) for i in (child.arg_keep or range(len(call.args)))]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}

@@ -131,6 +131,8 @@ def _fallback(n: fx.Node, names: dict[fx.Node, str]) -> str:
         return f"{base}_{n.args[1]}" if isinstance(n.args[1], int) else base
     if n.op == "call_method":
         return snake(str(n.target).strip("_")) or "value"
+    if n.target is getattr and len(n.args) > 1 and isinstance(n.args[1], str) and n.args[1].isidentifier():
+        return n.args[1]   # `p.feats`: feats
     name = getattr(n.target, "__name__", "") or ""
     return snake(name.strip("_")) if name.strip("_") else "value"
 

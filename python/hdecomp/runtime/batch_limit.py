@@ -38,7 +38,14 @@ from typing import Any
 import torch
 
 from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
-from hdecomp.runtime.component import Component, clone_nested, is_oom, move_to, run_user_code
+from hdecomp.runtime.component import (
+    Component,
+    clone_nested,
+    dataclass_fields,
+    is_oom,
+    move_to,
+    run_user_code,
+)
 
 # A check of a candidate cut: does the forward run on these inputs?
 Probe = Callable[[list[Any], dict[str, Any]], bool]
@@ -52,6 +59,9 @@ def tensors_at(obj: Any, path: str) -> list[tuple[str, torch.Tensor]]:
         return [t for i, o in enumerate(obj) for t in tensors_at(o, f"{path}[{i}]")]
     if isinstance(obj, dict):
         return [t for k, v in obj.items() for t in tensors_at(v, f"{path}[{k!r}]")]
+    fields = dataclass_fields(obj)
+    if fields is not None:
+        return [t for k, v in fields.items() for t in tensors_at(v, f"{path}.{k}")]
     return []
 
 

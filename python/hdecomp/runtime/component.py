@@ -249,11 +249,28 @@ def seed_everything(seed: int) -> None:
         torch.default_generator.manual_seed(seed)
 
 
+def dataclass_fields(obj: Any) -> dict[str, Any] | None:
+    """The fields of a dataclass instance by name (a forward returning its own `@dataclass` output), else
+    None: every walk over nested values (outputs, inputs) goes through them as through a dict's values."""
+    import dataclasses
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    return None
+
+
 def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
-    """`fn` applied to every tensor nested in lists, tuples (namedtuples too) and dicts (a ModelOutput and
-    other dict subclasses keep their type), the containers rebuilt around the results."""
+    """`fn` applied to every tensor nested in lists, tuples (namedtuples too), dicts (a ModelOutput and
+    other dict subclasses keep their type) and dataclass instances, the containers rebuilt around the
+    results."""
     if isinstance(obj, torch.Tensor):
         return fn(obj)
+    fields = dataclass_fields(obj)
+    if fields is not None:
+        import copy
+        new = copy.copy(obj)
+        for k, v in fields.items():
+            object.__setattr__(new, k, map_nested(v, fn))   # (a frozen dataclass too)
+        return new
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):   # a namedtuple takes its fields one by one
         return type(obj)(*(map_nested(o, fn) for o in obj))
     if isinstance(obj, (list, tuple)):
@@ -276,6 +293,7 @@ def nested_tensor_bytes(obj: Any) -> int:
     """Bytes of the tensors nested in `obj` (tuples, lists, dict values)."""
     if isinstance(obj, torch.Tensor):
         return obj.numel() * obj.element_size()
+    obj = dataclass_fields(obj) or obj
     if isinstance(obj, dict):
         obj = list(obj.values())
     if isinstance(obj, (list, tuple)):

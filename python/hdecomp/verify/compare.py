@@ -1,7 +1,7 @@
 """Numerical comparison of nested model outputs, leaf by leaf, with dtype-aware tolerances.
 
-Outputs are walked through tuples, lists and dicts (namedtuples and dataclass-free containers
-included); every tensor leaf is compared with `allclose` semantics where NaN in both at the same
+Outputs are walked through tuples, lists, dicts and dataclass instances (namedtuples and dict
+subclasses included); every tensor leaf is compared with `allclose` semantics where NaN in both at the same
 places counts as equal, Inf must match Inf of the same sign, and ints/bools must be exact. A leaf that
 is all NaN, all zero or constant is flagged as degenerate: a match there proves little.
 """
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+from hdecomp.runtime.component import dataclass_fields
 
 # (rtol, atol) by dtype, used when the user gives none.
 DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
@@ -363,8 +365,17 @@ def compare_outputs(original: Any, refactored: Any, rtol: float | None = None, a
 _PLAIN_CONTAINERS = (list, tuple, dict)
 
 
+def _same_class(a: Any, b: Any) -> bool:
+    """One class, or the same definition carried into two files (a user's namedtuple or dataclass that the
+    original and a child file each define): the same name and the same fields."""
+    ta, tb = type(a), type(b)
+    return ta is tb or (ta.__qualname__ == tb.__qualname__ and
+                        getattr(ta, "_fields", None) == getattr(tb, "_fields", None) and
+                        list(getattr(ta, "__dataclass_fields__", {})) == list(getattr(tb, "__dataclass_fields__", {})))
+
+
 def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out: list[LeafComparison]) -> None:
-    if isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and type(a) is not type(b) and \
+    if isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and not _same_class(a, b) and \
             (type(a) not in _PLAIN_CONTAINERS or type(b) not in _PLAIN_CONTAINERS):
         # a named container (a namedtuple, a transformers ModelOutput) is read by attribute (`out.logits`):
         # the same leaves in a plain tuple or dict are not the same value
@@ -409,6 +420,16 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
             return
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _walk(x, y, rtol, atol, f"{path}[{i}]", out)
+        return
+    fields_a, fields_b = dataclass_fields(a), dataclass_fields(b)
+    if fields_a is not None or fields_b is not None:   # a dataclass output: field by field, of the same class
+        if fields_a is None or fields_b is None or not _same_class(a, b):
+            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
+                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
+                                             f"refactored {_describe(b)}"))
+            return
+        for k in fields_a:
+            _walk(fields_a[k], fields_b[k], rtol, atol, f"{path}.{k}", out)
         return
     # plain Python values (ints, floats, None, strings)
     if isinstance(a, float) and isinstance(b, float):

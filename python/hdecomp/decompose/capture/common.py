@@ -9,6 +9,7 @@ import contextlib
 import copy
 import inspect
 import operator
+import re
 import types
 from collections import Counter
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.runtime.component import clone_nested
+from hdecomp.runtime.component import clone_nested, dataclass_fields
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 
@@ -121,6 +122,9 @@ def flat_values(obj: Any) -> list[Any]:
         return [t for o in obj for t in flat_values(o)]
     if isinstance(obj, dict):
         return [t for k in obj for t in flat_values(obj[k])]
+    fields = dataclass_fields(obj)
+    if fields is not None and not is_constant_object(obj):   # an output dataclass holding tensors
+        return [t for v in fields.values() for t in flat_values(v)]
     return [obj]
 
 
@@ -250,12 +254,114 @@ def _printable_constant(value: Any) -> Any:
     return value
 
 
+_NOT_OBJECTS = (bool, int, float, complex, str, bytes, torch.Tensor, nn.Module, torch.dtype, torch.device,
+                torch.memory_format, torch.layout, slice, range, type, tuple, list, dict, set, frozenset, fx.Node,
+                fx.Proxy)
+
+
+def is_constant_object(value: Any) -> bool:
+    """A plain Python object of a user or package class (a settings object, a dataclass instance) that
+    holds no tensors: what a forward builds from constants and hands a child (`self.block(x, Settings(2.0))`).
+    Not a number, string, container, tensor, module, enum, function or torch value."""
+    import enum
+    if value is None or value is Ellipsis or isinstance(value, (*_NOT_OBJECTS, enum.Enum)) or callable(value):
+        return False
+    module = getattr(type(value), "__module__", "") or ""
+    if module == "builtins" or module == "torch" or module.startswith("torch."):
+        return False
+    state = getattr(value, "__dict__", None)
+    if not isinstance(state, dict):   # __slots__ or a C type: nothing to rebuild it from
+        return False
+    return not any(isinstance(t, (torch.Tensor, nn.Module, fx.Proxy, fx.Node)) for t in _leaves(list(state.values())))
+
+
+def _leaves(value: Any, depth: int = 0) -> list[Any]:
+    if depth > 8:
+        return []
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [x for v in value for x in _leaves(v, depth + 1)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v, depth + 1)]
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict) and not isinstance(value, (torch.Tensor, nn.Module, type, fx.Proxy, fx.Node)):
+        return _leaves(list(state.values()), depth + 1)
+    return [value]
+
+
+_SIZE_ATTRS = ("ndim", "dtype", "device")   # (a whole `.shape` holds the batch size)
+
+
+def _from_sizes(a: fx.Node, cap: Capture, depth: int = 0) -> bool:
+    """`a` is computed from tensor sizes (other than the leading, batch one) and literals only
+    (`x.shape[-1] // 2`): the same for every input of the recorded sizes."""
+    if depth > 16 or isinstance(cap.values.get(a.name), torch.Tensor):
+        return False
+    if a.op == "call_method" and a.target in ("size", "dim"):
+        return a.target == "dim" or (len(a.args) > 1 and a.args[1] not in (0, -_len_of(cap, a)))
+    if a.op == "call_function" and a.target is getattr and len(a.args) > 1 and a.args[1] in _SIZE_ATTRS:
+        return True
+    if a.op == "call_function" and a.target is operator.getitem and isinstance(a.args[0], fx.Node) and \
+            a.args[0].op == "call_function" and a.args[0].target is getattr and a.args[0].args[1] == "shape":
+        return bool(a.args[1] != 0 and a.args[1] != -_len_of(cap, a.args[0]))
+    return a.op in ("call_function", "call_method") and bool(a.all_input_nodes) and \
+        all(_from_sizes(b, cap, depth + 1) for b in a.all_input_nodes)
+
+
+def _len_of(cap: Capture, n: fx.Node) -> int:
+    """The number of dimensions of the tensor whose size `n` reads (its shape node or its .size() call)."""
+    t = cap.values.get(n.args[0].name) if n.args and isinstance(n.args[0], fx.Node) else None
+    return t.dim() if isinstance(t, torch.Tensor) else 0
+
+
+class HeldObject:
+    """The target of a graph node that returns a constant object (`is_constant_object`) the forward built
+    and passed to a child: the graph prints as code (fx binds the target as a global), and the child that
+    takes the object builds it in its own file (step_writer.py); the parent never writes it."""
+
+    __module__ = __name__
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        # the node (and the local that builds it) is named like the class: `mixing = Mixing(width=16)`
+        self.__name__ = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(value).__name__).lower() or "settings"
+
+    def __call__(self) -> Any:   # a fresh one each run, as the forward builds it each call
+        return copy.deepcopy(self.value)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HeldObject:
+        return HeldObject(copy.deepcopy(self.value, memo))
+
+
+def is_held_object(n: Any) -> bool:
+    return isinstance(n, fx.Node) and n.op == "call_function" and isinstance(n.target, HeldObject)
+
+
+def held_value(n: fx.Node) -> Any:
+    """The object a HeldObject node returns."""
+    assert isinstance(n.target, HeldObject)
+    return n.target.value
+
+
 def normalise_constants(graph: fx.Graph) -> None:
-    """Rewrite node arguments that fx cannot print as code (Python types used as dtypes)."""
-    for n in graph.nodes:
-        if n.op in ("call_function", "call_method", "call_module"):
-            n.args = fx.node.map_aggregate(n.args, _printable_constant)
-            n.kwargs = fx.node.map_aggregate(n.kwargs, _printable_constant)
+    """Rewrite node arguments that fx cannot print as code: Python types used as dtypes, and constant
+    objects (one HeldObject node each, before its first use)."""
+    held: dict[int, fx.Node] = {}
+
+    def printable(n: fx.Node) -> Any:
+        def one(value: Any) -> Any:
+            if not is_constant_object(value):
+                return _printable_constant(value)
+            if id(value) not in held:
+                with graph.inserting_before(n):
+                    held[id(value)] = graph.call_function(HeldObject(value))
+            return held[id(value)]
+        return one
+
+    for n in list(graph.nodes):
+        if n.op in ("call_function", "call_method", "call_module", "output"):
+            fix = printable(n)
+            n.args = fx.node.map_aggregate(n.args, fix)
+            n.kwargs = fx.node.map_aggregate(n.kwargs, fix)
 
 
 def first_line(exc: BaseException) -> str:
@@ -321,7 +427,32 @@ def node_values(gm: fx.GraphModule, args: list[Any], kwargs: dict[str, Any]) -> 
 
 
 def finish_capture(cap: Capture, want: Any) -> Capture:
-    return restore_output_type(thread_inplace(fold_state_metadata(cap)), want)
+    return restore_output_type(thread_inplace(hold_built_objects(fold_state_metadata(cap))), want)
+
+
+def hold_built_objects(cap: Capture) -> Capture:
+    """A constant object the forward builds from sizes and literals (`Mixing(width=x.shape[-1])`: fx
+    records a dataclass's construction as a call) becomes a HeldObject of its recorded value, as one built
+    from literals is: the children that take it build it (the sizes are the recorded ones, as everywhere
+    in the children's files), and what only computed its arguments goes."""
+    graph = cap.graph
+    for n in list(graph.nodes):
+        value = cap.values.get(n.name)
+        if n.op != "call_function" or not isinstance(n.target, type) or issubclass(n.target, tuple) or \
+                not is_constant_object(value) or not all(_from_sizes(a, cap) for a in n.all_input_nodes):
+            continue
+        with graph.inserting_before(n):
+            held = graph.call_function(HeldObject(value))
+        cap.values[held.name] = value
+        inputs = n.all_input_nodes
+        n.replace_all_uses_with(held)
+        graph.erase_node(n)
+        while inputs:   # the size reads that only fed it
+            a = inputs.pop()
+            if not a.users and a.op in ("call_function", "call_method") and a in graph.nodes:
+                inputs += a.all_input_nodes
+                graph.erase_node(a)
+    return cap
 
 
 def _returns_self(n: fx.Node) -> bool:

@@ -18,6 +18,7 @@ from hdecomp.decompose.capture.common import (
     first_line,
     flat_values,
     graph_module,
+    is_constant_object,
     node_values,
     output_matches,
     restored_attributes,
@@ -44,6 +45,11 @@ class LeafTracer(fx.Tracer):
         if not node.stack_trace:
             node.stack_trace = user_frame_trace()
         return node
+
+    def create_arg(self, a: Any) -> Any:
+        if is_constant_object(a):   # a settings object built in forward: a HeldObject node (graph_module)
+            return a
+        return super().create_arg(a)
 
     def is_leaf_module(self, m: nn.Module, module_qualified_name: str) -> bool:
         return module_qualified_name not in self.expand

@@ -252,6 +252,10 @@ def compare(a, b, where="output"):
             o, d, m = compare(a[k], b[k], f"{where}[{k!r}]")
             worst, ok, msg = max(worst, d), ok and o, msg or m
         return ok, worst, msg
+    if hasattr(a, "__dataclass_fields__") and hasattr(b, "__dataclass_fields__") and \
+            type(a).__qualname__ == type(b).__qualname__:   # a dataclass output (each file defines its class)
+        return compare({k: getattr(a, k) for k in a.__dataclass_fields__},
+                       {k: getattr(b, k) for k in b.__dataclass_fields__}, where)
     same = a == b
     return bool(same), 0.0 if same else float("inf"), "" if same else f"{where}: {a!r} vs {b!r}"
 
