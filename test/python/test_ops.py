@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 
 import torch
@@ -89,6 +90,26 @@ def test_dropout_seen_at_function_level_only() -> None:
     assert "dropout" not in trace.compute_inventory("aten")
     assert trace.compute_inventory("function", invisible_only=True) == Counter({"dropout": 2})
     assert trace.compute_inventory("function")["linear"] == 4
+
+
+def _gelu(x: torch.Tensor) -> torch.Tensor:
+    return x * 0.5 * (1.0 + torch.erf(x / 1.41421356237))
+
+
+with warnings.catch_warnings():   # (torch.jit.script is deprecated; older model code still uses it)
+    warnings.simplefilter("ignore", FutureWarning)
+    _scripted_gelu = torch.jit.script(_gelu)
+
+
+def test_a_scripted_function_is_recorded_at_the_aten_level_by_its_ops() -> None:
+    class Scripted(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return _scripted_gelu(x)
+
+    _, trace = record_ops(Scripted(), (torch.randn(2, 8),))
+    assert trace.compute_inventory("aten") == Counter({"mul": 2, "div": 1, "erf": 1, "add": 1})
+    # TorchScript calls its ops as aten overloads: not ops "with no aten trace" named Scalar / Tensor
+    assert trace.compute_inventory("function", invisible_only=True) == Counter()
 
 
 def test_hooks_and_modes_removed_after_recording_even_on_error() -> None:

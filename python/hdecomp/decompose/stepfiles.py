@@ -95,15 +95,24 @@ def _nested_shape(text: str) -> str:
 def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
     """None when `expr` (generated source for `sub`) rebuilds it, with the file's carried definitions and
     imports; else what differs."""
-    from hdecomp.decompose.source import carried_source
-    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional}
+    import linecache
     import math
-    ns["math"] = math
+
+    from hdecomp.decompose.source import carried_source
     imports, defs = carried_source(ctx)
+    source = "\n".join(imports + ctx.import_lines()) + "\n" + defs
+    # run as a file would be: a module name and source lines the definitions can find (`@torch.jit.script`
+    # reads its function's source and module)
+    name = f"_hdecomp_carried_{abs(hash(source)):x}"
+    filename = f"<{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional, "math": math, "__name__": name}
     try:
-        exec("\n".join(imports + ctx.import_lines()) + "\n" + defs, ns)  # the user's own definitions, carried over
+        exec(compile(source, filename, "exec"), ns)  # the user's own definitions, carried over
     except Exception as exc:
         return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
+    finally:
+        linecache.cache.pop(filename, None)
     return check_rebuild(expr, sub, ns)
 
 

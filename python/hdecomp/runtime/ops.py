@@ -287,6 +287,10 @@ class _FunctionRecorder(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
+        if isinstance(func, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+            # an aten op called as such (by TorchScript's interpreter: a `@torch.jit.script` function): the
+            # aten level records it, under its own name
+            return func(*args, **kwargs)
         try:
             raw = resolve_name(func) or getattr(func, "__name__", repr(func))
         except Exception:  # resolve_name can fail on exotic callables
