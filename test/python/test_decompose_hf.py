@@ -136,8 +136,63 @@ def get_init_inputs():
 GPT2_CACHE = GPT2.replace("self.model(input_ids=input_ids, use_cache=False)", "self.model(input_ids)")
 LLAMA_CACHE = LLAMA.replace(", use_cache=False)", ")")
 
+# XLNet's attention holds `nn.Parameter(torch.FloatTensor(d, h, k))`: memory no op initialises, which the
+# model's post_init fills
+XLNET = '''
+import torch
+from torch import nn
+from transformers import XLNetConfig, XLNetModel
+
+batch_size = 1
+
+
+class Model(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.model = XLNetModel(config)
+
+    def forward(self, input_ids, token_type_ids):
+        return self.model(input_ids=input_ids, token_type_ids=token_type_ids, use_mems=False).last_hidden_state
+
+
+def get_inputs():
+    return [torch.randint(0, 100, (batch_size, 12)), torch.randint(0, 2, (batch_size, 12))]
+
+
+def get_init_inputs():
+    return [XLNetConfig(d_model=32, n_layer=2, n_head=4, d_inner=64, vocab_size=100)]
+'''
+
+# SegformerMLP: flatten, transpose and one Linear, whose mm + add on the transposed view are two aten ops
+SEGFORMER = '''
+import torch
+from torch import nn
+from transformers import SegformerConfig, SegformerForSemanticSegmentation
+
+batch_size = 1
+
+
+class Model(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.model = SegformerForSemanticSegmentation(config)
+
+    def forward(self, pixel_values):
+        return self.model(pixel_values=pixel_values).logits
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, 32, 32)]
+
+
+def get_init_inputs():
+    return [SegformerConfig(num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16],
+                            num_attention_heads=[1, 2], decoder_hidden_size=16, num_labels=3)]
+'''
+
 SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL, "tiny_reformer": REFORMER,
-           "gpt2_default_cache": GPT2_CACHE, "llama_default_cache": LLAMA_CACHE}
+           "gpt2_default_cache": GPT2_CACHE, "llama_default_cache": LLAMA_CACHE, "tiny_xlnet": XLNET,
+           "tiny_segformer": SEGFORMER}
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -150,7 +205,7 @@ class _Trees(dict):  # type: ignore[type-arg]
     def __missing__(self, name: str) -> Any:
         path = self.out / f"{name}.py"
         path.write_text(SOURCES[name])
-        dec = decompose(path, self.out / "trees", DecomposeOptions(self_tests=name == "tiny_mixtral"),
+        dec = decompose(path, self.out / "trees", DecomposeOptions(self_tests=name in ("tiny_mixtral", "tiny_xlnet")),
                         progress=False)
         self[name] = dec
         return dec
@@ -352,3 +407,26 @@ def test_a_cache_the_model_makes_in_its_forward_stays_plumbing(trees: dict[str, 
     for text in layers:
         assert "DynamicCache" not in text
         assert re.search(r"(cache|past_key_values?|layer_past)\W+None", text), text[:2000]
+
+
+def test_parameters_a_legacy_constructor_leaves_uninitialised_are_drawn_in_the_files(trees: dict[str, Any]) -> None:
+    """XLNet's relative attention builds q, k, v, o, ... as `nn.Parameter(torch.FloatTensor(...))` (no op
+    initialises that memory; the model's post_init does): the files built alone draw them like the model's
+    values, so a step's original is not NaN and its self-test passes."""
+    # (mask_emb is read only for permutation-language-model targets, which this forward does not take)
+    res = assert_fully_verified(trees["tiny_xlnet"], pipeline=False, unused_counters=frozenset({"mask_emb"}))
+    assert res["self_tests"]["status"] == "PASS", res["self_tests"]
+    attention = [t for f, t in _texts(trees["tiny_xlnet"]).items() if f.startswith("xlnet_relative_attention")]
+    assert attention and re.search(r"nn\.init\.normal_\(self\.get_parameter\('r_w_bias'\), std=", attention[0])
+    for result in (trees["tiny_xlnet"].root / "steps").glob("*/verification_result.json"):
+        assert not json.loads(result.read_text())["degenerate_output"]["detected"], result
+
+
+def test_a_module_that_runs_one_kernel_is_that_kernel(trees: dict[str, Any]) -> None:
+    """SegformerMLP runs one Linear (mm + add on a transposed view) and no compute of its own: a kernel,
+    not a fusion whose one child is the Linear (which its step's anti-cheat refuses as a parent in disguise)."""
+    dec = trees["tiny_segformer"]
+    assert_fully_verified(dec, pipeline=False)
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    mlps = {i: n for i, n in nodes.items() if i.startswith("segformermlp")}
+    assert mlps and all(n["level"] == "kernel" and not n.get("step") for n in mlps.values()), mlps

@@ -457,8 +457,8 @@ def _initialise_text(module: nn.Module) -> str:
     names = uninitialised_parameters(module)
     if not names:
         return ""
-    lines = [f"        # {type(module).__name__}'s constructor leaves {', '.join(names)} uninitialised (torch.empty;"
-             " the model's own post_init fills them): drawn like the model's values"]
+    lines = [f"        # {type(module).__name__}'s constructor leaves {', '.join(names)} uninitialised (torch.empty or a"
+             " legacy torch.FloatTensor(sizes); the model's own post_init fills them): drawn like the model's values"]
     for name in names:
         p = module.get_parameter(name)
         step = max(1, p.numel() // 100_000)   # a strided sample of a multi-GB expert tensor

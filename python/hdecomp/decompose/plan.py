@@ -80,6 +80,17 @@ def logical_ops(root: nn.Module, target: str, op_counts: dict[str, int]) -> int:
     return max(1, total - walk(sub, target))
 
 
+def runs_one_kernel(root: nn.Module, target: str, op_counts: dict[str, int], module_calls: dict[str, int]) -> bool:
+    """Whether submodule `target` runs exactly one kernel module, once per call, and no compute of its own
+    (transformers' SegformerMLP: flatten, transpose and a Linear, whose mm + add on the transposed view
+    count two ops): then it is that kernel, not a fusion of one."""
+    total = op_counts.get(target, 0)
+    computing = [q for q, m in root.get_submodule(target).named_modules(prefix=target)
+                 if q != target and is_kernel_module(m) and op_counts.get(q, 0) > 0]
+    return len(computing) == 1 and op_counts.get(computing[0], 0) == total > 0 and \
+        module_calls.get(computing[0], 0) == module_calls.get(target, 0) > 0
+
+
 def oversized_module_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                               calls: dict[str, int]) -> list[str]:
     """Submodules whose content is split at this step instead of becoming children, so that the tree follows
@@ -389,11 +400,12 @@ def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
 
 def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[str, int],
                   calls: dict[str, int], cap: int, contraction_ops: dict[str, list[str]] | None = None,
-                  ) -> list[ChildPlan]:
+                  module_calls: dict[str, int] | None = None) -> list[ChildPlan]:
     """Split the graph into children. `op_counts`: compute ops per submodule (qualified name). `cap`: the
     most ops one group may hold; never more than the level below allows (a layer's groups are fusions).
     `contraction_ops`: per submodule, its recorded contractions (capture.Reference): a submodule holding
-    several is a layer, whatever its size (a fusion holds one contraction)."""
+    several is a layer, whatever its size (a fusion holds one contraction). `module_calls`: calls of every
+    submodule in the recorded run (runs_one_kernel)."""
     cap = group_cap(level, cap)
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
@@ -629,8 +641,9 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             # view, with int arithmetic on sizes): one kernel, there is nothing to split it into
             # and a module that runs one compute op in all (transformers' Conv1D: one addmm between views;
             # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
-            # fusion
-            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) <= 1
+            # fusion; so is one that runs a single kernel module and nothing else (runs_one_kernel)
+            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) <= 1 or \
+                runs_one_kernel(root, str(child.target), op_counts, module_calls or {})
         else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
             child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
         size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops

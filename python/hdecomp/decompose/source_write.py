@@ -24,7 +24,7 @@ from torch import nn
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
-from hdecomp.decompose.plan import is_kernel_module
+from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.source_step import (
     SourceChild,
     SourcePlan,
@@ -242,12 +242,14 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
                          "the children keep the recorded sizes")
     del ref
     # pass 2: the files for good
+    one_kernel = {id(m) for q, m in model.named_modules() if q and
+                  runs_one_kernel(model, q, expected.per_module, expected.module_calls)}
     final: dict[str, str] = {}
     texts: dict[str, str] = {}
     child_nodes: list[Node] = []
     for c in plan.children:
         r = rec.calls[c.attr]
-        stem, text, level, is_new = _final_text(dec, node, c, r)
+        stem, text, level, is_new = _final_text(dec, node, c, r, one_kernel)
         final[c.attr] = stem
         texts[stem] = text
         if is_new:
@@ -300,12 +302,14 @@ def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> N
     apply_weight_map(model, ref, wm)
 
 
-def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord) -> tuple[str, str, int, bool]:
-    """(stem, file text, level, is new) for one child with its recorded call."""
+def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
+                one_kernel: set[int]) -> tuple[str, str, int, bool]:
+    """(stem, file text, level, is new) for one child with its recorded call; `one_kernel`: the ids of the
+    submodules that run one kernel module and nothing else (plan.runs_one_kernel)."""
     ops_per_call = r.ops // max(r.calls, 1) if r.calls else len(c.ops)
     if c.kind == "module":
         assert c.module is not None
-        kernel = is_kernel_module(c.module) or ops_per_call <= 1
+        kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
     else:
         kernel = ops_per_call <= 1
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's

@@ -355,7 +355,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     for group_cap in caps:
         try:
             children = plan_children(model, cap.graph, node.level, per_module, cap.child_calls, group_cap,
-                                     expected.contraction_ops)
+                                     expected.contraction_ops, expected.module_calls)
         except PlanError as exc:
             last_err = str(exc)
             children = []

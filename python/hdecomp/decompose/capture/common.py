@@ -181,6 +181,8 @@ class Reference:
     # the component's own code (not a child's) turned a tensor into a Python value (`if x.mean() > 0:`,
     # `.item()`): a graph holds only the recorded path through it
     materializes: list[str] = field(default_factory=list)
+    # calls of each submodule (qualified name) in the run
+    module_calls: dict[str, int] = field(default_factory=dict)
     _plain: Any = None
     _rerun: Any = None
 
@@ -224,8 +226,12 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
             per[key] = per.get(key, 0) + 1
             if kind in STRUCTURE_KINDS or e.name == "mean":
                 contraction_ops.setdefault(key, []).append(e.name)
+    module_calls: dict[str, int] = {}
+    for (_, callee), n in trace.call_edges.items():
+        module_calls[callee] = module_calls.get(callee, 0) + n
     return Reference(output=out, inventory=trace.compute_inventory("aten"), total=total, per_module=per,
-                     contraction_ops=contraction_ops, materializes=materializes, _rerun=plain)
+                     contraction_ops=contraction_ops, materializes=materializes, module_calls=module_calls,
+                     _rerun=plain)
 
 
 # Tensor methods that hand a tensor's value to Python (which may then branch on it)

@@ -48,16 +48,23 @@ def uninitialised_parameters(module: nn.Module) -> list[str]:
 
 
 class _EmptyWatch(TorchFunctionMode):
-    """Storages made by torch.empty & co. during construction, and whether anything wrote them since."""
+    """Storages made by torch.empty & co. during construction, and whether anything wrote them since; and
+    every storage an op made (`seen`): one no op made nor wrote is a legacy constructor's uninitialised
+    memory (`nn.Parameter(torch.FloatTensor(d, h))`, which no TorchFunctionMode sees: transformers' XLNet)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.unwritten: set[int] = set()
+        self.seen: set[int] = set()
+        self.pending: list[tuple[nn.Module, str, torch.Tensor, int]] = []
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = getattr(func, "__name__", "")
+        if isinstance(out, torch.Tensor) and not out.is_meta:
+            with contextlib.suppress(Exception):
+                self.seen.add(out.untyped_storage().data_ptr())
         if name in _EMPTY_FACTORIES and isinstance(out, torch.Tensor) and not out.is_meta:
             with contextlib.suppress(Exception):
                 self.unwritten.add(out.untyped_storage().data_ptr())
@@ -68,21 +75,39 @@ class _EmptyWatch(TorchFunctionMode):
             if target is not None:
                 with contextlib.suppress(Exception):
                     self.unwritten.discard(target.untyped_storage().data_ptr())
+                    self.seen.add(target.untyped_storage().data_ptr())
         return out
 
     def check(self, module: nn.Module) -> None:
         # (torch.nn's own layers initialise themselves when built alone, in reset_parameters, even where a
         # package's model construction skips that: transformers' no_init_weights)
-        if not self.unwritten or (type(module).__module__ or "").startswith("torch."):
+        if (type(module).__module__ or "").startswith("torch."):
             return
         names = []
         for n, p in module._parameters.items():
+            if p is None or not p.numel() or p.is_meta:
+                continue
             with contextlib.suppress(Exception):
-                if p is not None and p.numel() and p.untyped_storage().data_ptr() in self.unwritten:
+                ptr = p.untyped_storage().data_ptr()
+                if ptr in self.unwritten:
                     names.append(n)
+                elif ptr not in self.seen:   # made by no op: uninitialised if the model writes it afterwards
+                    self.pending.append((module, n, p, p._version))
         if names:
             with contextlib.suppress(TypeError):
                 _UNINITIALISED[module] = names
+
+    def finish(self) -> None:
+        """The parameters no op made that the model's construction wrote after their module's __init__ (its
+        post_init: a legacy `torch.FloatTensor(d, h)` left as memory until then); one from numpy or passed in,
+        which nothing writes, is what it is."""
+        for module, name, p, version in self.pending:
+            if p._version != version:
+                with contextlib.suppress(TypeError):
+                    _UNINITIALISED.setdefault(module, [])
+                    if name not in _UNINITIALISED[module]:
+                        _UNINITIALISED[module].append(name)
+        self.pending.clear()
 
 
 def init_call(obj: Any) -> InitCall | None:
@@ -159,5 +184,6 @@ def record_init_args() -> Iterator[None]:
     try:
         with watch:
             yield
+        watch.finish()
     finally:
         sys.setprofile(previous)
