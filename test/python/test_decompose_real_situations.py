@@ -229,3 +229,42 @@ def test_a_numpy_plan_built_in_forward_is_written_as_a_numpy_array(trees: dict[s
     holding = [t for t in files.values() if "torch.tensor(array([[7, 0, 1, 2, 3, 4, 5, 6]" in t]
     assert holding, files
     assert all("from numpy import array" in t and "from numpy import int32" in t for t in holding)
+
+
+EDGENEXT = '''
+import timm
+import torch
+from torch import nn
+
+batch_size = 1
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = timm.create_model("edgenext_xx_small", pretrained=False, num_classes=10)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, 64, 64)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_stateless_module_several_regions_read_is_copied_not_tied(tmp_path: Path) -> None:
+    """timm's EdgeNeXt block loops over split convolutions (a source-level step) and reads one
+    `self.drop_path = nn.Identity()` in two regions: each region's file holds its own copy; tying them (`a.drop_path
+    = b.drop_path`) named an attribute the composed regions do not have, and the composition test ERRORed."""
+    pytest.importorskip("timm")
+    (tmp_path / "edgenext.py").write_text(EDGENEXT)
+    dec = decompose(tmp_path / "edgenext.py", tmp_path / "out", DecomposeOptions(self_tests=False), progress=False)
+    assert_fully_verified(dec, pipeline=False)
+    refactored = [p.read_text() for p in dec.root.glob("steps/*/refactored.py")]
+    assert any("drop_path" in t for p in dec.root.glob("steps/*/children/*.py") for t in [p.read_text()])
+    assert not any(re.search(r"self\.\w+\.drop_path = self\.\w+\.drop_path", t) for t in refactored)

@@ -1199,7 +1199,9 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
         owners = region_uses.get(a, [r])
         first = owners[0]
         if info.kind in ("module", "container"):
-            if first is not r and first.attr:
+            # one module object for the regions that read it where it holds state (its weights are one);
+            # a stateless one (EdgeNeXt's drop_path, an nn.Identity in eval) is a copy in each region
+            if first is not r and first.attr and _state_keys(info.value):
                 ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
             try:
                 expr = module_expr(info.value, ctx)
