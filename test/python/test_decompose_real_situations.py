@@ -2,7 +2,7 @@
 non-persistent buffers, names that are Python keywords, data-dependent `if`/`while`, autocast and mixed
 dtypes, module trees deeper than the level names, weight-norm parametrizations, recurrent state built in
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
-forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, and a `@torch.jit.script` function. Every tree must be complete and verified (decompose_checks)."""
+forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, a `@torch.jit.script` function, and a convolution two blocks share through their ModuleLists. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
-         "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function")
+         "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function", "shared_in_list")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias", "settings_objects", "dataclass_output"}   # one subprocess per component: only where they are the point
 
 

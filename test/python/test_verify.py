@@ -275,6 +275,30 @@ def test_random_numbers_drawn_in_forward_are_the_same_on_both_sides(tmp_path: Pa
     assert r.status == "PASS", r.data.get("fail_detail")
 
 
+def test_an_output_holding_none_verifies(tmp_path: Path) -> None:
+    """A forward returning `(None, y)` on integer inputs: the None leaf is compared as a Python value, and the
+    tolerance comes from the tensor leaves (before: an internal error, `torch.NoneType`
+    taken for a dtype)."""
+    (tmp_path / "children").mkdir()
+    (tmp_path / "original.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return None, torch.relu(x)\n\n\n"
+        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
+    (tmp_path / "children" / "relu.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return torch.relu(x)\n\n\n"
+        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
+    (tmp_path / "refactored.py").write_text(
+        "import torch\nimport torch.nn as nn\nfrom children.relu import Model as ReLU\n\n\n"
+        "class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.relu = ReLU()\n\n"
+        "    def forward(self, x):\n        return None, self.relu(x)\n\n\n"
+        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
+    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(num_trials=2))
+    assert r.status == "PASS", r.data.get("error") or r.data.get("fail_detail")
+    assert (r.data["numerical_comparison"]["rtol"], r.data["numerical_comparison"]["atol"]) == (0.0, 0.0)   # int64
+
+
 def test_cli_no_randomized_trial_flag(tmp_path: Path, capsys) -> None:
     out = tmp_path / "r.json"
     code = main(["verify-step", "--original", str(FIX / "layerscale/original.py"),

@@ -41,6 +41,7 @@ from hdecomp.decompose.source import (
     qualified_name,
     tensor_literal,
 )
+from hdecomp.formats.keys import access_path
 from hdecomp.runtime.component import dataclass_fields
 from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.levels import LEVEL_NAMES
@@ -657,7 +658,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             imports.append(line)
     init = [f"        self.{c.attr} = {aliases[c.attr]}()" for c in children]
     for dst, src in ties or []:
-        init.append(f"        self.{dst} = self.{src}  # tied (one tensor) in the original")
+        init.append(f"        self{access_path(dst)} = self{access_path(src)}  # tied (one tensor) in the original")
     names: dict[fx.Node, str] = {}
     # builtins the forward calls (`len(x)`): a parameter named like one would shadow the call
     called = {getattr(n.target, "__name__", "") for n in nodes if n.op == "call_function" and

@@ -38,6 +38,7 @@ from torch import nn
 from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, snake
 from hdecomp.decompose.source import NotRepresentable, SourceContext, import_home, literal, module_expr
 from hdecomp.decompose.stepfiles import check_expr
+from hdecomp.formats.keys import access_path
 from hdecomp.vocab.roles import role_of
 
 _MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})
@@ -782,7 +783,8 @@ class SourcePlan:
         for name, value in self.consts.items():
             init.append(f"        self.{name} = {literal(value, self.ctx)}")
         for dst, src in self.ties:
-            init.append(f"        self.{dst} = self.{src}  # one module in the original, read by several children")
+            init.append(f"        self{access_path(dst)} = self{access_path(src)}  # one module in the original, read by "
+                        "several children")
         user_imports, defs = _parent_definitions(self.ctx)
         lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
         if self.ctx.needs_math:

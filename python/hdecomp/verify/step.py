@@ -414,7 +414,9 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     all_trials = trials + ([randomized] if randomized else [])
     num_pass = all(t.comparison.match for t in trials)
     max_diff = max((t.comparison.max_diff for t in all_trials), default=None)
-    leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves if lf.dtype]
+    # the tensor leaves' dtypes (a leaf that is a Python value, None in an output tuple, names its type)
+    leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves
+                   if lf.dtype and isinstance(getattr(torch, lf.dtype, None), torch.dtype)]
     dtype = input_dtype or (leaf_dtypes[0] if leaf_dtypes else "float32")
     rtol, atol = tolerances_for(getattr(torch, str(dtype), torch.float32), options.rtol, options.atol)
     degenerate = [t for t in trials if t.comparison.degenerate]

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hdecomp.formats.keys import access_path
 from hdecomp.toolchain.compose.plan import SKIP_TOP, Composition, StepPlan, child_steps, relative_to_root
 from hdecomp.toolchain.compose.weights import weight_map_json
 
@@ -49,19 +50,30 @@ class _ChildTensorPaths(ast.NodeTransformer):
         self.maps = maps
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        chain: list[str] = []
+        return self._retargeted(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        return self._retargeted(node)
+
+    def _retargeted(self, node: ast.Attribute | ast.Subscript) -> ast.AST:
+        chain: list[str] = []   # `self.a.blocks[0].w`: a, blocks, 0, w (a tie inside a ModuleList)
         cur: ast.expr = node
-        while isinstance(cur, ast.Attribute):
-            chain.insert(0, cur.attr)
-            cur = cur.value
+        while True:
+            if isinstance(cur, ast.Attribute):
+                chain.insert(0, cur.attr)
+                cur = cur.value
+            elif isinstance(cur, ast.Subscript) and isinstance(cur.slice, ast.Constant) and \
+                    isinstance(cur.slice.value, (int, str)):
+                chain.insert(0, str(cur.slice.value))
+                cur = cur.value
+            else:
+                break
         if isinstance(cur, ast.Name) and cur.id == "self" and len(chain) >= 2 and chain[0] in self.maps:
             key = ".".join(chain[1:])
             new_key = self.maps[chain[0]].get(key)
             if isinstance(new_key, str) and new_key != key:   # (a tie cannot name a slice)
-                new: ast.expr = ast.Name(id="self", ctx=ast.Load())
-                for part in [chain[0], *new_key.split(".")]:
-                    new = ast.Attribute(value=new, attr=part, ctx=ast.Load())
-                assert isinstance(new, ast.Attribute)
+                new = ast.parse(f"self{access_path(chain[0] + '.' + new_key)}", mode="eval").body
+                assert isinstance(new, (ast.Attribute, ast.Subscript))
                 new.ctx = node.ctx
                 return ast.copy_location(new, node)
         self.generic_visit(node)
