@@ -3,6 +3,8 @@ check, tied tensors, a refactored file's get_init_inputs()."""
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 import torch
@@ -101,18 +103,22 @@ def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
     from hdecomp.decompose.source import carried_source
     imports, defs = carried_source(ctx)
     source = "\n".join(imports + ctx.import_lines()) + "\n" + defs
-    # run as a file would be: a module name and source lines the definitions can find (`@torch.jit.script`
-    # reads its function's source and module)
+    # run as a file would be: a module and source lines the definitions can find (`@torch.jit.script`
+    # reads its function's source and module; `@dataclass` its module in sys.modules)
     name = f"_hdecomp_carried_{abs(hash(source)):x}"
     filename = f"<{name}>"
+    module = types.ModuleType(name)
+    ns: dict[str, Any] = module.__dict__
+    ns.update({"torch": torch, "nn": nn, "F": torch.nn.functional, "math": math})
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns: dict[str, Any] = {"torch": torch, "nn": nn, "F": torch.nn.functional, "math": math, "__name__": name}
+    sys.modules[name] = module
     try:
         exec(compile(source, filename, "exec"), ns)  # the user's own definitions, carried over
     except Exception as exc:
         return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
     finally:
         linecache.cache.pop(filename, None)
+        sys.modules.pop(name, None)
     return check_rebuild(expr, sub, ns)
 
 
