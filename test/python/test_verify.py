@@ -250,28 +250,35 @@ def test_child_loading_original_by_path_is_caught(tmp_path: Path) -> None:
     assert {"HD302", "HD303", "HD305"} <= rules(r)
 
 
-def test_random_numbers_drawn_in_forward_are_the_same_on_both_sides(tmp_path: Path) -> None:
+def _leaf_file(expr: str, inputs: str) -> str:
+    """A component file whose Model returns `expr` of its input `x`."""
+    return ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+            f"    def forward(self, x):\n        return {expr}\n\n\n"
+            f"def get_inputs():\n    return [{inputs}]\n")
+
+
+def _step_of_leaves(tmp_path: Path, original: str, children: dict[str, str], forward: str, inputs: str) -> Path:
+    """original.py returning `original`, one child file per {class: expr} (`children/<class lowercased>.py`),
+    and refactored.py whose forward returns `forward` over attributes named like the files."""
     (tmp_path / "children").mkdir()
-    (tmp_path / "original.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
-        "    def forward(self, x):\n        return torch.relu(x + torch.rand_like(x))\n\n\n"
-        "def get_inputs():\n    return [torch.randn(3, 4)]\n")
-    (tmp_path / "children" / "relu.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
-        "    def forward(self, x):\n        return torch.relu(x)\n\n\n"
-        "def get_inputs():\n    return [torch.randn(3, 4)]\n")
-    (tmp_path / "children" / "noise.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
-        "    def forward(self, x):\n        return x + torch.rand_like(x)\n\n\n"
-        "def get_inputs():\n    return [torch.randn(3, 4)]\n")
+    (tmp_path / "original.py").write_text(_leaf_file(original, inputs))
+    for cls, expr in children.items():
+        (tmp_path / "children" / f"{cls.lower()}.py").write_text(_leaf_file(expr, inputs))
+    imports = "".join(f"from children.{cls.lower()} import Model as {cls}\n" for cls in children)
+    attrs = "".join(f"        self.{cls.lower()} = {cls}()\n" for cls in children)
     (tmp_path / "refactored.py").write_text(
-        "import torch\nimport torch.nn as nn\nfrom children.noise import Model as Noise\n"
-        "from children.relu import Model as ReLU\n\n\n"
-        "class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.noise = Noise()\n        self.relu = ReLU()\n\n"
-        "    def forward(self, x):\n        return self.relu(self.noise(x))\n\n\n"
-        "def get_inputs():\n    return [torch.randn(3, 4)]\n")
-    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(num_trials=2))
+        f"import torch\nimport torch.nn as nn\n{imports}\n\n"
+        f"class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n{attrs}\n"
+        f"    def forward(self, x):\n        return {forward}\n\n\n"
+        f"def get_inputs():\n    return [{inputs}]\n")
+    return tmp_path
+
+
+def test_random_numbers_drawn_in_forward_are_the_same_on_both_sides(tmp_path: Path) -> None:
+    step = _step_of_leaves(tmp_path, "torch.relu(x + torch.rand_like(x))",
+                           {"Noise": "x + torch.rand_like(x)", "ReLU": "torch.relu(x)"},
+                           "self.relu(self.noise(x))", "torch.randn(3, 4)")
+    r = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(num_trials=2))
     assert r.status == "PASS", r.data.get("fail_detail")
 
 
@@ -279,22 +286,9 @@ def test_an_output_holding_none_verifies(tmp_path: Path) -> None:
     """A forward returning `(None, y)` on integer inputs: the None leaf is compared as a Python value, and the
     tolerance comes from the tensor leaves (before: an internal error, `torch.NoneType`
     taken for a dtype)."""
-    (tmp_path / "children").mkdir()
-    (tmp_path / "original.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
-        "    def forward(self, x):\n        return None, torch.relu(x)\n\n\n"
-        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
-    (tmp_path / "children" / "relu.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
-        "    def forward(self, x):\n        return torch.relu(x)\n\n\n"
-        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
-    (tmp_path / "refactored.py").write_text(
-        "import torch\nimport torch.nn as nn\nfrom children.relu import Model as ReLU\n\n\n"
-        "class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.relu = ReLU()\n\n"
-        "    def forward(self, x):\n        return None, self.relu(x)\n\n\n"
-        "def get_inputs():\n    return [torch.randint(-5, 5, (3, 4))]\n")
-    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(num_trials=2))
+    step = _step_of_leaves(tmp_path, "None, torch.relu(x)", {"ReLU": "torch.relu(x)"}, "None, self.relu(x)",
+                           "torch.randint(-5, 5, (3, 4))")
+    r = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(num_trials=2))
     assert r.status == "PASS", r.data.get("error") or r.data.get("fail_detail")
     assert (r.data["numerical_comparison"]["rtol"], r.data["numerical_comparison"]["atol"]) == (0.0, 0.0)   # int64
 

@@ -17,7 +17,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.capture.common import held_value, is_held_object
+from hdecomp.decompose.capture.common import flat_values, held_value, is_held_object
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
@@ -42,7 +42,6 @@ from hdecomp.decompose.source import (
     tensor_literal,
 )
 from hdecomp.formats.keys import access_path
-from hdecomp.runtime.component import dataclass_fields
 from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.levels import LEVEL_NAMES
 
@@ -72,14 +71,7 @@ def describe(value: Any) -> ValueInfo:
 
 
 def flat_tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in flat_tensors(v)]
-    if isinstance(value, dict):
-        return [t for k in value for t in flat_tensors(value[k])]
-    fields = dataclass_fields(value)
-    return [t for v in fields.values() for t in flat_tensors(v)] if fields is not None else []
+    return [t for t in flat_values(value) if isinstance(t, torch.Tensor)]
 
 
 # ---- expressions ------------------------------------------------------------------------------------

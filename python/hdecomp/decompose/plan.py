@@ -27,7 +27,7 @@ from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
 from hdecomp.anticheat.static.external import is_namedtuple_class
-from hdecomp.decompose.capture.common import is_held_object
+from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.verify.weights import WeightSlice
@@ -156,35 +156,6 @@ class ChildPlan:
     @property
     def compute_members(self) -> list[fx.Node]:
         return self.core
-
-
-# Shape queries: their result is a Python int (or a torch.Size), never a tensor. (A tensor's `.item()` is
-# not one: arithmetic on its values is compute, as the anti-cheat check holds.)
-SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
-# Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
-INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
-                           operator.mod, operator.neg, operator.pow, operator.getitem, builtins.int,
-                           builtins.len, builtins.max, builtins.min,
-                           # comparisons of sizes (`H % window == 0`): Python bools
-                           operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-                           operator.not_, operator.and_, operator.or_, builtins.bool}
-
-
-def is_shape_int(n: fx.Node) -> bool:
-    """A shape query (`x.size(0)`, `x.shape`, `x.dim()`), or int arithmetic on shape queries only: a
-    Python int of the forward, which is data plumbing (never a kernel of its own)."""
-    if n.op == "call_method":
-        return str(n.target) in SHAPE_METHODS
-    if n.op != "call_function":
-        return False
-    if n.target is builtins.getattr:
-        return len(n.args) > 1 and n.args[1] in ("shape", "ndim")
-    if n.target in INT_FUNCTIONS:
-        ins = n.all_input_nodes
-        return bool(ins) and all(is_shape_int(a) for a in ins)
-    if n.target is torch._assert:   # `torch._assert(H % window == 0, msg)`: a check of sizes, not compute
-        return all(is_shape_int(a) for a in n.all_input_nodes)
-    return False
 
 
 def is_namedtuple_call(n: fx.Node) -> bool:

@@ -242,7 +242,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
                          "the children keep the recorded sizes")
     del ref
     # pass 2: the files for good
-    one_kernel = {id(m) for q, m in model.named_modules() if q and
+    module_children = {id(c.module) for c in plan.children if c.module is not None}
+    one_kernel = {id(m) for q, m in model.named_modules() if q and id(m) in module_children and
                   runs_one_kernel(model, q, expected.per_module, expected.module_calls)}
     final: dict[str, str] = {}
     texts: dict[str, str] = {}

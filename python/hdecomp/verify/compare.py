@@ -374,49 +374,41 @@ def _same_class(a: Any, b: Any) -> bool:
                         list(getattr(ta, "__dataclass_fields__", {})) == list(getattr(tb, "__dataclass_fields__", {})))
 
 
+def _structure_mismatch(path: str, what: str) -> LeafComparison:
+    return LeafComparison(path=path, match=False, max_diff=math.inf, reason=f"structure mismatch at {path}: {what}")
+
+
 def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out: list[LeafComparison]) -> None:
     if isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and not _same_class(a, b) and \
             (type(a) not in _PLAIN_CONTAINERS or type(b) not in _PLAIN_CONTAINERS):
         # a named container (a namedtuple, a transformers ModelOutput) is read by attribute (`out.logits`):
         # the same leaves in a plain tuple or dict are not the same value
-        out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                  reason=f"structure mismatch at {path}: original {type(a).__name__}, "
-                                         f"refactored {type(b).__name__}"))
+        out.append(_structure_mismatch(path, f"original {type(a).__name__}, refactored {type(b).__name__}"))
         return
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
-                                             f"refactored {_describe(b)}"))
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
             return
         out.append(_compare_tensors(path, a.detach(), b.detach(), rtol, atol))
         return
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)):
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
-                                             f"refactored {_describe(b)}"))
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
             return
         if set(a) != set(b):
             only_a = sorted(map(repr, set(a) - set(b)))
             only_b = sorted(map(repr, set(b) - set(a)))
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: keys only in original {only_a}, "
-                                             f"only in refactored {only_b}"))
+            out.append(_structure_mismatch(path, f"keys only in original {only_a}, only in refactored {only_b}"))
             return
         for k in a:
             _walk(a[k], b[k], rtol, atol, f"{path}[{k!r}]", out)
         return
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
-                                             f"refactored {_describe(b)}"))
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
             return
         if len(a) != len(b):
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: original has {len(a)} items, "
-                                             f"refactored {len(b)}"))
+            out.append(_structure_mismatch(path, f"original has {len(a)} items, refactored {len(b)}"))
             return
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _walk(x, y, rtol, atol, f"{path}[{i}]", out)
@@ -424,9 +416,7 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
     fields_a, fields_b = dataclass_fields(a), dataclass_fields(b)
     if fields_a is not None or fields_b is not None:   # a dataclass output: field by field, of the same class
         if fields_a is None or fields_b is None or not _same_class(a, b):
-            out.append(LeafComparison(path=path, match=False, max_diff=math.inf,
-                                      reason=f"structure mismatch at {path}: original {_describe(a)}, "
-                                             f"refactored {_describe(b)}"))
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
             return
         for k in fields_a:
             _walk(fields_a[k], fields_b[k], rtol, atol, f"{path}.{k}", out)

@@ -5,8 +5,10 @@ folded)."""
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
+import enum
 import inspect
 import operator
 import re
@@ -260,17 +262,45 @@ def _printable_constant(value: Any) -> Any:
     return value
 
 
+# Shape queries: their result is a Python int (or a torch.Size), never a tensor. (A tensor's `.item()` is
+# not one: arithmetic on its values is compute, as the anti-cheat check holds.)
+SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
+# Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
+INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
+                           operator.mod, operator.neg, operator.pow, operator.getitem, builtins.int,
+                           builtins.len, builtins.max, builtins.min,
+                           # comparisons of sizes (`H % window == 0`): Python bools
+                           operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+                           operator.not_, operator.and_, operator.or_, builtins.bool}
+
+
+def is_shape_int(n: fx.Node) -> bool:
+    """A shape query (`x.size(0)`, `x.shape`, `x.dim()`), or int arithmetic on shape queries only: a
+    Python int of the forward, which is data plumbing (never a kernel of its own)."""
+    if n.op == "call_method":
+        return str(n.target) in SHAPE_METHODS
+    if n.op != "call_function":
+        return False
+    if n.target is builtins.getattr:
+        return len(n.args) > 1 and n.args[1] in ("shape", "ndim")
+    if n.target in INT_FUNCTIONS:
+        ins = n.all_input_nodes
+        return bool(ins) and all(is_shape_int(a) for a in ins)
+    if n.target is torch._assert:   # `torch._assert(H % window == 0, msg)`: a check of sizes, not compute
+        return all(is_shape_int(a) for a in n.all_input_nodes)
+    return False
+
+
 _NOT_OBJECTS = (bool, int, float, complex, str, bytes, torch.Tensor, nn.Module, torch.dtype, torch.device,
                 torch.memory_format, torch.layout, slice, range, type, tuple, list, dict, set, frozenset, fx.Node,
-                fx.Proxy)
+                fx.Proxy, enum.Enum)
 
 
 def is_constant_object(value: Any) -> bool:
     """A plain Python object of a user or package class (a settings object, a dataclass instance) that
     holds no tensors: what a forward builds from constants and hands a child (`self.block(x, Settings(2.0))`).
     Not a number, string, container, tensor, module, enum, function or torch value."""
-    import enum
-    if value is None or value is Ellipsis or isinstance(value, (*_NOT_OBJECTS, enum.Enum)) or callable(value):
+    if value is None or value is Ellipsis or isinstance(value, _NOT_OBJECTS) or callable(value):
         return False
     module = getattr(type(value), "__module__", "") or ""
     if module == "builtins" or module == "torch" or module.startswith("torch."):
@@ -294,23 +324,27 @@ def _leaves(value: Any, depth: int = 0) -> list[Any]:
     return [value]
 
 
-_SIZE_ATTRS = ("ndim", "dtype", "device")   # (a whole `.shape` holds the batch size)
-
-
-def _from_sizes(a: fx.Node, cap: Capture, depth: int = 0) -> bool:
-    """`a` is computed from tensor sizes (other than the leading, batch one) and literals only
+def _from_sizes(a: fx.Node, cap: Capture) -> bool:
+    """`a` is a tensor's dtype or device, or a size int (is_shape_int) that reads no leading, batch size
     (`x.shape[-1] // 2`): the same for every input of the recorded sizes."""
-    if depth > 16 or isinstance(cap.values.get(a.name), torch.Tensor):
-        return False
-    if a.op == "call_method" and a.target in ("size", "dim"):
-        return a.target == "dim" or (len(a.args) > 1 and a.args[1] not in (0, -_len_of(cap, a)))
-    if a.op == "call_function" and a.target is getattr and len(a.args) > 1 and a.args[1] in _SIZE_ATTRS:
+    if a.op == "call_function" and a.target is getattr and len(a.args) > 1 and a.args[1] in ("dtype", "device"):
         return True
-    if a.op == "call_function" and a.target is operator.getitem and isinstance(a.args[0], fx.Node) and \
-            a.args[0].op == "call_function" and a.args[0].target is getattr and a.args[0].args[1] == "shape":
-        return bool(a.args[1] != 0 and a.args[1] != -_len_of(cap, a.args[0]))
-    return a.op in ("call_function", "call_method") and bool(a.all_input_nodes) and \
-        all(_from_sizes(b, cap, depth + 1) for b in a.all_input_nodes)
+    return is_shape_int(a) and not _reads_batch(a, cap)
+
+
+def _reads_batch(a: fx.Node, cap: Capture) -> bool:
+    """Whether size int `a` depends on a leading size: `x.size(0)`, `x.shape[0]`, or a whole `x.shape`,
+    `x.size()` or `x.numel()`."""
+    if a.op == "call_method":
+        if a.target == "size":
+            return len(a.args) < 2 or bool(a.args[1] in (0, -_len_of(cap, a)))
+        return a.target not in ("dim", "ndimension")   # numel, nelement: every size
+    if a.target is operator.getitem and isinstance(a.args[0], fx.Node) and a.args[0].target is getattr and \
+            a.args[0].args[1] == "shape":
+        return bool(a.args[1] in (0, -_len_of(cap, a.args[0])))
+    if a.target is getattr:
+        return bool(a.args[1] == "shape")   # the whole shape (`ndim` reads no size)
+    return any(_reads_batch(b, cap) for b in a.all_input_nodes)
 
 
 def _len_of(cap: Capture, n: fx.Node) -> int:
