@@ -2,7 +2,9 @@
 non-persistent buffers, names that are Python keywords, data-dependent `if`/`while`, autocast and mixed
 dtypes, module trees deeper than the level names, weight-norm parametrizations, recurrent state built in
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
-forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, a `@torch.jit.script` function, and a convolution two blocks share through their ModuleLists. Every tree must be complete and verified (decompose_checks)."""
+forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, a `@torch.jit.script` function, a convolution two blocks share through their ModuleLists, packed
+variable-length sequences through stacked RNNs, and hooks on submodules (torch's hook-based weight_norm and
+spectral_norm among them). Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "situations"
 NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convnet", "weight_norm",
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
-         "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function", "shared_in_list")
+         "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function", "shared_in_list",
+         "packed_sequence", "module_hooks")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias", "settings_objects", "dataclass_output"}   # one subprocess per component: only where they are the point
 
 
@@ -112,6 +115,45 @@ def test_objects_built_in_forward_are_built_by_the_children_that_take_them(trees
                for t in files.values()), sorted(files)
     assert sum("Mixing(width=16, eps=1e-06)" in t for t in files.values()) >= 2, sorted(files)
     assert any("class Model(Mixer)" in t and "mixing=Mixing(width=16, eps=1e-06)" in t for t in files.values())
+
+
+def test_packed_sequences_are_built_by_the_parent_and_taken_whole_by_the_rnns(trees: dict[str, Any]) -> None:
+    dec = trees["packed_sequence"]
+    files = _files(dec)
+    # the RNNs take a PackedSequence, written as one, with the recorded lengths' batch sizes
+    rnn = [t for n, t in files.items() if n.startswith(("gru_", "lstm_"))]
+    assert len(rnn) == 2, sorted(files)
+    for text in rnn:
+        assert "torch.nn.utils.rnn.PackedSequence(data=torch.randn(15, " in text, text
+        assert "batch_sizes=torch.tensor([3, 3, 3, 2, 2, 1, 1], dtype=torch.int64)" in text, text
+    # its construction is plumbing of the parent, never a kernel; the fusion of the two RNNs is named for them
+    assert not any("packed_sequence" in n for n in files if n.startswith("packed")), sorted(files)
+    assert "recurrent.py" in files, sorted(files)
+    assert "torch.nn.utils.rnn.PackedSequence(" in _refactored(dec, "packed_sequence")
+
+
+def test_hooks_on_submodules_travel_with_their_modules(trees: dict[str, Any]) -> None:
+    dec = trees["module_hooks"]
+    files = _files(dec)
+    # a module-level hook function is registered again by the file of the module it was on
+    block = [t for n, t in files.items() if n.startswith("block") and "self.register_forward_hook(halve_output)" in t]
+    assert len(block) == 1 and "def halve_output(module, inputs, output):" in block[0], sorted(files)
+    norm = files["layer_norm_16_fp32.py"]
+    assert "self.layer_norm.register_forward_pre_hook(shift_input)" in norm and "def shift_input(" in norm, norm
+    # the feature-keeping lambda is not carried (nothing computes with it), and the one block without the
+    # output hook is a workload of its own
+    assert not any("lambda" in t for t in files.values()), sorted(files)
+    assert sum(n.startswith("block") for n in files) == 2, sorted(files)
+    # torch's hook-based reparametrizations are applied again, not unrolled
+    assert "weight_norm(nn.Conv1d(16, 16, kernel_size=3, padding=1), name='weight', dim=0)" in \
+        files["conv1d_16_fp32.py"]
+    assert "spectral_norm(nn.Linear(16, 4), name='weight', n_power_iterations=1, eps=1e-12, dim=0)" in \
+        files["linear_16x4_fp32.py"]
+    # decomposing the block turns its hook's compute into a kernel its refactored forward calls
+    step = _refactored(dec, next(i for i, n in _tree(dec)["nodes"].items()
+                                 if i.startswith("block") and n.get("step") and "halve" in
+                                 (dec.root / n["path"]).read_text()))
+    assert "self.mul_fp32(" in step.split("def forward", 1)[1] and "register_forward_hook" not in step, step
 
 
 def test_a_dataclass_output_is_verified_field_by_field(trees: dict[str, Any]) -> None:

@@ -35,6 +35,7 @@ from hdecomp.decompose.source import (
     SourceContext,
     carried_source,
     constructor_expr,
+    hook_registrations,
     literal,
     module_expr,
     parametrization_calls,
@@ -428,6 +429,7 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     args = rest[:-1]
     # a parametrized module (weight_norm): the plain class, parametrized in its own constructor
     extra = "".join(f"        {call.replace(PARAMETRIZED, 'self')}\n" for call in parametrization_calls(module, ctx))
+    extra += "".join(f"        {line}\n" for line in hook_registrations(module, "self", ctx))
     extra += _initialise_text(module)
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")
@@ -505,6 +507,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
                 if problem:
                     raise NotRepresentable(problem)
             init_lines.append(f"        self.{attr} = {expr}")
+            init_lines.extend(f"        {line}" for line in hook_registrations(sub, f"self.{attr}", ctx))
             for key in sub.state_dict():
                 for alias in _aliases(root, sub):
                     weight_map[f"{alias}.{key}"] = f"{attr}.{key}"

@@ -39,7 +39,9 @@ PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze
                   "view_as", "reshape_as", "unbind", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims",
                   "t", "split_with_sizes", "tensor_split", "narrow", "expand", "expand_as", "broadcast_to",
                   # dtype casts, as `to` and `float` ("int", "long", ...: a mask's `.ne(pad).int()`)
-                  "int", "long", "short", "bool", "byte", "char", "type_as"}
+                  "int", "long", "short", "bool", "byte", "char", "type_as",
+                  # device moves, as `to` (pack_padded_sequence's `lengths.cpu()`)
+                  "cpu", "cuda"}
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
                               torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat, torch.unflatten,
@@ -160,10 +162,11 @@ class ChildPlan:
 
 def is_namedtuple_call(n: fx.Node) -> bool:
     """A call of a namedtuple class (Reformer's `ReformerOutput(hidden_states, attn_output, ...)`): it packs
-    values, as the anti-cheat check reads it from the class's source (anticheat/static/external.py)."""
+    values, as the anti-cheat check reads it from the class's source (anticheat/static/external.py); torch's
+    own namedtuple types (PackedSequence, which checks its fields in `__new__`) pack values too."""
     t = n.target
     return n.op == "call_function" and isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields") \
-        and is_namedtuple_class(f"{t.__module__}.{t.__qualname__}")
+        and (t.__module__.split(".")[0] == "torch" or is_namedtuple_class(f"{t.__module__}.{t.__qualname__}"))
 
 
 def is_host_scalar(n: fx.Node) -> bool:

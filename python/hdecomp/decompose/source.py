@@ -18,6 +18,7 @@ import inspect
 import math
 import operator
 import sys
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -348,9 +349,9 @@ def parametrization_calls(module: nn.Module, ctx: SourceContext) -> list[str]:
     order they were registered: torch's own weight_norm / spectral_norm / orthogonal where recognised,
     else `register_parametrization(m, name, <the parametrization module>)`."""
     from torch.nn.utils import parametrize
+    calls = hooked_reparametrizations(module, ctx)
     if not parametrize.is_parametrized(module):
-        return []
-    calls = []
+        return calls
     table: Any = module.parametrizations
     for tname, plist in table.items():
         for p in plist:
@@ -367,6 +368,50 @@ def parametrization_calls(module: nn.Module, ctx: SourceContext) -> list[str]:
                 fn = ctx.import_name("torch.nn.utils.parametrize", "register_parametrization")
                 calls.append(f"{fn}({PARAMETRIZED}, {tname!r}, {module_expr(p, ctx)})")
     return calls
+
+
+def hooked_reparametrizations(module: nn.Module, ctx: SourceContext) -> list[str]:
+    """torch's older, hook-based `torch.nn.utils.weight_norm` / `spectral_norm` applied to `module` (a
+    forward pre-hook recomputes the weight before each call), as the calls that apply them again."""
+    from torch.nn.utils.spectral_norm import SpectralNorm
+    from torch.nn.utils.weight_norm import WeightNorm
+    calls = []
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, WeightNorm):
+            fn = ctx.import_name("torch.nn.utils", "weight_norm")
+            calls.append(f"{fn}({PARAMETRIZED}, name={hook.name!r}, dim={literal(hook.dim, ctx)})")
+        elif isinstance(hook, SpectralNorm):
+            fn = ctx.import_name("torch.nn.utils", "spectral_norm")
+            calls.append(f"{fn}({PARAMETRIZED}, name={hook.name!r}, n_power_iterations={hook.n_power_iterations}, "
+                         f"eps={literal(hook.eps, ctx)}, dim={literal(hook.dim, ctx)})")
+    return calls
+
+
+def hook_registrations(module: nn.Module, target: str, ctx: SourceContext) -> list[str]:
+    """The forward hooks and pre-hooks registered on `module` itself, as the lines that register them on
+    `target` again (`self.a.register_forward_hook(halve_output)`): a hook is part of what its module
+    computes. Only module-level functions are carried; a lambda, a closure or a bound method (a
+    feature-capturing hook writing into its parent) is left out, and verification decides whether the
+    module's output needed it. torch's hook-based weight_norm / spectral_norm are applied by
+    `hooked_reparametrizations` instead."""
+    from torch.nn.utils.spectral_norm import SpectralNorm
+    from torch.nn.utils.weight_norm import WeightNorm
+    lines = []
+    tables = (("register_forward_pre_hook", module._forward_pre_hooks, module._forward_pre_hooks_with_kwargs, {}),
+              ("register_forward_hook", module._forward_hooks, module._forward_hooks_with_kwargs,
+               module._forward_hooks_always_called))
+    for method, hooks, with_kwargs, always in tables:
+        for key, hook in hooks.items():
+            if isinstance(hook, (WeightNorm, SpectralNorm)) or not isinstance(hook, types.FunctionType) \
+                    or hook.__closure__ or hook.__name__ == "<lambda>":
+                continue
+            try:
+                fn = qualified_name(hook, ctx)
+            except NotRepresentable:
+                continue
+            flags = (", with_kwargs=True" if key in with_kwargs else "") + (", always_call=True" if key in always else "")
+            lines.append(f"{target}.{method}({fn}{flags})")
+    return lines
 
 
 def constructor_expr(module: Any, ctx: SourceContext) -> str:

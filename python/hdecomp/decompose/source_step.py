@@ -36,7 +36,14 @@ import torch
 from torch import nn
 
 from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, snake
-from hdecomp.decompose.source import NotRepresentable, SourceContext, import_home, literal, module_expr
+from hdecomp.decompose.source import (
+    NotRepresentable,
+    SourceContext,
+    hook_registrations,
+    import_home,
+    literal,
+    module_expr,
+)
 from hdecomp.decompose.stepfiles import check_expr
 from hdecomp.formats.keys import access_path
 from hdecomp.vocab.roles import role_of
@@ -1213,6 +1220,7 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
             if problem:
                 raise SourceStepError(problem)
             init.append(f"        self.{a} = {expr}")
+            init.extend(f"        {line}" for line in hook_registrations(info.value, f"self.{a}", ctx))
             if first is r:
                 for key in _state_keys(info.value):
                     wm[f"{a}.{key}"] = f"{a}.{key}"

@@ -338,9 +338,11 @@ def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None =
         if id(m) in seen:
             continue
         seen.add(id(m))
-        handles.append(m.register_forward_pre_hook(pre))
-        # prepend: our pop runs before hooks the user registered, so their compute is not the child's
-        handles.append(m.register_forward_hook(post, always_call=True, prepend=True))
+        # A module's own hooks run inside its call: its pre-hooks after our push (prepend), its forward hooks
+        # before our pop. A child's file registers them in its constructor (the decomposer carries a
+        # module's hooks into its file); a parent cannot install one on a child (static HD206).
+        handles.append(m.register_forward_pre_hook(pre, prepend=True))
+        handles.append(m.register_forward_hook(post, always_call=True))
     try:
         with _FunctionRecorder(rec), _DispatchRecorder(rec):
             yield rec.trace

@@ -32,7 +32,7 @@ from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import Step, level_files
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.runtime.batch_limit import limited_inputs
-from hdecomp.runtime.component import class_source_file, load_component, run_user_code
+from hdecomp.runtime.component import class_source_file, load_component, map_nested, run_user_code
 from hdecomp.runtime.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
@@ -88,14 +88,9 @@ def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str
 
 
 def cut_batch(obj: Any, n: int) -> Any:
-    """Tensors nested in `obj` with their leading dimension cut to at most `n` (0-dim tensors kept)."""
-    if isinstance(obj, torch.Tensor):
-        return obj[:n].clone() if obj.dim() > 0 and obj.shape[0] > n else obj
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(cut_batch(o, n) for o in obj)
-    if isinstance(obj, dict):
-        return {k: cut_batch(v, n) for k, v in obj.items()}
-    return obj
+    """Tensors nested in `obj` with their leading dimension cut to at most `n` (0-dim tensors kept; the
+    containers, namedtuples and dataclasses among them, rebuilt around them)."""
+    return map_nested(obj, lambda t: t[:n].clone() if t.dim() > 0 and t.shape[0] > n else t)
 
 
 def _max_leading(obj: Any) -> int:

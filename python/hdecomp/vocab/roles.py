@@ -38,6 +38,7 @@ TOPK = "topk"
 MAKE = "make"          # arange / ones / zeros / full: a tensor from sizes
 OTHER = "other"        # any other pointwise op
 NEUTRAL = "neutral"    # dropout, identity, casts: no compute of their own
+RECURRENT = "recurrent"   # an RNN, GRU or LSTM layer or cell (a contraction over time steps)
 
 CONTRACTION_KINDS = frozenset({CONV, LINEAR, MATMUL, SDPA})
 
@@ -49,6 +50,7 @@ _ACT = re.compile(r"(relu|gelu|silu|swish|mish|tanh|elu|selu|celu|softplus|softs
 _POOL = re.compile(r"pool")
 _SOFTMAX = re.compile(r"softmax|safe_softmax")
 _EMBED = re.compile(r"embedding")
+_RECURRENT = re.compile(r"^(rnn|gru|lstm)(_cell|_tanh|_relu)?(_cell)?$")
 _SIMPLE = {
     "linear": LINEAR, "addmm": LINEAR, "bilinear": LINEAR, "lazy_linear": LINEAR,
     "matmul": MATMUL, "mm": MATMUL, "bmm": MATMUL, "baddbmm": MATMUL, "einsum": MATMUL, "addbmm": MATMUL,
@@ -95,6 +97,8 @@ def category(op: str) -> str:
         return SDPA   # aten's `_scaled_dot_product_flash_attention_for_cpu` and friends
     if _SOFTMAX.search(name):
         return SOFTMAX
+    if _RECURRENT.match(name):
+        return RECURRENT
     if _NORM.search(name):
         return NORM
     if _CONV.match(name):
@@ -148,6 +152,7 @@ ROLE_LIST: tuple[Role, ...] = (
     Role("norm_proj", "a norm and the projection after it"),
     Role("linear_epilogue", "a projection with its elementwise epilogue"),
     Role("matmul_epilogue", "a matmul with its elementwise epilogue"),
+    Role("recurrent", "RNN, GRU or LSTM layers with what feeds them their sequences (packing, sorting)"),
     Role("moe_router", "router logits, softmax and top-k of a mixture of experts"),
     Role("moe_experts", "the experts of a mixture of experts"),
     Role("conv_norm_act", "convolution, norm and activation"),
@@ -190,6 +195,8 @@ def role_of(ops: list[str]) -> str:
         return "attention" if n[LINEAR] else "attention_core"
     if matmuls >= 2 and n[SOFTMAX]:
         return "attention" if n[LINEAR] else "attention_core"
+    if n[RECURRENT]:
+        return "recurrent"
     if n[POOL] and k >= 2 and n[GATE] and n[MUL]:
         return "squeeze_excitation"
     if n[CONV]:

@@ -39,6 +39,18 @@ class RefClass:
     op: str = ""
 
 
+@functools.lru_cache(maxsize=256)
+def _torch_namedtuple(qual: str) -> bool:
+    """Whether `qual` names a namedtuple class of torch's (`torch.nn.utils.rnn.PackedSequence`), looked up
+    in the torch already imported (nothing is imported for it)."""
+    obj = sys.modules.get("torch")
+    for part in qual.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")
+
+
 @functools.lru_cache(maxsize=4096)
 def classify_method(name: str) -> RefClass:
     """A method called on a tensor."""
@@ -75,6 +87,8 @@ def classify_ref(qual: str) -> RefClass:
         for ns in COMPUTE_NAMESPACES:
             if qual.startswith(ns + "."):
                 return RefClass("compute", canon_op(parts[len(ns.split("."))]))
+        if last[:1].isupper() and _torch_namedtuple(qual):
+            return RefClass("plumb", canon_op(last))   # torch's PackedSequence: it packs its fields
         if len(parts) >= 2 and parts[1] == "nn":
             if last in NN_PARAMETERS:
                 return RefClass("parameter", last)

@@ -76,6 +76,9 @@ class _GraphBuilder:
             self.by_id[id(value)] = node
             self.keep.append(value)
         elif isinstance(value, (list, tuple)):
+            if hasattr(value, "_fields"):   # passed on whole (one RNN's PackedSequence into the next)
+                self.by_id[id(value)] = node
+                self.keep.append(value)
             for i, v in enumerate(value):
                 if flat_values(v) and any(isinstance(t, torch.Tensor) for t in flat_values(v)):
                     sub = self.graph.call_function(operator.getitem, (node, i))
@@ -105,6 +108,18 @@ class _GraphBuilder:
             self.unknown_tensors.append(f"{tuple(value.shape)} {value.dtype}")
             raise CaptureError("forward uses a tensor that is neither an input, a parameter/buffer nor "
                                "computed in forward (a plain tensor attribute or a global)")
+        if isinstance(value, tuple) and hasattr(value, "_fields") and \
+                any(isinstance(t, torch.Tensor) for t in flat_values(value)):
+            # a namedtuple the forward built (pack_padded_sequence's PackedSequence, read by field in the
+            # RNN): the call of its class, as the forward wrote it
+            node = self.by_id.get(id(value))
+            if node is None:
+                node = self.graph.call_function(type(value), tuple(self.arg(v) for v in value))
+                node.meta["stack_trace"] = user_frame_trace()
+                self.values[node.name] = value
+                self.by_id[id(value)] = node
+                self.keep.append(value)
+            return node
         if isinstance(value, tuple):
             return tuple(self.arg(v) for v in value)
         if isinstance(value, list):
@@ -263,8 +278,10 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
             b.bind(node, out)
             mod._hdecomp_node = None  # type: ignore[assignment]
 
+    # the module's own hooks run inside its call: its pre-hooks after ours, its forward hooks before ours
+    # (a hook is part of what the module computes, and the module's file carries it)
     for m in names:
-        hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True))
+        hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True, prepend=True))
         hooks.append(m.register_forward_hook(post, with_kwargs=True))
     try:
         with torch.no_grad(), mode:
