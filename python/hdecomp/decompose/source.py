@@ -397,9 +397,10 @@ def hook_registrations(module: nn.Module, target: str, ctx: SourceContext) -> li
     from torch.nn.utils.spectral_norm import SpectralNorm
     from torch.nn.utils.weight_norm import WeightNorm
     lines = []
-    tables = (("register_forward_pre_hook", module._forward_pre_hooks, module._forward_pre_hooks_with_kwargs, {}),
-              ("register_forward_hook", module._forward_hooks, module._forward_hooks_with_kwargs,
-               module._forward_hooks_always_called))
+    tables: tuple[tuple[str, dict[int, Any], dict[int, bool], dict[int, bool]], ...] = (
+        ("register_forward_pre_hook", module._forward_pre_hooks, module._forward_pre_hooks_with_kwargs, {}),
+        ("register_forward_hook", module._forward_hooks, module._forward_hooks_with_kwargs,
+         module._forward_hooks_always_called))
     for method, hooks, with_kwargs, always in tables:
         for key, hook in hooks.items():
             if isinstance(hook, (WeightNorm, SpectralNorm)) or not isinstance(hook, types.FunctionType) \
