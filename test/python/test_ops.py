@@ -130,20 +130,24 @@ def test_hooks_and_modes_removed_after_recording_even_on_error() -> None:
     assert _get_current_function_mode_stack() == [] and _get_current_dispatch_mode_stack() == []
 
 
-def test_hook_compute_runs_outside_the_hooked_child() -> None:
-    # A forward hook added by the parent on a child runs after the child's forward: its compute
-    # belongs to the parent, not the child.
+def test_hook_compute_runs_inside_the_hooked_module() -> None:
+    # A module's hooks are part of what it computes (the decomposer carries them into its file; a
+    # refactored parent cannot install one: static HD206): a forward hook's and a pre-hook's compute count
+    # as the hooked module's, not the parent's.
     class Parent(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.fc = nn.Linear(4, 4)
             self.fc.register_forward_hook(lambda mod, inp, out: torch.tanh(out))
+            self.fc.register_forward_pre_hook(lambda mod, args: (torch.sigmoid(args[0]),))
 
         def forward(self, x):
-            return self.fc(x)
+            return self.fc(x).neg()
 
     _, trace = record_ops(Parent().eval(), (torch.randn(1, 4),))
-    assert trace.compute_inventory("aten", module="") == Counter({"tanh": 1})
+    assert trace.compute_inventory("aten", module="") == Counter({"neg": 1})
+    inside = trace.compute_inventory("aten", module="fc")
+    assert inside["tanh"] == 1 and inside["sigmoid"] == 1, inside
 
 
 def test_root_locations_recorded_on_request() -> None:
