@@ -74,6 +74,9 @@ FILES = {
                                              "[torch.randn(2, 4)]"),
     # accepted: a random draw from sizes alone is no constant (Reformer's LSH rotations)
     "level_0_kernel/randn_2x4x8_any.py": _file("pass", "def forward(self):\n    return torch.randn([2, 4, 8])", "[]"),
+    # accepted: a tuple of numbers is a size argument (BEiT's relative position bias takes its window size)
+    "level_0_kernel/interpolate_2x4x8x8_fp32.py": _file(
+        "pass", "def forward(self, x, size):\n    return F.interpolate(x, size=size)", "[torch.randn(2, 4, 8, 8), (4, 4)]"),
     # clean
     "level_0_kernel/silu_fp32.py": _file("pass", "def forward(self, hidden_states):\n    return F.silu(hidden_states)",
                                          "[torch.randn(2, 4)]"),

@@ -8,7 +8,8 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   gate/up pair (contractions of one input) and squeeze-excitation (pool, two contractions, a sigmoid gate)
   count as one.
 - Q2 named by role: a fusion's or layer's name is not a list of the ops it holds, and never ends in `_etc`.
-- Q3 kernels take tensors and own their weights: no tuple/list/dict inputs, no slicing of their own packed
+- Q3 kernels take tensors and own their weights: no tuple/list/dict inputs holding tensors (a tuple of
+  numbers is a size argument), no slicing of their own packed
   weight.
 - Q4 one file per workload: kernel files whose code is the same up to names (same ops, input shapes and
   dtypes, attributes, parameter shapes) are one workload.
@@ -469,7 +470,9 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
     if len(compute) > 1:
         add("Q6", f"{len(compute)} ops ({', '.join(compute)}): a kernel holds one")
     if f.inputs is not None:
-        containers = [i for i, e in enumerate(f.inputs) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))]
+        # (a tuple of numbers is a size argument, BEiT's `window_size=(4, 4)`, not a container of tensors)
+        containers = [i for i, e in enumerate(f.inputs) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))
+                      and any(isinstance(x, ast.Call) for x in ast.walk(e))]
         if containers:
             add("Q3", f"input {', '.join(str(i) for i in containers)} is a container: a kernel takes tensors")
     if f.model is not None and f.forward is not None:
