@@ -9,8 +9,7 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   count as one.
 - Q2 named by role: a fusion's or layer's name is not a list of the ops it holds, and never ends in `_etc`.
 - Q3 kernels take tensors and own their weights: no tuple/list/dict inputs holding tensors (a tuple of
-  numbers is a size argument), no slicing of their own packed
-  weight.
+  numbers is a size argument), no slicing of their own packed weight.
 - Q4 one file per workload: kernel files whose code is the same up to names (same ops, input shapes and
   dtypes, attributes, parameter shapes) are one workload.
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
