@@ -61,6 +61,13 @@ def test_lint_still_flags_op_lists_behind_a_signature() -> None:
     assert op_list_name("conv2d_batch_norm2d_v3", ["conv2d", "batch_norm2d"]) is not None
 
 
+def test_a_component_named_after_its_module_class_names_its_role() -> None:
+    # timm's LeViT `NormLinear` and EdgeNeXt's `SplitTransposeBlock`: class names made of op words
+    assert op_list_name("norm_linear", ["NormLinear"]) is None
+    assert op_list_name("split_transpose_block_2x168x2x2", ["SplitTransposeBlock"]) is None
+    assert op_list_name("norm_linear", ["layer_norm", "linear"]) is not None
+
+
 @pytest.mark.parametrize("op, cat", [
     ("conv_transpose2d", "conv"), ("batch_norm2d", "norm"), ("llama_rms_norm", "norm"), ("relu_", "act"),
     ("__truediv__", "mul"), ("aten.addmm.default", "linear"), ("hardsigmoid", "gate"), ("dropout", "neutral"),

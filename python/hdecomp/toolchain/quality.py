@@ -347,6 +347,10 @@ def op_list_name(name: str, own_ops: list[str]) -> str | None:
     tokens = [t for t in base.split("_") if t and not _SIGNATURE.match(t)]
     if "_".join(tokens) in ROLES:
         return None
+    # named after the module class it is (timm's `NormLinear`, EdgeNeXt's `SplitTransposeBlock`): the class
+    # names its role, even where its words are op names
+    if any(o[:1].isupper() and o.lower() == "".join(tokens).lower() for o in own_ops):
+        return None
     words = set(_op_vocabulary()) | {_norm_op(o) for o in own_ops}
     count = _segments(tokens, words)
     if count is not None and count >= 2:
