@@ -77,10 +77,18 @@ FILES = {
     # accepted: a tuple of numbers is a size argument (BEiT's relative position bias takes its window size)
     "level_0_kernel/interpolate_2x4x8x8_fp32.py": _file(
         "pass", "def forward(self, x, size):\n    return F.interpolate(x, size=size)", "[torch.randn(2, 4, 8, 8), (4, 4)]"),
+    # accepted: an eval-mode drop_path (nn.Identity) is no second op of a residual add's kernel
+    "level_0_kernel/add_fp32.py": _file(
+        "self.drop_path = nn.Identity()", "def forward(self, shortcut, x):\n    return shortcut + self.drop_path(x)",
+        "[torch.randn(2, 4), torch.randn(2, 4)]"),
     # clean
     "level_0_kernel/silu_fp32.py": _file("pass", "def forward(self, hidden_states):\n    return F.silu(hidden_states)",
                                          "[torch.randn(2, 4)]"),
 }
+
+
+# the ops the decomposer recorded for a node (the tree's `ops`), where the lint reads them
+RECORDED_OPS = {"add_fp32": ["add", "identity"]}
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -91,6 +99,8 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
         (root / rel).write_text(text)
         stem = Path(rel).stem
         nodes[stem] = {"id": stem, "name": stem, "level": level[rel[:7]], "path": rel, "children": []}
+        if stem in RECORDED_OPS:
+            nodes[stem]["ops"] = RECORDED_OPS[stem]
     model = next(k for k, n in nodes.items() if n["level"] == "model")
     nodes[model]["children"] = [k for k in nodes if k != model]
     (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))

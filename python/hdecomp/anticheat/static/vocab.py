@@ -34,10 +34,11 @@ is_complex get_device item is_same_size data_ptr is_signed is_tensor is_nonzero 
 
 def is_compute_op(name: str) -> bool:
     """Whether an op, by name (aten, torch, F or method spelling: `unsqueeze_`, `__getitem__`,
-    `scaled_dot_product_attention`), computes: it is no data plumbing, no shape query and no indexing. The
-    one rule of what counts as a compute op, for the decomposer's levels and the quality lint's sizes."""
+    `scaled_dot_product_attention`), computes: it is no data plumbing, no shape query, no indexing and no
+    `nn.Identity` (an eval-mode drop_path). The one rule of what counts as a compute op, for the
+    decomposer's levels and the quality lint's sizes."""
     op = name.lower().strip("_")
-    return op not in PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size")
+    return op not in PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size", "identity")
 
 # Tensor attributes (not calls): shape-like ones give ints, view-like ones give tensors.
 TENSOR_SCALAR_ATTRS = frozenset("""
