@@ -194,6 +194,12 @@ def test_int_inputs_allow_shape_arithmetic() -> None:
     assert not errors(analyze_source(model("return self.fc(x)[:, : n * 2 - 1]", sig="self, x, n=3")))
     # a tensor argument is not an int: the same arithmetic on it is compute
     assert errors(analyze_source(model("return self.fc(x) * n", sig="self, x, n")))
+    # sizes handed in as a tuple of numbers (CoaT's `size: Tuple[int, int]`)
+    sized = "h, w = size\ntorch._assert(x.shape[1] == 1 + h * w, '')\nreturn self.fc(x)[:, : h * w]"
+    for ann in ("tuple[int, int]", "Tuple[int, int]", "tuple[int, ...]", "list[int]"):
+        assert not errors(analyze_source(model(sized, sig=f"self, x, size: {ann}"))), ann
+    for sig in ("self, x, size", "self, x, size: tuple[torch.Tensor, int]"):
+        assert errors(analyze_source(model(sized, sig=sig))), sig
 
 
 def test_module_passed_to_a_child_is_caught() -> None:

@@ -4,7 +4,7 @@ dtypes, module trees deeper than the level names, weight-norm parametrizations, 
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
 forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, a `@torch.jit.script` function, a convolution two blocks share through their ModuleLists, packed
 variable-length sequences through stacked RNNs, and hooks on submodules (torch's hook-based weight_norm and
-spectral_norm among them). Every tree must be complete and verified (decompose_checks)."""
+spectral_norm among them), and sizes handed to a block as a tuple of ints. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convne
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
          "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function", "shared_in_list",
-         "packed_sequence", "module_hooks")
+         "packed_sequence", "module_hooks", "size_inputs")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias", "settings_objects", "dataclass_output"}   # one subprocess per component: only where they are the point
 
 
@@ -154,6 +154,16 @@ def test_hooks_on_submodules_travel_with_their_modules(trees: dict[str, Any]) ->
                                  if i.startswith("block") and n.get("step") and "halve" in
                                  (dec.root / n["path"]).read_text()))
     assert "self.mul_fp32(" in step.split("def forward", 1)[1] and "register_forward_hook" not in step, step
+
+
+def test_int_arithmetic_on_sizes_handed_in_stays_in_the_parent(trees: dict[str, Any]) -> None:
+    dec = trees["size_inputs"]
+    # no kernel computes a constant from the sizes (was: mul_any, add_any, eq_any, assert_any)
+    assert not [n for n in _files(dec) if n.endswith("_any.py")], sorted(_files(dec))
+    block = next(i for i, n in _tree(dec)["nodes"].items() if i.startswith("pos_enc") and n.get("step"))
+    fwd = _refactored(dec, block).split("def forward", 1)[1]
+    assert fwd.startswith("(self, x, size: tuple[int, int]):"), fwd
+    assert "torch._assert(" in fwd and " * " in fwd, fwd
 
 
 def test_a_dataclass_output_is_verified_field_by_field(trees: dict[str, Any]) -> None:

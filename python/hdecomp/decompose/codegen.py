@@ -27,7 +27,7 @@ from hdecomp.decompose.naming import (
     safe_local,
     snake,
 )
-from hdecomp.decompose.plan import ChildPlan
+from hdecomp.decompose.plan import HOST_NUMBER, ChildPlan
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -676,6 +676,8 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
         stars = str(p.target)[:len(str(p.target)) - len(str(p.target).lstrip("*"))]   # `*args`, `**kwargs`
         if p.args:
             params.append(f"{names[p]}={fmt(p.args[0], names, ctx)}")
+        elif p.meta.get(HOST_NUMBER) and not stars:   # numbers handed in, said so (plan.mark_host_numbers)
+            params.append(f"{names[p]}: {p.meta[HOST_NUMBER]}")
         else:
             params.append(stars + names[p])
     # what only computed the parts of a packed tensor (its chunk): the children hold the parts

@@ -188,8 +188,45 @@ def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n)
     if n.op == "call_function":
-        return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n)
+        return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n) \
+            or HOST_NUMBER in n.meta
     return False
+
+
+HOST_NUMBER = "hdecomp_host_number"   # node meta: a Python number of the forward (mark_host_numbers)
+
+
+def number_annotation(value: Any) -> str | None:
+    """The annotation of a Python number or of a tuple or list of them (`int`, `tuple[int, int]`,
+    `list[float]`), None for anything else (a tensor, a namedtuple, an empty tuple)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return type(value).__name__
+    if isinstance(value, (tuple, list)) and value and not hasattr(value, "_fields"):
+        parts = [a for a in (number_annotation(v) for v in value) if a in ("int", "float", "bool")]
+        if len(parts) == len(value):
+            if isinstance(value, list):
+                return f"list[{parts[0]}]" if len(set(parts)) == 1 else None
+            return f"tuple[{', '.join(parts)}]" if len(parts) <= 4 else \
+                f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 else None
+    return None
+
+
+def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
+    """Mark the Python numbers the forward is handed (CoaT's `size=(H, W)`) and the int arithmetic on them
+    and on sizes (`assert N == 1 + H * W`): host code, which stays in the parent (parent plumbing), never a
+    kernel of constants. A parameter marked so is written annotated (`size: tuple[int, int]`), which is how
+    the static anti-cheat knows it holds numbers."""
+    for n in graph.nodes:
+        if n.op == "placeholder":
+            ann = number_annotation(values.get(n.name))
+            if ann is not None:
+                n.meta[HOST_NUMBER] = ann
+        elif n.op == "call_function" and (n.target in INT_FUNCTIONS or n.target is torch._assert):
+            ins = n.all_input_nodes
+            if any(HOST_NUMBER in a.meta for a in ins) and all(HOST_NUMBER in a.meta or is_shape_int(a) for a in ins):
+                n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
 
 
 def node_op_name(n: fx.Node, root: nn.Module) -> str:

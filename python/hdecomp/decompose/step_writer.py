@@ -49,6 +49,7 @@ from hdecomp.decompose.plan import (
     PlanError,
     is_kernel_module,
     is_parent_plumbing,
+    mark_host_numbers,
     oversized_module_children,
     plan_children,
 )
@@ -350,6 +351,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # Choose children; a cap that yields a single child equal to the parent is lowered.
     # (a layer of 5 ops or fewer, made a layer by its contractions, still splits into fusions)
     caps = step_caps(node.level, total)
+    mark_host_numbers(cap.graph, cap.values)
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in caps:

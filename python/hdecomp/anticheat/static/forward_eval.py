@@ -76,6 +76,21 @@ if TYPE_CHECKING:
     from hdecomp.anticheat.static.module_scan import ModuleScan
 
 
+
+_NUMBER_TYPES = frozenset({"int", "float", "bool"})
+
+
+def _numbers_annotation(node: ast.expr | None) -> bool:
+    """`tuple[int, int]`, `Tuple[int, ...]`, `list[int]`: an annotation of a sequence of Python numbers.
+    The claim is checked where it matters: a tensor passed as one would run its ops outside every child,
+    which the runtime check (HD401) reports."""
+    if not isinstance(node, ast.Subscript) or (dotted_name(node.value) or "").rsplit(".", 1)[-1] not in (
+            "tuple", "Tuple", "list", "List", "Sequence"):
+        return False
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return bool(elts) and all(dotted_name(e) in _NUMBER_TYPES or (isinstance(e, ast.Constant) and e.value is Ellipsis)
+                              for e in elts)
+
 class ForwardEval:
     """Evaluates statements and expressions of forward() (and of helpers it reaches) over abstract values,
     reporting compute into `sink`. In quiet mode (module level, __init__) it only infers kinds."""
@@ -132,6 +147,8 @@ class ForwardEval:
         ann = dotted_name(p.annotation) if p.annotation is not None else None
         if ann in ("int", "float", "bool", "str"):
             return V_SCALAR
+        if _numbers_annotation(p.annotation):   # `size: tuple[int, int]`: sizes handed in
+            return seq_val(V_SCALAR)
         if default is None:
             return V_DATA
         if isinstance(default, ast.Constant):
