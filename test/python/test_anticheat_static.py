@@ -200,6 +200,10 @@ def test_int_inputs_allow_shape_arithmetic() -> None:
         assert not errors(analyze_source(model(sized, sig=f"self, x, size: {ann}"))), ann
     for sig in ("self, x, size", "self, x, size: tuple[torch.Tensor, int]"):
         assert errors(analyze_source(model(sized, sig=sig))), sig
+    # a number a child returns, read out of its output as one (HF Swin's `input_dimensions`)
+    returned = "out = self.fc(x)\nh{} = out[1]\nreturn self.fc(x)[:, : (h + 1) // 2]"
+    assert not errors(analyze_source(model(returned.format(": int"))))
+    assert errors(analyze_source(model(returned.format(""))))
 
 
 def test_module_passed_to_a_child_is_caught() -> None:

@@ -164,6 +164,9 @@ def test_int_arithmetic_on_sizes_handed_in_stays_in_the_parent(trees: dict[str, 
     fwd = _refactored(dec, block).split("def forward", 1)[1]
     assert fwd.startswith("(self, x, size: tuple[int, int]):"), fwd
     assert "torch._assert(" in fwd and " * " in fwd, fwd
+    # the grid a child returns is read as numbers, and the next grid is computed from it in the parent
+    top = _refactored(dec, "size_inputs").split("def forward", 1)[1]
+    assert re.search(r"\w+: tuple\[int, int\] = \w+\[1\]\n", top) and top.count(" // 2\n") == 2, top
 
 
 def test_a_dataclass_output_is_verified_field_by_field(trees: dict[str, Any]) -> None:

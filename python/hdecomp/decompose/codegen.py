@@ -27,7 +27,7 @@ from hdecomp.decompose.naming import (
     safe_local,
     snake,
 )
-from hdecomp.decompose.plan import HOST_NUMBER, ChildPlan
+from hdecomp.decompose.plan import HOST_NUMBER, HOST_SOURCE, ChildPlan
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -198,6 +198,8 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         return text
     if is_held_object(n):   # a constant object the forward builds: the code that builds it
         return f"{names[n]} = {literal(held_value(n), ctx)}"
+    if n.meta.get(HOST_SOURCE):   # a number a child returns, said so (plan.mark_host_numbers)
+        return f"{names[n]}: {n.meta[HOST_NUMBER]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
     return f"{names[n]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
 
 

@@ -194,6 +194,16 @@ def is_parent_plumbing(n: fx.Node) -> bool:
 
 
 HOST_NUMBER = "hdecomp_host_number"   # node meta: a Python number of the forward (mark_host_numbers)
+HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
+
+
+def _child_output_part(n: fx.Node) -> bool:
+    """`out[1]` (or `out[1][0]`) of a module call's output."""
+    while n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], fx.Node):
+        n = n.args[0]
+        if n.op == "call_module":
+            return True
+    return False
 
 
 def number_annotation(value: Any) -> str | None:
@@ -215,18 +225,22 @@ def number_annotation(value: Any) -> str | None:
 
 def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
     """Mark the Python numbers the forward is handed (CoaT's `size=(H, W)`) and the int arithmetic on them
-    and on sizes (`assert N == 1 + H * W`): host code, which stays in the parent (parent plumbing), never a
-    kernel of constants. A parameter marked so is written annotated (`size: tuple[int, int]`), which is how
-    the static anti-cheat knows it holds numbers."""
+    and on sizes (`assert N == 1 + H * W`), and the numbers a child returns: host code, which stays in the
+    parent (parent plumbing), never a kernel of constants. A parameter, or a number read out of a child's
+    output, is written annotated (`size: tuple[int, int]`, `h: int = out[1]`), which is how the static
+    anti-cheat knows it holds numbers."""
     for n in graph.nodes:
-        if n.op == "placeholder":
+        ins = n.all_input_nodes
+        if n.op == "call_function" and (n.target in INT_FUNCTIONS or n.target is torch._assert) and \
+                any(HOST_NUMBER in a.meta for a in ins) and all(HOST_NUMBER in a.meta or is_shape_int(a) for a in ins):
+            n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
+        elif n.op == "placeholder" or _child_output_part(n):
+            # a number handed in, or one a child returns (HF Swin's `input_dimensions` of its embeddings)
             ann = number_annotation(values.get(n.name))
             if ann is not None:
                 n.meta[HOST_NUMBER] = ann
-        elif n.op == "call_function" and (n.target in INT_FUNCTIONS or n.target is torch._assert):
-            ins = n.all_input_nodes
-            if any(HOST_NUMBER in a.meta for a in ins) and all(HOST_NUMBER in a.meta or is_shape_int(a) for a in ins):
-                n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
+                if n.op != "placeholder":
+                    n.meta[HOST_SOURCE] = True
 
 
 def node_op_name(n: fx.Node, root: nn.Module) -> str:

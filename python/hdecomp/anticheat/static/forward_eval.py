@@ -258,8 +258,12 @@ class ForwardEval:
         if s.value is not None:
             val = self.ev(s.value)
             ann = dotted_name(s.annotation) if s.annotation is not None else None
-            if ann in ("int", "float", "bool", "str") and val.kind not in TENSORISH:
+            # a number read out of a child's output (`h: int = out[1]`): the claim is checked at run time,
+            # where arithmetic on a tensor so named runs its ops outside every child (HD401)
+            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or isinstance(s.value, ast.Subscript)):
                 val = V_SCALAR
+            elif _numbers_annotation(s.annotation) and isinstance(s.value, ast.Subscript):
+                val = seq_val(V_SCALAR)
             self.bind(s.target, val, s.value)
 
     def st_if(self, s: ast.If | ast.While) -> None:
