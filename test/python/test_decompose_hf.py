@@ -190,9 +190,38 @@ def get_init_inputs():
                             num_attention_heads=[1, 2], decoder_hidden_size=16, num_labels=3)]
 '''
 
+# DeBERTa-v2's disentangled attention projects one relative-position table twice (pos_key_proj and
+# pos_query_proj): two fusions that differ only in their names
+DEBERTA = '''
+import torch
+from torch import nn
+from transformers import DebertaV2Config, DebertaV2Model
+
+batch_size = 1
+
+
+class Model(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.model = DebertaV2Model(config)
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids).last_hidden_state
+
+
+def get_inputs():
+    return [torch.randint(0, 100, (batch_size, 12))]
+
+
+def get_init_inputs():
+    return [DebertaV2Config(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=64,
+                            vocab_size=100, max_relative_positions=16, position_buckets=8, relative_attention=True,
+                            pos_att_type=["p2c", "c2p"])]
+'''
+
 SOURCES = {"tiny_gpt2": GPT2, "tiny_llama": LLAMA, "tiny_mixtral": MIXTRAL, "tiny_reformer": REFORMER,
            "gpt2_default_cache": GPT2_CACHE, "llama_default_cache": LLAMA_CACHE, "tiny_xlnet": XLNET,
-           "tiny_segformer": SEGFORMER}
+           "tiny_segformer": SEGFORMER, "tiny_deberta_v2": DEBERTA}
 
 
 class _Trees(dict):  # type: ignore[type-arg]
@@ -430,3 +459,14 @@ def test_a_module_that_runs_one_kernel_is_that_kernel(trees: dict[str, Any]) -> 
     nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
     mlps = {i: n for i, n in nodes.items() if i.startswith("segformermlp")}
     assert mlps and all(n["level"] == "kernel" and not n.get("step") for n in mlps.values()), mlps
+
+
+def test_workloads_that_differ_only_in_their_submodules_names_are_one_file(trees: dict[str, Any]) -> None:
+    from hdecomp.toolchain.quality import check_quality
+    dec = trees["tiny_deberta_v2"]
+    assert_fully_verified(dec, pipeline=False)
+    # the pos_key_proj and pos_query_proj projections: one kernel file, both uses verified through it
+    report = check_quality(dec.root)
+    assert "Q4" not in report.totals(), report.totals()
+    projections = [t for t in _texts(dec).values() if "_proj = nn.Linear(32, 32)" in t and ".repeat(" in t]
+    assert len(projections) == 1, len(projections)

@@ -478,9 +478,9 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     `value_names`: readable names of the parent graph's values (value_names.py), which the forward's
     parameters and locals take (`q, k, v`); without them, canonical ones (x, x0, x1, ..., then op names),
     which the driver dedups workloads by. `params_out` receives the forward's parameter names, `state_out`
-    the attributes of the parent's parameters and buffers it holds, in order. `canonical_state`: those
-    attributes numbered (`w0`, `w1`) instead of named like the parent's, for the workload key (two RMSNorm
-    kernels of weights `n1` and `n2` are one workload)."""
+    the attributes of the parent's submodules, parameters and buffers it holds, in order. `canonical_state`: those
+    attributes numbered (`w0`, `w1`; submodules `m0`, `m1`) instead of named like the parent's, for the
+    workload key (two RMSNorm kernels of weights `n1` and `n2` are one workload)."""
     module_attr: dict[str, str] = {}
     attr_of_param: dict[str, str] = {}
     piece_attr: dict[fx.Node, str] = {}
@@ -498,10 +498,14 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
             sub = root.get_submodule(target)
             if len(child.core) == 1:   # a kernel: named after its op, so equal workloads give equal files
                 attr = unique(snake(type(sub).__name__))
+            elif canonical_state:   # numbered for the workload key, as the tensors are (DeBERTa's pos_key_proj
+                attr = unique(f"m{len(module_attr)}")   # and pos_query_proj fusions are one workload)
             else:
                 last = target.split(".")[-1]
                 attr = unique(last if not last.isdigit() else target.replace(".", "_"))
             module_attr[target] = attr
+            if state_out is not None:   # a later use of the same workload maps its submodules onto these
+                state_out.append(attr)
             sub = root.get_submodule(target)
             expr = module_expr(sub, ctx)
             if rebuild_check is not None:
