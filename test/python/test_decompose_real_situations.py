@@ -4,7 +4,7 @@ dtypes, module trees deeper than the level names, weight-norm parametrizations, 
 forward with Python loops over time steps and chunks, a top-2 MoE whose routing loop skips experts, and a
 forward that draws random numbers, a gather planned with numpy in forward, shape checks (`torch._assert`) on sizes, in-place changes of shape, settings objects built in forward and handed to children, a dataclass output, a `@torch.jit.script` function, a convolution two blocks share through their ModuleLists, packed
 variable-length sequences through stacked RNNs, and hooks on submodules (torch's hook-based weight_norm and
-spectral_norm among them), and sizes handed to a block as a tuple of ints. Every tree must be complete and verified (decompose_checks)."""
+spectral_norm among them), sizes handed to a block as a tuple of ints, and a loop over a split's parts. Every tree must be complete and verified (decompose_checks)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ NAMES = ("rope_buffers", "bool_ops", "control_flow", "mixed_dtype", "deep_convne
          "recurrent_state", "moe_top2", "random_forward", "size_checks",
          "inplace_shape", "batch_local", "batchnorm_act", "flag_branches",
          "cached_bias", "numpy_plan", "settings_objects", "dataclass_output", "scripted_function", "shared_in_list",
-         "packed_sequence", "module_hooks", "size_inputs")
+         "packed_sequence", "module_hooks", "size_inputs", "split_loop")
 WITH_SELF_TESTS = {"moe_top2", "bool_ops", "inplace_shape", "cached_bias", "settings_objects", "dataclass_output"}   # one subprocess per component: only where they are the point
 
 
@@ -167,6 +167,14 @@ def test_int_arithmetic_on_sizes_handed_in_stays_in_the_parent(trees: dict[str, 
     # the grid a child returns is read as numbers, and the next grid is computed from it in the parent
     top = _refactored(dec, "size_inputs").split("def forward", 1)[1]
     assert re.search(r"\w+: tuple\[int, int\] = \w+\[1\]\n", top) and top.count(" // 2\n") == 2, top
+
+
+def test_a_loop_body_reading_one_part_of_a_split_takes_that_part(trees: dict[str, Any]) -> None:
+    dec = trees["split_loop"]
+    # `sp = sp + spx[i]`: the child takes the part, a tensor (was: the whole tuple and the index, Q3)
+    assert "self.add(sp, spx[i])" in _refactored(dec, "split_loop")
+    add = _files(dec)["add_fp32.py"]
+    assert "def forward(self, sp, spx_i):" in add and "sp = sp + spx_i" in add, add
 
 
 def test_a_dataclass_output_is_verified_field_by_field(trees: dict[str, Any]) -> None:

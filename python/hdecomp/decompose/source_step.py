@@ -35,7 +35,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, snake
+from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, safe_local, snake
 from hdecomp.decompose.source import (
     NotRepresentable,
     SourceContext,
@@ -458,6 +458,7 @@ class Region:
     outputs: list[str] = field(default_factory=list)
     attr: str = ""
     local_defs: list[ast.stmt] = field(default_factory=list)
+    passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -707,7 +708,7 @@ class _FillRegions(ast.NodeTransformer):
 
     def _call(self, r: Region) -> ast.Call:
         return ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=r.attr, ctx=ast.Load()),
-                        args=[ast.Name(id=n, ctx=ast.Load()) for n in r.inputs], keywords=[])
+                        args=[r.passed.get(n) or ast.Name(id=n, ctx=ast.Load()) for n in r.inputs], keywords=[])
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
         r = self._region(node.value)
@@ -981,6 +982,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
             for n in names_of([d]).loads:
                 if n in local_names and n not in r.inputs and n not in local_defs:
                     r.inputs.append(n)
+        _pass_elements(r, local_names)
         if r.expr is not None:
             r.outputs = []
         else:
@@ -1066,6 +1068,57 @@ def _defs_needed(nodes: list[ast.AST], defs: dict[str, ast.stmt]) -> list[str]:
         todo += [n for n in names_of([defs[name]]).loads if n in defs and n not in need]
     order = list(defs)
     return sorted(need, key=order.index)
+
+
+def _pass_elements(r: Region, local_names: set[str]) -> None:
+    """A sequence the region only reads one element of (`sp = sp + spx[i]` in a loop over a split's parts) is
+    passed as that element: the parent calls `self.add(sp, spx[i])` and the child takes a tensor, not the
+    sequence and the index."""
+    nodes = [*r.nodes, *(it.context_expr for it in r.contexts)]
+    names = names_of([*r.local_defs, *nodes])
+    stored = set(names.stores) | set(names.mutated)
+    in_defs = set(names_of(r.local_defs).loads)
+    for name in list(r.inputs):
+        if name in stored or name in in_defs:
+            continue
+        uses = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+        subs = [p for node in nodes for p in ast.walk(node) if isinstance(p, ast.Subscript)
+                and isinstance(p.value, ast.Name) and p.value.id == name and isinstance(p.ctx, ast.Load)]
+        if not subs or len(subs) != len(uses):
+            continue
+        index = subs[0].slice
+        if not isinstance(index, (ast.Name, ast.Constant)) or any(ast.dump(p.slice) != ast.dump(index) for p in subs):
+            continue
+        if isinstance(index, ast.Name) and (index.id not in r.inputs or index.id in stored or index.id in in_defs):
+            continue
+        label = index.id if isinstance(index, ast.Name) else str(index.value)
+        part = safe_local(f"{name}_{label}", local_names | set(r.inputs) | set(names.loads) | set(names.stores))
+        swap = _ElementReads(name, ast.dump(index), part)
+        r.stmts = [swap.visit(st) for st in r.stmts]
+        if r.expr is not None:
+            r.expr = swap.visit(r.expr)
+        for it in r.contexts:
+            it.context_expr = swap.visit(it.context_expr)
+        r.passed[part] = ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=index, ctx=ast.Load())
+        r.inputs[r.inputs.index(name)] = part
+        local_names.add(part)   # a parameter of the child
+        nodes = [*r.nodes, *(it.context_expr for it in r.contexts)]
+        if isinstance(index, ast.Name) and not any(isinstance(n, ast.Name) and n.id == index.id
+                                                   for node in nodes for n in ast.walk(node)):
+            r.inputs.remove(index.id)
+
+
+class _ElementReads(ast.NodeTransformer):
+    """`name[index]` read -> the name of the element passed in."""
+
+    def __init__(self, name: str, index: str, part: str) -> None:
+        self.name, self.index, self.part = name, index, part
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.ctx, ast.Load) \
+                and ast.dump(node.slice) == self.index:
+            return ast.copy_location(ast.Name(id=self.part, ctx=ast.Load()), node)
+        return self.generic_visit(node)
 
 
 def _reads_before_writes(r: Region) -> list[str]:
