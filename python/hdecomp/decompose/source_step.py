@@ -459,6 +459,7 @@ class Region:
     attr: str = ""
     local_defs: list[ast.stmt] = field(default_factory=list)
     passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
+    first_line: str = ""   # its first line as the forward wrote it (before an element read became an input)
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -1091,6 +1092,7 @@ def _pass_elements(r: Region, local_names: set[str]) -> None:
             continue
         if isinstance(index, ast.Name) and (index.id not in r.inputs or index.id in stored or index.id in in_defs):
             continue
+        r.first_line = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
         label = index.id if isinstance(index, ast.Name) else str(index.value)
         part = safe_local(f"{name}_{label}", local_names | set(r.inputs) | set(names.loads) | set(names.stores))
         swap = _ElementReads(name, ast.dump(index), part)
@@ -1326,7 +1328,7 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
 
 
 def _region_doc(r: Region) -> str:
-    first = ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
+    first = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
     if len(first) > 80:
         first = first[:77] + "..."
     where = " (a loop body: called once per iteration)" if r.in_loop else ""
