@@ -475,7 +475,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
     if f.inputs is not None:
         # (a tuple of numbers is a size argument, BEiT's `window_size=(4, 4)`, not a container of tensors)
         containers = [i for i, e in enumerate(f.inputs) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))
-                      and any(isinstance(x, ast.Call) for x in ast.walk(e))]
+                      and not _constants_only(e)]
         if containers:
             add("Q3", f"input {', '.join(str(i) for i in containers)} is a container: a kernel takes tensors")
     if f.model is not None and f.forward is not None:
@@ -564,6 +564,12 @@ def _without(ops: list[str], drop: list[str]) -> list[str]:
         if hit is not None:
             del out[hit]
     return out
+
+
+def _constants_only(e: ast.expr) -> bool:
+    """A literal of constants only (`(4, 4)`, `[-1, 2.0]`, nested ones too): sizes and flags, no tensors."""
+    return all(isinstance(n, (ast.Tuple, ast.List, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop))
+               for n in ast.walk(e))
 
 
 def _compute(ops: list[str]) -> list[str]:

@@ -76,7 +76,6 @@ if TYPE_CHECKING:
     from hdecomp.anticheat.static.module_scan import ModuleScan
 
 
-
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 
 
@@ -90,6 +89,7 @@ def _numbers_annotation(node: ast.expr | None) -> bool:
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     return bool(elts) and all(dotted_name(e) in _NUMBER_TYPES or (isinstance(e, ast.Constant) and e.value is Ellipsis)
                               for e in elts)
+
 
 class ForwardEval:
     """Evaluates statements and expressions of forward() (and of helpers it reaches) over abstract values,
