@@ -332,3 +332,10 @@ def test_a_stateless_module_several_regions_read_is_copied_not_tied(tmp_path: Pa
     refactored = [p.read_text() for p in dec.root.glob("steps/*/refactored.py")]
     assert any("drop_path" in t for p in dec.root.glob("steps/*/children/*.py") for t in [p.read_text()])
     assert not any(re.search(r"self\.\w+\.drop_path = self\.\w+\.drop_path", t) for t in refactored)
+    # the split loop's body takes the part it adds (`spx[i]`), not the tuple and the index, and a kernel that
+    # adds through the eval-mode drop_path (nn.Identity) is named after its add
+    kernels = {p.name: p.read_text() for p in dec.root.glob("level_0_kernel/*.py")}
+    assert not [n for n, t in kernels.items() if n.startswith("identity") and " + " in t], sorted(kernels)
+    assert any("spx[i]" in t for t in refactored), "the loop body's element"
+    from hdecomp.toolchain.quality import check_quality
+    assert not check_quality(dec.root).totals(), check_quality(dec.root).totals()

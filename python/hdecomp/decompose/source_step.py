@@ -35,6 +35,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, safe_local, snake
 from hdecomp.decompose.source import (
     NotRepresentable,
@@ -1190,7 +1191,8 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                 name = "compare"
             if name and snake(name) not in ops and not name.startswith("_") and name not in _PLUMBING_CALLS:
                 ops.append(snake(name))
-    return ops
+    # an eval-mode drop_path (nn.Identity) computes nothing: `shortcut + self.drop_path(x)` is an add
+    return [o for o in ops if is_compute_op(o)] or ops
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",

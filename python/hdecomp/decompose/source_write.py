@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
@@ -322,7 +323,7 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)
     elif kernel and c.region is not None:   # named by its workload, as a graph step's kernels
-        held = c.region_modules
+        held = [m for m in c.region_modules if is_compute_op(snake(type(m).__name__))]   # (not an nn.Identity)
         base = module_kernel_name(held[0], r.args) if len(held) == 1 and is_kernel_module(held[0]) and \
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:

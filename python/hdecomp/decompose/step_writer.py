@@ -16,6 +16,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.batch_relative import relative_batch_ints
 from hdecomp.decompose.capture import (
     Capture,
@@ -50,6 +51,7 @@ from hdecomp.decompose.plan import (
     is_kernel_module,
     is_parent_plumbing,
     mark_host_numbers,
+    node_op_name,
     oversized_module_children,
     plan_children,
 )
@@ -84,9 +86,12 @@ def _renamed(key: str, rename: dict[str, str]) -> str:
 
 
 def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
-    """`{op}_{shape_signature}_{dtype}` for a kernel child."""
-    m = child.compute_members[0]
-    op = child.op_names[0] if child.op_names else "op"
+    """`{op}_{shape_signature}_{dtype}` for a kernel child, named after its first compute op (not the
+    eval-mode `nn.Identity` a residual add reads through: `add_fp32`, not `identity_fp32`)."""
+    members = child.compute_members
+    first = next((i for i, n in enumerate(members) if is_compute_op(node_op_name(n, root))), 0)
+    m = members[first]
+    op = node_op_name(m, root) if first else child.op_names[0] if child.op_names else "op"
     dtype = None
     sig = ""
     held = cap.values.get(m.name) if m.op == "get_attr" else None
