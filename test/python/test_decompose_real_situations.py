@@ -339,3 +339,59 @@ def test_a_stateless_module_several_regions_read_is_copied_not_tied(tmp_path: Pa
     assert any("spx[i]" in t for t in refactored), "the loop body's element"
     from hdecomp.toolchain.quality import check_quality
     assert not check_quality(dec.root).totals(), check_quality(dec.root).totals()
+
+
+IDENTITY_BLOCKS = '''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, d)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(d, d)
+        self.ls = nn.Identity()          # layer scale switched off
+        self.drop_path = nn.Identity()   # stochastic depth in eval
+
+    def forward(self, x):
+        return x + self.drop_path(self.ls(self.fc2(self.act(self.fc(self.norm(x))))))
+
+
+class Model(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(d), Block(d))
+        self.norm_pre = nn.Identity()
+
+    def forward(self, x):
+        return self.blocks(self.norm_pre(x))
+
+
+batch_size = 2
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 8, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_identity_submodules_are_no_kernels(tmp_path: Path) -> None:
+    """timm's and HF's switched-off parts (`drop_path`, `ls1`, `norm_pre` as nn.Identity): the value passes
+    through, and no identity kernel (one instance per use) is drawn."""
+    (tmp_path / "identity_blocks.py").write_text(IDENTITY_BLOCKS)
+    dec = decompose(tmp_path / "identity_blocks.py", tmp_path / "out", DecomposeOptions(self_tests=False),
+                    progress=False)
+    assert_fully_verified(dec, pipeline=False)
+    files = _files(dec)
+    assert not [n for n in files if n.startswith("identity")], sorted(files)
+    # the residual fusion is its projection and its add, holding no Identity (the Block's own file carries
+    # the user's class, which still builds them)
+    fusions = {p.name: p.read_text() for p in dec.root.glob("level_1_fusion/*.py")}
+    assert fusions and not any("nn.Identity()" in t for t in fusions.values()), sorted(fusions)

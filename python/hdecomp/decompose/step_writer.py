@@ -113,6 +113,16 @@ def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     return "_".join(parts)
 
 
+def _drop_identity_calls(model: nn.Module, graph: fx.Graph) -> None:
+    """A call of an `nn.Identity` submodule (an eval-mode drop_path, timm's `ls1`, a `norm_pre` left out) is
+    its input: no kernel, no child, nothing computed (it records no op)."""
+    for n in list(graph.nodes):
+        if n.op == "call_module" and len(n.args) == 1 and not n.kwargs and isinstance(n.args[0], fx.Node) and \
+                type(model.get_submodule(str(n.target))) is nn.Identity:
+            n.replace_all_uses_with(n.args[0])
+            graph.erase_node(n)
+
+
 def _is_nn_container(m: nn.Module) -> bool:
     """A torch.nn Sequential / ModuleList / ModuleDict itself (not a subclass: a package's block)."""
     return type(m) in (nn.Sequential, nn.ModuleList, nn.ModuleDict) and any(True for _ in m.children())
@@ -347,6 +357,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # The reference output (and a plain rerun's) only checked the captures: gone before the recording at
     # the second batch and code generation (a 4 GB attention score matrix in an attention fusion).
     expected.release()
+    _drop_identity_calls(model, cap.graph)
     node.capture_method = cap.method
     for note in cap.notes:
         dec.note(step_name, "difficulty" if cap.method == "record" else "decision",
