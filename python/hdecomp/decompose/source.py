@@ -392,10 +392,8 @@ def hook_registrations(module: nn.Module, target: str, ctx: SourceContext) -> li
     `target` again (`self.a.register_forward_hook(halve_output)`): a hook is part of what its module
     computes. Only module-level functions are carried; a lambda, a closure or a bound method (a
     feature-capturing hook writing into its parent) is left out, and verification decides whether the
-    module's output needed it. torch's hook-based weight_norm / spectral_norm are applied by
-    `hooked_reparametrizations` instead."""
-    from torch.nn.utils.spectral_norm import SpectralNorm
-    from torch.nn.utils.weight_norm import WeightNorm
+    module's output needed it. torch's hook-based weight_norm / spectral_norm (hook objects, not functions)
+    are applied by `hooked_reparametrizations` instead."""
     lines = []
     tables: tuple[tuple[str, dict[int, Any], dict[int, bool], dict[int, bool]], ...] = (
         ("register_forward_pre_hook", module._forward_pre_hooks, module._forward_pre_hooks_with_kwargs, {}),
@@ -403,8 +401,7 @@ def hook_registrations(module: nn.Module, target: str, ctx: SourceContext) -> li
          module._forward_hooks_always_called))
     for method, hooks, with_kwargs, always in tables:
         for key, hook in hooks.items():
-            if isinstance(hook, (WeightNorm, SpectralNorm)) or not isinstance(hook, types.FunctionType) \
-                    or hook.__closure__ or hook.__name__ == "<lambda>":
+            if not isinstance(hook, types.FunctionType) or hook.__closure__ or hook.__name__ == "<lambda>":
                 continue
             try:
                 fn = qualified_name(hook, ctx)

@@ -86,8 +86,9 @@ def _renamed(key: str, rename: dict[str, str]) -> str:
 
 
 def _kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
-    """`{op}_{shape_signature}_{dtype}` for a kernel child, named after its first compute op (not the
-    eval-mode `nn.Identity` a residual add reads through: `add_fp32`, not `identity_fp32`)."""
+    """`{op}_{shape_signature}_{dtype}` for a kernel child, named after its first member that computes
+    (`is_compute_op`), where one that computes nothing comes first. (nn.Identity calls, the case that
+    needed it, are dropped before planning now: _drop_identity_calls.)"""
     members = child.compute_members
     first = next((i for i, n in enumerate(members) if is_compute_op(node_op_name(n, root))), 0)
     m = members[first]
