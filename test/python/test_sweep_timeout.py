@@ -32,14 +32,14 @@ def _alive(pid: int) -> bool:
 def test_a_timed_out_worker_is_killed_with_its_children(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     # a "worker" that starts a long-running child (as compose starts composition_test.py), then hangs
-    script = (f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
-              f"open({str(pidfile)!r}, 'w').write(str(p.pid)); print('started', flush=True); time.sleep(60)")
-    t0 = time.monotonic()
-    code, out, _ = _sweep().run_worker([sys.executable, "-c", script], timeout=3)
-    assert code is None and time.monotonic() - t0 < 30
+    # both sleep far past the test's own time-out (pytest-timeout): only the sweep's kill ends them in time
+    script = (f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)']); "
+              f"open({str(pidfile)!r}, 'w').write(str(p.pid)); print('started', flush=True); time.sleep(3600)")
+    code, out, _ = _sweep().run_worker([sys.executable, "-c", script], timeout=10)
+    assert code is None   # timed out, and returned
     assert "started" in out
     child = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120   # a hang guard: the kernel reaps a killed process soon, not at once
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child), f"the worker's child {child} outlived the time-out"

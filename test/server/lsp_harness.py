@@ -137,6 +137,17 @@ async def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, what: s
         await asyncio.sleep(0.02)
 
 
+async def server_idle(client: LanguageClient, hang_guard: float = 120.0) -> None:
+    """Returns once the server has no analysis scheduled. Its answer is sent after every publication it made
+    before, so the client has received them all: a barrier, not a wait for a time."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + hang_guard
+    while (await client.protocol.send_request_async("hdecomp/debugInfo", {})).pendingAnalyses:
+        if loop.time() > end:
+            raise AssertionError(f"the server still had analyses scheduled after {hang_guard:g} s")
+        await asyncio.sleep(0.02)
+
+
 async def diagnostics_for(client: LanguageClient, uri: str, version: int | None = None,
                           timeout: float = 10.0) -> list[types.Diagnostic]:
     def ready() -> bool:

@@ -27,7 +27,7 @@ from hdecomp_lsp.features.diagnostics import (
     updated_estimate,
 )
 from hdecomp_lsp.state import DEFAULT_DEBOUNCE_S, HdecompLanguageServer
-from lsp_harness import diagnostics_for, start_client, stop_client
+from lsp_harness import diagnostics_for, server_idle, start_client, stop_client
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pygls.workspace import Workspace
@@ -329,9 +329,9 @@ async def test_default_settings_burst_publishes_the_last_version_and_nothing_sta
             client.text_document_did_change(types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v), content_changes=[change]))
         assert wire(await diagnostics_for(client, uri, 21)) == wire(fresh(uri, text))
-        # anything still published would be for an older version (the last one is out): give it the time
-        # a stale result would need, then look; the file watcher has nothing to republish here
-        await asyncio.sleep(0.5)
+        # anything still published would be for an older version (the last one is out): wait until the
+        # server has no analysis scheduled (its answer comes after every publication it made), then look
+        await server_idle(client)
         versions = [p.version for p in client.publications if p.uri == uri]  # type: ignore[attr-defined]
         assert versions[0] == 1 and versions[-1] == 21, versions
         assert versions == sorted(versions) and len(set(versions)) == len(versions), versions

@@ -19,6 +19,12 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 STEP = "convnet/steps/step_1_model_to_kernels"
 
 
+def _verifications_of(path: Path) -> list[int]:
+    """Pids of the running `hdecomp verify-step` processes of `path`."""
+    from hdecomp.scale.ray_cluster import processes
+    return [pid for pid, _ppid, cmd in processes() if "verify-step" in cmd and str(path) in cmd]
+
+
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def lens_client(module_workspace: Path) -> AsyncIterator[LanguageClient]:
     c = await start_client(module_workspace, init_options={"settings": {"verify": {"numTrials": 1}}})
@@ -94,7 +100,8 @@ async def test_cancel_request_kills_the_running_verification(lens_client, module
     client.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
     with pytest.raises(JsonRpcException):
         await asyncio.wait_for(pending, 30)
-    await asyncio.sleep(2.0)
+    # the verification's process is gone (killed, not finished: it wrote no result), so nothing can write later
+    await wait_for(lambda: not _verifications_of(path), timeout=120, what="the verification's process to end")
     assert not result_file.exists(), "the verification kept running after the request was cancelled"
     # and the server still answers
     assert len(await _lenses(client, path.as_uri())) == 1

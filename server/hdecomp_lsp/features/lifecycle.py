@@ -62,5 +62,6 @@ def register(server: HdecompLanguageServer) -> None:
         return {"server": SERVER_NAME, "version": __version__, "python": sys.executable, "pid": os.getpid(),
                 "torchLoaded": "torch" in sys.modules, "debounceMs": None if ls.debounce_s is None else ls.debounce_s * 1000,
                 "debounceMaxMs": DEFAULT_DEBOUNCE_S * 1000, "trusted": ls.trusted,
+                "pendingAnalyses": sorted(ls.pending_diagnostics),
                 "settings": ls.settings.global_settings.to_json(),
                 "folders": {f: s.to_json() for f, s in ls.settings.folders.items()}}
