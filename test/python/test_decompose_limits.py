@@ -224,3 +224,35 @@ def test_final_summary_lines_are_readable() -> None:
     assert final_summary("composition", {"status": "PASS", "max_diff": 0.0}) == "composition: PASS (max diff 0.0e+00)"
     assert final_summary("composition", {"status": "ERROR", "error": "boom"}) == "composition: ERROR (boom)"
     assert final_summary("self_tests", {"status": "SKIPPED"}) == "self-tests: SKIPPED"
+
+
+class KeywordOnlyBlock(nn.Module):
+    """Built the way diffusers builds its blocks: keyword-only constructor parameters (`ResnetBlock2D(*,
+    in_channels, ...)`), a positional-only one, and *args before keyword-only ones."""
+
+    def __init__(self, width, /, *, in_channels, out_channels=None, eps=1e-6, groups=2):
+        super().__init__()
+        self.norm = nn.GroupNorm(groups, in_channels, eps=eps)
+        self.proj = nn.Linear(in_channels * width, out_channels or in_channels)
+
+
+class VarArgsBlock(nn.Module):
+    def __init__(self, dim, *sizes, act="relu", **extra):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(dim, s) for s in sizes)
+        self.act = nn.ReLU() if act == "relu" else nn.GELU()
+        self.extra = sorted(extra)
+
+
+def test_keyword_only_and_positional_only_constructor_arguments_are_written_as_declared() -> None:
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        block = KeywordOnlyBlock(2, in_channels=4, out_channels=8, groups=4)
+        varargs = VarArgsBlock(4, 8, 16, act="gelu", flag=True)
+    expr = module_expr(block, ctx)
+    assert expr.endswith("KeywordOnlyBlock(2, in_channels=4, out_channels=8, groups=4)"), expr
+    expr_v = module_expr(varargs, ctx)
+    assert expr_v.endswith("VarArgsBlock(4, 8, 16, act='gelu', flag=True)"), expr_v
+    ns = {"torch": torch, "nn": nn, "KeywordOnlyBlock": KeywordOnlyBlock, "VarArgsBlock": VarArgsBlock}
+    assert check_rebuild(expr, block, ns) is None
+    assert check_rebuild(expr_v, varargs, ns) is None

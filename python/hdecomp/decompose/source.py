@@ -443,8 +443,16 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
         if kind == "varkw":
             parts.extend(f"{k}={literal(v, ctx)}" for k, v in value.items())
             continue
-        if has_varargs:
+        if kind == "posonly" or (has_varargs and kind != "kwonly"):
+            # by position: a positional-only parameter has no name to pass, and before a non-empty *args
+            # every positional parameter must be given
             parts.append(literal(value, ctx))
+            continue
+        if kind == "kwonly":
+            if not (name in ("device", "dtype") and value is None) and \
+                    not (name in defaults and _equal_default(defaults[name], value)):
+                parts.append(f"{name}={literal(value, ctx)}")
+            positional_run = False
             continue
         if name in ("device", "dtype") and value is None:
             positional_run = False
