@@ -193,7 +193,8 @@ def test_cut_for_probes_once_per_file_and_input_shapes(tmp_path: Path) -> None:
     assert len(calls) == 2
     # a file with `batch_size` is never probed (its get_inputs() built the cut batch)
     mod = SimpleNamespace(batch_size=1)
-    with_bs = SimpleNamespace(module=mod, path=comp.path, class_name="Model")
+    with_bs = SimpleNamespace(module=mod, path=comp.path, class_name="Model",
+                              batch_size_kept=lambda limit, timeout=None: None)
     assert cut_for(with_bs, args, kwargs, 1, model=Counting()).cuts == []  # type: ignore[arg-type]
     assert len(calls) == 2
 

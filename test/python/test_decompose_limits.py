@@ -256,3 +256,38 @@ def test_keyword_only_and_positional_only_constructor_arguments_are_written_as_d
     ns = {"torch": torch, "nn": nn, "KeywordOnlyBlock": KeywordOnlyBlock, "VarArgsBlock": VarArgsBlock}
     assert check_rebuild(expr, block, ns) is None
     assert check_rebuild(expr_v, varargs, ns) is None
+
+
+class FilledLater(nn.Module):
+    """A container built empty and filled afterwards (timm's MobileNetV4 attention: `self.query = nn.Sequential()`
+    then `self.query.add_module(...)`), and a callable object a module holds (diffusers' attention processors)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query = nn.Sequential()
+        self.query.add_module("down_conv", nn.Conv2d(4, 4, 3, padding=1, groups=4))
+        self.query.add_module("norm", nn.BatchNorm2d(4))
+        self.blocks = nn.ModuleList()
+        self.blocks.append(nn.Linear(4, 4))
+        self.processor = ScaleProcessor(2.0)
+
+
+class ScaleProcessor:
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale
+
+
+def test_containers_filled_after_construction_and_callable_objects_are_rebuilt() -> None:
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        m = FilledLater()
+    query = module_expr(m.query, ctx)
+    assert query == ("nn.Sequential(OrderedDict([('down_conv', nn.Conv2d(4, 4, kernel_size=3, padding=1, groups=4)), "
+                     "('norm', nn.BatchNorm2d(4))]))"), query
+    assert module_expr(m.blocks, ctx) == "nn.ModuleList([nn.Linear(4, 4)])"
+    ns = {"torch": torch, "nn": nn, "OrderedDict": OrderedDict}
+    assert check_rebuild(query, m.query, ns) is None
+    assert literal(m.processor, ctx).endswith("ScaleProcessor(2.0)")

@@ -139,8 +139,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
         return f"{qualified_name(type(value), ctx)}.{value.name}"
     if isinstance(value, type):
         return qualified_name(value, ctx)
-    if callable(value):
+    if callable(value) and getattr(value, "__name__", None) is not None:
         return qualified_name(value, ctx)
+    # (a callable instance, diffusers' attention processors, is an object like any other: built below)
     config = config_literal(value, ctx)
     if config is not None:
         return config
@@ -201,6 +202,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
             return f"{prefix}.{name}"
     if getattr(builtins, name, None) is obj:
         return name
+    if isinstance(obj, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+        return _custom_op_name(obj, ctx)
     mod = getattr(obj, "__module__", "") or ""
     if mod == "torch" or mod.startswith("torch."):
         # e.g. torch._C._nn.gelu, nn.modules.activation.X: reachable through its module path
@@ -210,7 +213,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         if target is not None and getattr(target, name, None) is obj:
             return f"{mod}.{name}"
         raise NotRepresentable(f"{mod}.{name} is not importable")
-    if mod.startswith("_hdecomp_component_") or mod == "__main__":
+    # (a definition a step's child file carries, `children.c0_transform.Batch`, is the model file's own)
+    if mod.startswith(("_hdecomp_component_", "children.")) or mod == "__main__":
         if "." in getattr(obj, "__qualname__", name):
             raise NotRepresentable(f"nested definition {obj.__qualname__}")
         ctx.need(name)
@@ -220,6 +224,20 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         raise NotRepresentable(f"{mod}.{name} cannot be imported by its name (defined inside a function, "
                                "or made at run time)")
     return ctx.import_name(home, name)
+
+
+def _custom_op_name(op: Any, ctx: SourceContext) -> str:
+    """A registered operator as code reaches it (`torch.ops.torchvision.nms`, an overload with `.default`),
+    the package that registers its namespace imported (torchvision's ops exist once torchvision is)."""
+    schema = op._schema if isinstance(op, torch._ops.OpOverload) else None
+    qualified = schema.name if schema is not None else op._qualified_op_name
+    namespace, _, name = qualified.partition("::")
+    text = f"torch.ops.{namespace}.{name}"
+    if schema is not None:
+        text += f".{schema.overload_name or 'default'}"
+    if namespace not in ("aten", "prims", "prim", "quantized") and namespace in sys.modules:
+        ctx.imports[namespace] = f"import {namespace}"
+    return text
 
 
 def import_home(obj: Any) -> str | None:
@@ -416,6 +434,8 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     """`module`'s class called with its recorded constructor arguments (parametrizations left out); also
     for other objects built while the model was (a torchvision InvertedResidualConfig handed to a block)."""
     cls = plain_class(module) if isinstance(module, nn.Module) else type(module)
+    if cls in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
+        return container_expr(module, ctx)
     call = init_call(module)
     cls_name = qualified_name(cls, ctx)
     if call is None and not isinstance(module, nn.Module):
@@ -472,6 +492,20 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
     return f"{cls_name}({', '.join(parts)})"
+
+
+def container_expr(module: nn.Module, ctx: SourceContext) -> str:
+    """A torch.nn container (Sequential, ModuleList, ModuleDict) written from the modules it holds now, not from
+    its constructor's arguments: a container is often built empty and filled afterwards (timm's
+    `self.query = nn.Sequential(); self.query.add_module('down_conv', ...)`, `layers.append(...)`)."""
+    items = list(module.named_children())
+    if isinstance(module, nn.ModuleDict):
+        return "nn.ModuleDict({" + ", ".join(f"{k!r}: {module_expr(m, ctx)}" for k, m in items) + "})"
+    if isinstance(module, nn.ModuleList):
+        return "nn.ModuleList([" + ", ".join(module_expr(m, ctx) for _, m in items) + "])"
+    if [k for k, _ in items] == [str(i) for i in range(len(items))]:
+        return "nn.Sequential(" + ", ".join(module_expr(m, ctx) for _, m in items) + ")"
+    return "nn.Sequential(" + literal(collections.OrderedDict(items), ctx) + ")"
 
 
 def tensor_literal(t: torch.Tensor) -> str:

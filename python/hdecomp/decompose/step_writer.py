@@ -72,7 +72,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import load_component
-from hdecomp.verify.weights import WeightSlice, map_value_json
+from hdecomp.verify.weights import WeightSlice, map_value_json, transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
 
@@ -465,7 +465,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                                    for k, v in call.kwargs.items()}
                     in_args, in_kwargs = plain_args, plain_kwargs
                 for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
-                    for key in sub.state_dict():
+                    for key in transferred_keys(sub):
                         own_map[f"{alias}.{key}"] = f"{inner}{key}"
                 ops = [type(sub).__name__]
                 base = module_base_name(sub, str(child.target)) if not child.kernel else \
