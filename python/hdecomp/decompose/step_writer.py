@@ -22,8 +22,10 @@ from hdecomp.decompose.capture import (
     Capture,
     CaptureError,
     capture,
+    plain_attributes,
     record_init_args,
     reference_run,
+    restore_plain_attributes,
 )
 from hdecomp.decompose.codegen import (
     ComponentText,
@@ -257,6 +259,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():
         model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    as_built = plain_attributes(model)   # the children are written from the model as built (restored below)
     args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
@@ -269,6 +272,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         from hdecomp.decompose.source_step import SourceStepError
         from hdecomp.decompose.source_write import write_source_step
         snapshot = Snapshot.take(dec, node)
+        restore_plain_attributes(model, as_built)
         try:
             child_nodes, notes = write_source_step(dec, node, step_name, step_dir, comp, model, args, kwargs,
                                                    expected)
@@ -391,6 +395,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     for d in deviations:
         dec.note(step_name, "deviation", f"{node.id}: shape at the cut batch", d)
 
+    restore_plain_attributes(model, as_built)   # (the recordings ran its forward: state it set lazily goes)
     as_root = _one_kernel_model(cap, model, children, args, kwargs) if node.parent is None else None
     if as_root is not None:
         # The whole model is one kernel: a model -> one-kernel step would only restate the model (a parent

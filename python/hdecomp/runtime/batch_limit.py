@@ -85,10 +85,15 @@ def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any], kept:
 
 def batch_candidates(args: list[Any], kwargs: dict[str, Any], limit: int) -> list[int]:
     """The leading sizes a cut to `limit` may take as the batch, in the order they are tried: the first
-    input's leading size, then every other distinct one in input order (only sizes above `limit`)."""
+    input's leading size, then every other distinct one in input order (only sizes above `limit`). None
+    when the first input with a leading dimension is within the limit already: the batch is small, and
+    another input's leading size is no batch (a convolution's weight handed in as an input)."""
     out: list[int] = []
-    for _, t in input_tensors(args, kwargs):
-        if t.dim() >= 1 and int(t.shape[0]) > limit and int(t.shape[0]) not in out:
+    tensors = [t for _, t in input_tensors(args, kwargs) if t.dim() >= 1]
+    if tensors and int(tensors[0].shape[0]) <= limit:
+        return out
+    for t in tensors:
+        if int(t.shape[0]) > limit and int(t.shape[0]) not in out:
             out.append(int(t.shape[0]))
     return out
 

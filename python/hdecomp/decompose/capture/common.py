@@ -202,27 +202,24 @@ class Reference:
         return bool(same_outputs(self._plain[0], out))
 
 
-def _plain_attributes(module: nn.Module) -> list[tuple[nn.Module, dict[str, Any]]]:
-    """Each submodule's public attributes that are plain Python values (not tensors, not modules)."""
-    def plain(v: Any) -> bool:
-        return not isinstance(v, (torch.Tensor, nn.Module)) and \
-            not (isinstance(v, (list, tuple)) and any(isinstance(x, (torch.Tensor, nn.Module)) for x in v))
-    return [(m, {k: v for k, v in vars(m).items() if not k.startswith("_") and plain(v)}) for m in module.modules()]
+def plain_attributes(module: nn.Module) -> list[tuple[nn.Module, dict[str, Any]]]:
+    """Each submodule's public attributes that are not modules (plain values and plain tensors)."""
+    return [(m, {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)})
+            for m in module.modules()]
 
 
-def _restore_plain_attributes(module: nn.Module, before: list[tuple[nn.Module, dict[str, Any]]]) -> None:
-    """A module as built, not as its first forward left it: plain attributes a forward sets lazily
-    (torchvision's MultiScaleRoIAlign keeps `scales` and a `LevelMapper` after its first call) go back to
-    their constructed values, so the step that splits it reads what a fresh build holds (and its own first
-    forward sets them again)."""
+def restore_plain_attributes(module: nn.Module, before: list[tuple[nn.Module, dict[str, Any]]]) -> None:
+    """A module as built, not as its first forward left it: attributes a forward sets lazily (torchvision's
+    MultiScaleRoIAlign keeps `scales` and a `LevelMapper` after its first call; RecurrentGemma's temporal
+    block a `conv1d_state` tensor) go back to their constructed values or away, so the step that splits it
+    reads what a fresh build holds (and its own first forward sets them again)."""
     for m, attrs in before:
-        now = {k: v for k, v in vars(m).items() if not k.startswith("_")}
+        now = {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)}
         for k, v in attrs.items():
             if k in now and now[k] is not v:
                 m.__dict__[k] = v
-        for k, v in now.items():
-            if k not in attrs and not isinstance(v, (torch.Tensor, nn.Module)) and \
-                    not (isinstance(v, (list, tuple)) and any(isinstance(x, (torch.Tensor, nn.Module)) for x in v)):
+        for k in now:
+            if k not in attrs:
                 del m.__dict__[k]
 
 
@@ -235,9 +232,9 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
             torch.manual_seed(CAPTURE_SEED)
             return module(*clone_nested(args), **clone_nested(kwargs))
     torch.manual_seed(CAPTURE_SEED)
-    built = _plain_attributes(module)
+    built = plain_attributes(module)
     out, trace = record_ops(module, clone_nested(args), clone_nested(kwargs))
-    _restore_plain_attributes(module, built)
+    restore_plain_attributes(module, built)
     per: dict[str, int] = {}
     total = 0
     materializes = sorted({e.raw.rsplit(".", 1)[-1] for e in trace.events

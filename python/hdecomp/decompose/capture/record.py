@@ -234,6 +234,60 @@ def _tensor_dunder(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     return target, kind, args, kwargs
 
 
+def opaque_state(value: Any) -> bool:
+    """An object of a package or user class that is neither a tensor nor a constant nor a container of them:
+    state a forward made and its blocks read and write (a transformers cache), which no file can build."""
+    if value is None or isinstance(value, (torch.Tensor, nn.Module, str, bytes, int, float, complex, bool,
+                                           list, tuple, dict, type)) or callable(value):
+        return False
+    mod = getattr(type(value), "__module__", "") or ""
+    if mod == "builtins" or mod == "torch" or mod.startswith("torch."):
+        return False
+    from hdecomp.decompose.capture.common import is_constant_object
+    from hdecomp.runtime.component import holding_tensors
+    return hasattr(value, "__dict__") and not holding_tensors(value) and \
+        not (is_constant_object(value) and not _has_containers_of_state(value))
+
+
+def _has_containers_of_state(value: Any) -> bool:
+    """An object holding lists or dicts (a cache's `layers`, filled as the forward runs), not only settings."""
+    return any(isinstance(v, (list, dict)) for v in vars(value).values())
+
+
+def _drop_plumbing_objects(mod: nn.Module, node: fx.Node, out: Any, args: list[Any], kwargs: dict[str, Any],
+                           slots: list[int | str]) -> None:
+    """The child's call with each opaque object (opaque_state) replaced by None where the child computes the
+    very same outputs without it (a fresh cache each layer only appends to): the recorded call passes None,
+    so the graph runs again without the state the recording left in the object, and no file needs to write
+    it. Where the output differs the object stays (the capture check then says the graph does not run)."""
+    from hdecomp.decompose.capture.common import same_outputs
+    trial_args, trial_kwargs = list(args), dict(kwargs)
+    for slot in slots:
+        if isinstance(slot, int):
+            trial_args[slot] = None
+        else:
+            trial_kwargs[slot] = None
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            got = mod(*trial_args, **trial_kwargs)
+    except Exception:
+        return
+    if not same_outputs(_without_state(out), _without_state(got)):
+        return
+    node.args = tuple(None if i in slots else a for i, a in enumerate(node.args))
+    node.kwargs = {k: (None if k in slots else v) for k, v in node.kwargs.items()}
+
+
+def _without_state(value: Any) -> Any:
+    """An output with the opaque state objects it returns (the cache handed back) left out."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_without_state(v) for v in value if not opaque_state(v))
+    if isinstance(value, dict):
+        return {k: _without_state(v) for k, v in value.items() if not opaque_state(v)}
+    return value
+
+
 def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                     expand: set[str]) -> Capture:
     work = work_copy(module)
@@ -265,6 +319,10 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
                 mode.error = exc
                 node = None
             mod._hdecomp_node = node  # type: ignore[assignment]
+            # an opaque object the forward made and hands the child (a transformers DynamicCache each layer
+            # appends to): the child is called again without it after its call, to see if it is plumbing
+            slots = [i for i, a in enumerate(margs) if opaque_state(a)] + [k for k, v in mkw.items() if opaque_state(v)]
+            mod._hdecomp_probe = (clone_nested(list(margs)), clone_nested(dict(mkw)), slots) if slots else None  # type: ignore[assignment]
             calls[target] = calls.get(target, 0) + 1
             direct.add(target)
         depth[0] += 1
@@ -277,6 +335,14 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
         if depth[0] == 0 and node is not None and mode.error is None:
             b.bind(node, out)
             mod._hdecomp_node = None  # type: ignore[assignment]
+            probe = getattr(mod, "_hdecomp_probe", None)
+            mod._hdecomp_probe = None  # type: ignore[assignment]
+            if probe is not None:
+                depth[0] += 1   # (nothing of the probe is recorded)
+                try:
+                    _drop_plumbing_objects(mod, node, out, *probe)
+                finally:
+                    depth[0] -= 1
 
     # the module's own hooks run inside its call: its pre-hooks after ours, its forward hooks before ours
     # (a hook is part of what the module computes, and the module's file carries it)
@@ -293,8 +359,9 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
         for h in hooks:
             h.remove()
         for m in names:
-            if hasattr(m, "_hdecomp_node"):
-                del m._hdecomp_node
+            for attr in ("_hdecomp_node", "_hdecomp_probe"):
+                if hasattr(m, attr):
+                    delattr(m, attr)
     if mode.error is not None:
         raise mode.error
     b.graph.output(b.arg(out))

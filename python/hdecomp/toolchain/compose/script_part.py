@@ -202,10 +202,14 @@ def batch_cut_policy(module, args, kwargs, kept=False):
 
 def batch_candidates(args, kwargs, n):
     """hdecomp.runtime.batch_limit.batch_candidates: the leading sizes above n a cut may take as the batch, in the
-    order they are tried: the first input's, then every other distinct one in input order."""
-    out = []
-    for t in tensors_in([list(args), kwargs]):
-        if t.dim() >= 1 and int(t.shape[0]) > n and int(t.shape[0]) not in out:
+    order they are tried: the first input's, then every other distinct one in input order; none when the first
+    input with a leading dimension is within n already."""
+    out: list[int] = []
+    tensors = [t for t in tensors_in([list(args), kwargs]) if t.dim() >= 1]
+    if tensors and int(tensors[0].shape[0]) <= n:
+        return out
+    for t in tensors:
+        if int(t.shape[0]) > n and int(t.shape[0]) not in out:
             out.append(int(t.shape[0]))
     return out
 
