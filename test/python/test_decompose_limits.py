@@ -291,3 +291,21 @@ def test_containers_filled_after_construction_and_callable_objects_are_rebuilt()
     ns = {"torch": torch, "nn": nn, "OrderedDict": OrderedDict}
     assert check_rebuild(query, m.query, ns) is None
     assert literal(m.processor, ctx).endswith("ScaleProcessor(2.0)")
+
+
+def test_changes_a_constructor_makes_after_building_a_submodule_are_written() -> None:
+    # MPT: `self.norm_1 = LayerNorm(d); self.norm_1.bias = None`; a plain attribute set afterwards
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        ln = nn.LayerNorm(8)
+        ln.bias = None
+        drop = nn.Dropout(0.1)
+        drop.inplace = True
+        plain = nn.Linear(4, 4)
+    ln.eval()
+    expr = module_expr(ln, ctx)
+    assert expr == "(_m := nn.LayerNorm(8), setattr(_m, 'bias', None))[0]", expr
+    assert check_rebuild(expr, ln, {"torch": torch, "nn": nn}) is None
+    assert check_rebuild("nn.LayerNorm(8)", ln, {"torch": torch, "nn": nn}) is not None
+    assert module_expr(drop, ctx) == "(_m := nn.Dropout(p=0.1), setattr(_m, 'inplace', True))[0]"
+    assert module_expr(plain, ctx) == "nn.Linear(4, 4)"

@@ -45,9 +45,29 @@ def _log(dec: Any) -> list[dict[str, Any]]:
     return json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
 
 
-@pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter"])
+@pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
+                                  "side_channel", "lazy_state"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name])
+
+
+def test_a_cache_the_forward_makes_is_none_in_the_blocks_calls(trees: dict[str, Any]) -> None:
+    dec = trees["cache_decoder"]
+    ref = (dec.root / "steps" / "step_1_cache_decoder" / "refactored.py").read_text()
+    assert "cache=None" in ref and "Cache(" not in ref, ref
+
+
+def test_a_tensor_that_leaves_a_child_by_a_hook_traces_through_it(trees: dict[str, Any]) -> None:
+    dec = trees["side_channel"]
+    assert any("side channel" in e["description"] for e in _log(dec))
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    assert "encoder" not in tree["nodes"]   # its layers are the model's children
+
+
+def test_state_a_forward_sets_lazily_is_no_weight(trees: dict[str, Any]) -> None:
+    dec = trees["lazy_state"]
+    maps = [p.read_text() for p in dec.root.glob("steps/*/weight_map.json")]
+    assert maps and not any("conv_state" in m for m in maps)
 
 
 def test_a_plain_tensor_attribute_travels_through_the_weight_maps_to_the_kernels(trees: dict[str, Any]) -> None:

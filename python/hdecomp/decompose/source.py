@@ -491,7 +491,61 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
-    return f"{cls_name}({', '.join(parts)})"
+    expr = f"{cls_name}({', '.join(parts)})"
+    patches = _set_after_construction(module, cls, call, ctx) if isinstance(module, nn.Module) else []
+    if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
+        sets = ", ".join(f"setattr(_m{path}, {name!r}, {value})" for path, name, value in patches)
+        expr = f"(_m := {expr}, {sets})[0]"
+    return expr
+
+
+def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[tuple[str, str, str]]:
+    """What the model's constructor changed on `module` after building it from the recorded arguments
+    (MPT's `self.norm_1.bias = None` on a LayerNorm; a plain attribute set afterwards), as (path below the
+    module, attribute, value source); [] where a build from the arguments is already the module, or where
+    the differences are not of those kinds (the caller's rebuild check then says what differs)."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, value, kind in call.params:
+        if kind == "varargs":
+            args.extend(value)
+        elif kind == "varkw":
+            kwargs.update(value)
+        elif kind == "posonly":
+            args.append(value)
+        else:
+            kwargs[name] = value
+    try:
+        with torch.device("meta"):
+            rebuilt = cls(*args, **kwargs)
+    except Exception:
+        return []
+    out: list[tuple[str, str, str]] = []
+    mine = dict(module.named_modules())
+    for qual, sub in rebuilt.named_modules():
+        target = mine.get(qual)
+        if target is None or type(target) is not type(sub):
+            return []
+        path = "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+        for table in ("_parameters", "_buffers"):
+            theirs, ours = getattr(sub, table), getattr(target, table)
+            for name, t in theirs.items():
+                if t is not None and name in ours and ours[name] is None:
+                    out.append((path, name, "None"))
+                elif (t is None) != (ours.get(name) is None) or name not in ours:
+                    return []
+        for name, value in vars(target).items():
+            if name.startswith("_") or name == "training" or isinstance(value, (torch.Tensor, nn.Module)):
+                continue
+            theirs_value = vars(sub).get(name, _MISSING)
+            if theirs_value is _MISSING or not _equal_default(theirs_value, value):
+                if isinstance(value, (bool, int, float, str, type(None))) or \
+                        (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
+                    out.append((path, name, literal(value, ctx)))
+    return out
+
+
+_MISSING = object()
 
 
 def container_expr(module: nn.Module, ctx: SourceContext) -> str:

@@ -309,7 +309,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
                      "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
         # A forward that only calls one container/composite submodule: split that submodule's content here.
-        expand: set[str] = set(through)
+        expand: set[str] = set(through) | cap.expanded
         while True:
             # (a submodule that computes nothing, an nn.Identity downsample, does not count)
             called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
@@ -321,6 +321,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap  # the last capture's values (every intermediate) must not sit next to the next one's
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
         # A torch.nn container around one op (torchvision's `heads = Sequential(Linear)`) is no component of
@@ -333,6 +334,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
                      "a torch.nn container around one op: the op is a child of this step")
         # Stages of layers (under a model) and layer-sized modules inside a layer: split here (plan.py).
@@ -345,6 +347,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
                      else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")

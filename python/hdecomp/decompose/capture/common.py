@@ -35,6 +35,9 @@ class Capture:
     method: str                         # "fx" | "export" | "record"
     notes: list[str] = field(default_factory=list)
     child_calls: dict[str, int] = field(default_factory=dict)   # module target -> number of calls
+    # submodules the capture had to trace through beyond those it was asked to (capture_record: a tensor a
+    # child computed reaches the forward by a side channel, not as its output)
+    expanded: set[str] = field(default_factory=set)
 
 
 # Every run that a capture is compared with starts from this RNG state (forwards that draw random numbers).

@@ -3,7 +3,9 @@ the ops in between, built into the same kind of graph (the last method, for what
 
 from __future__ import annotations
 
+import contextlib
 import operator
+import weakref
 from typing import Any
 
 import torch
@@ -44,6 +46,15 @@ _INPLACE_DUNDER = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "
                    "__ipow__": "pow_", "__iand__": "bitwise_and_", "__ior__": "bitwise_or_"}
 
 
+class _Escaped(CaptureError):
+    """A tensor computed inside a child's call reached the forward by another way than the child's outputs
+    (transformers' output capturing hands a layer's hidden state to the model through hooks)."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(f"a tensor computed inside {target} reaches the forward by a side channel")
+        self.target = target
+
+
 class _GraphBuilder:
     """Builds an fx.Graph from a recorded execution: tensors are tracked by identity."""
 
@@ -58,6 +69,9 @@ class _GraphBuilder:
         self.state_obj: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
         self.state_obj.update(dict(module.named_buffers(remove_duplicate=False)))
         self.unknown_tensors: list[str] = []
+        # tensors made inside a child's call, by identity: (a weak reference to it, the child's target)
+        self.inner: dict[int, tuple[Any, str]] = {}
+        self.current: str | None = None   # the child whose call runs now
         # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
         # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
         self.plain: dict[int, str] = {}
@@ -106,8 +120,12 @@ class _GraphBuilder:
                 self.by_id[id(value)] = node
                 return node
             self.unknown_tensors.append(f"{tuple(value.shape)} {value.dtype}")
+            made = self.inner.get(id(value))
+            if made is not None and made[0]() is value:
+                raise _Escaped(made[1])
             raise CaptureError("forward uses a tensor that is neither an input, a parameter/buffer nor "
-                               "computed in forward (a plain tensor attribute or a global)")
+                               f"computed in forward (a plain tensor attribute or a global: {list(value.shape)} "
+                               f"{str(value.dtype).replace('torch.', '')}, at {user_frame_trace() or 'an unknown line'})")
         if isinstance(value, tuple) and hasattr(value, "_fields") and \
                 any(isinstance(t, torch.Tensor) for t in flat_values(value)):
             # a namedtuple the forward built (pack_padded_sequence's PackedSequence, read by field in the
@@ -142,7 +160,13 @@ class _OpRecorder(TorchFunctionMode):
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
         if self.depth[0] > 0 or self.error is not None:
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if self.builder.current is not None:   # made inside a child: known, in case it escapes
+                for t in flat_values(out):
+                    if isinstance(t, torch.Tensor):
+                        with contextlib.suppress(TypeError):
+                            self.builder.inner[id(t)] = (weakref.ref(t), self.builder.current)
+            return out
         # Run first without recording nested calls (a Python-level op calling other torch functions).
         self.depth[0] += 1
         try:
@@ -290,6 +314,27 @@ def _without_state(value: Any) -> Any:
 
 def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                     expand: set[str]) -> Capture:
+    """The forward recorded over its direct children (those in `expand` traced through); a child whose
+    internal tensor reaches the forward by a side channel is traced through as well (Capture.expanded)."""
+    extra: set[str] = set()
+    for _ in range(16):
+        try:
+            cap = _capture_record(module, args, kwargs, expected, expand | extra)
+        except _Escaped as exc:
+            if exc.target in extra:
+                raise
+            extra.add(exc.target)
+            continue
+        cap.expanded = extra
+        if extra:
+            cap.notes.append(f"traced through {', '.join(sorted(extra))}: a tensor computed inside reaches the "
+                             "forward by a side channel (hooks), not as its output")
+        return cap
+    raise CaptureError("too many children to trace through for tensors that escape them")
+
+
+def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                    expand: set[str]) -> Capture:
     work = work_copy(module)
     b = _GraphBuilder(work)
     sig_names = forward_param_names(work, len(args), kwargs)
@@ -325,6 +370,7 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
             mod._hdecomp_probe = (clone_nested(list(margs)), clone_nested(dict(mkw)), slots) if slots else None  # type: ignore[assignment]
             calls[target] = calls.get(target, 0) + 1
             direct.add(target)
+            b.current = target
         depth[0] += 1
 
     def post(mod: nn.Module, margs: Any, mkw: Any, out: Any) -> None:
@@ -332,6 +378,8 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
             return
         depth[0] -= 1
         node = getattr(mod, "_hdecomp_node", None)
+        if depth[0] == 0:
+            b.current = None
         if depth[0] == 0 and node is not None and mode.error is None:
             b.bind(node, out)
             mod._hdecomp_node = None  # type: ignore[assignment]
