@@ -129,6 +129,14 @@ def test_candidates_are_the_first_inputs_leading_size_then_the_others() -> None:
     assert batch_candidates([torch.tensor(2.0)], {}, 1) == []
 
 
+def test_no_candidate_when_the_first_input_is_within_the_limit_already() -> None:
+    # a kernel of a tree at batch 1 that takes a convolution's weight as an input (wav2vec2's weight-normed
+    # positional conv): the weight's leading size is no batch, and a meta conv does not reject its cut
+    x, w = torch.randn(1, 128, 49), torch.randn(128, 8, 128)
+    assert batch_candidates([x, w], {}, 1) == []
+    assert batch_candidates([torch.tensor(2.0), torch.randn(5, 2)], {}, 1) == [5]   # a 0-dim tensor has none
+
+
 def test_cut_batch_cuts_every_input_of_the_given_leading_size() -> None:
     a, b, c = torch.zeros(12, 4), torch.zeros(6, 12), torch.zeros(6)
     args, _, cuts = cut_batch([a, b, c], {}, 1, batch=6)
@@ -193,7 +201,8 @@ def test_cut_for_probes_once_per_file_and_input_shapes(tmp_path: Path) -> None:
     assert len(calls) == 2
     # a file with `batch_size` is never probed (its get_inputs() built the cut batch)
     mod = SimpleNamespace(batch_size=1)
-    with_bs = SimpleNamespace(module=mod, path=comp.path, class_name="Model")
+    with_bs = SimpleNamespace(module=mod, path=comp.path, class_name="Model",
+                              batch_size_kept=lambda limit, timeout=None: None)
     assert cut_for(with_bs, args, kwargs, 1, model=Counting()).cuts == []  # type: ignore[arg-type]
     assert len(calls) == 2
 

@@ -349,6 +349,9 @@ def test_build_restores_batch_size_when_the_constructor_raises(tmp_path: Path) -
     src = BATCH_PARENT.replace("self.state = State()", "raise ValueError(batch_size)")
     write(tmp_path / "children" / "state.py", BATCH_CHILD)
     comp = load_component(write(tmp_path / "parent.py", src))
-    with pytest.raises(ComponentRunError, match="ValueError: 2"):
+    # a constructor that raises with batch_size lowered is a reason to keep it (and it is restored)
+    assert comp.batch_size_kept(2) == "at batch_size=2, Model(*get_init_inputs()) raised ValueError: 2"
+    assert comp.module.batch_size == 16
+    with pytest.raises(ComponentRunError, match="ValueError: 16"):
         comp.build(batch_limit=2)
     assert comp.module.batch_size == 16 and comp.last_batch_override is None

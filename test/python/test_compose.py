@@ -150,7 +150,7 @@ def _script_batch_rule() -> dict:
 
 
 @pytest.mark.parametrize("case", ["batch_size", "square", "large_k", "batched", "scalar_first", "kwargs",
-                                  "nested", "small", "4d_and_matrix"])
+                                  "nested", "small", "4d_and_matrix", "small_first"])
 def test_script_batch_rule_matches_hdecomp_batching(case: str) -> None:
     """The composition script cuts exactly the inputs hdecomp.runtime.batch_limit cuts (batch_size lowered instead,
     square matrices not cut, only inputs sharing the first input's leading size)."""
@@ -181,6 +181,8 @@ def test_script_batch_rule_matches_hdecomp_batching(case: str) -> None:
         args = [torch.zeros(1, 3), torch.zeros(1, 3)]
     elif case == "4d_and_matrix":             # 11_4D_tensor_matrix_multiplication: (b, i, j, l) x (l, k)
         args = [torch.zeros(8, 2, 3, 4), torch.zeros(4, 8)]
+    elif case == "small_first":               # a batch-1 input and a weight handed in: nothing is cut
+        args = [torch.zeros(1, 3, 5), torch.zeros(6, 3, 2)]
     assert rule["batch_cut_policy"](module, args, kwargs) == batch_cut_policy(module, args, kwargs)
     if batch_cut_policy(module, args, kwargs) != "cut":
         return

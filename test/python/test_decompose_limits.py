@@ -224,3 +224,88 @@ def test_final_summary_lines_are_readable() -> None:
     assert final_summary("composition", {"status": "PASS", "max_diff": 0.0}) == "composition: PASS (max diff 0.0e+00)"
     assert final_summary("composition", {"status": "ERROR", "error": "boom"}) == "composition: ERROR (boom)"
     assert final_summary("self_tests", {"status": "SKIPPED"}) == "self-tests: SKIPPED"
+
+
+class KeywordOnlyBlock(nn.Module):
+    """Built the way diffusers builds its blocks: keyword-only constructor parameters (`ResnetBlock2D(*,
+    in_channels, ...)`), a positional-only one, and *args before keyword-only ones."""
+
+    def __init__(self, width, /, *, in_channels, out_channels=None, eps=1e-6, groups=2):
+        super().__init__()
+        self.norm = nn.GroupNorm(groups, in_channels, eps=eps)
+        self.proj = nn.Linear(in_channels * width, out_channels or in_channels)
+
+
+class VarArgsBlock(nn.Module):
+    def __init__(self, dim, *sizes, act="relu", **extra):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(dim, s) for s in sizes)
+        self.act = nn.ReLU() if act == "relu" else nn.GELU()
+        self.extra = sorted(extra)
+
+
+def test_keyword_only_and_positional_only_constructor_arguments_are_written_as_declared() -> None:
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        block = KeywordOnlyBlock(2, in_channels=4, out_channels=8, groups=4)
+        varargs = VarArgsBlock(4, 8, 16, act="gelu", flag=True)
+    expr = module_expr(block, ctx)
+    assert expr.endswith("KeywordOnlyBlock(2, in_channels=4, out_channels=8, groups=4)"), expr
+    expr_v = module_expr(varargs, ctx)
+    assert expr_v.endswith("VarArgsBlock(4, 8, 16, act='gelu', flag=True)"), expr_v
+    ns = {"torch": torch, "nn": nn, "KeywordOnlyBlock": KeywordOnlyBlock, "VarArgsBlock": VarArgsBlock}
+    assert check_rebuild(expr, block, ns) is None
+    assert check_rebuild(expr_v, varargs, ns) is None
+
+
+class FilledLater(nn.Module):
+    """A container built empty and filled afterwards (timm's MobileNetV4 attention: `self.query = nn.Sequential()`
+    then `self.query.add_module(...)`), and a callable object a module holds (diffusers' attention processors)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query = nn.Sequential()
+        self.query.add_module("down_conv", nn.Conv2d(4, 4, 3, padding=1, groups=4))
+        self.query.add_module("norm", nn.BatchNorm2d(4))
+        self.blocks = nn.ModuleList()
+        self.blocks.append(nn.Linear(4, 4))
+        self.processor = ScaleProcessor(2.0)
+
+
+class ScaleProcessor:
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale
+
+
+def test_containers_filled_after_construction_and_callable_objects_are_rebuilt() -> None:
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        m = FilledLater()
+    query = module_expr(m.query, ctx)
+    assert query == ("nn.Sequential(OrderedDict([('down_conv', nn.Conv2d(4, 4, kernel_size=3, padding=1, groups=4)), "
+                     "('norm', nn.BatchNorm2d(4))]))"), query
+    assert module_expr(m.blocks, ctx) == "nn.ModuleList([nn.Linear(4, 4)])"
+    ns = {"torch": torch, "nn": nn, "OrderedDict": OrderedDict}
+    assert check_rebuild(query, m.query, ns) is None
+    assert literal(m.processor, ctx).endswith("ScaleProcessor(2.0)")
+
+
+def test_changes_a_constructor_makes_after_building_a_submodule_are_written() -> None:
+    # MPT: `self.norm_1 = LayerNorm(d); self.norm_1.bias = None`; a plain attribute set afterwards
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        ln = nn.LayerNorm(8)
+        ln.bias = None
+        drop = nn.Dropout(0.1)
+        drop.inplace = True
+        plain = nn.Linear(4, 4)
+    ln.eval()
+    expr = module_expr(ln, ctx)
+    assert expr == "(_m := nn.LayerNorm(8), setattr(_m, 'bias', None))[0]", expr
+    assert check_rebuild(expr, ln, {"torch": torch, "nn": nn}) is None
+    assert check_rebuild("nn.LayerNorm(8)", ln, {"torch": torch, "nn": nn}) is not None
+    assert module_expr(drop, ctx) == "(_m := nn.Dropout(p=0.1), setattr(_m, 'inplace', True))[0]"
+    assert module_expr(plain, ctx) == "nn.Linear(4, 4)"

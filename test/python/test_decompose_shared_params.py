@@ -18,7 +18,7 @@ import torch
 import torch.fx as fx
 from decompose_checks import assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
-from hdecomp.decompose.plan import PlanError, plan_children
+from hdecomp.decompose.plan import plan_children
 from hdecomp.toolchain.compose.script import _ChildTensorPaths
 from hdecomp.verify.result import VerifyOptions
 from hdecomp.verify.step import verify_step
@@ -154,11 +154,31 @@ def test_plan_gives_a_buffer_read_twice_to_both_children() -> None:
         assert all(a.op != "get_attr" for a in c.inputs)
 
 
-def test_plan_still_refuses_a_parameter_the_parent_reads() -> None:
+def test_a_parameter_the_component_returns_as_it_is_is_held_by_a_constant_child() -> None:
+    # (RWKV's `u = self.time_faaaa`, handed back to the loop that reads it): the parent owns no state
     model = _ReturnsParam()
     graph = fx.symbolic_trace(model).graph
-    with pytest.raises(PlanError, match="read by the parent"):
-        plan_children(model, graph, 1, {}, {}, 1)
+    children = plan_children(model, graph, 1, {}, {}, 1)
+    const = [c for c in children if c.constant]
+    assert len(const) == 1 and [m.target for m in const[0].members] == ["w"]
+    assert any(c.op_names == ["mul"] for c in children)
+
+
+class _ReturnsParamView(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(4, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.relu(x @ self.w), self.w.t()
+
+
+def test_a_view_of_a_parameter_the_component_returns_is_a_kernel_holding_it() -> None:
+    model = _ReturnsParamView()
+    graph = fx.symbolic_trace(model).graph
+    children = plan_children(model, graph, 1, {}, {}, 1)
+    assert [c.op_names for c in children] == [["matmul"], ["relu"], ["t"]]
+    assert all(any(m.op == "get_attr" for m in c.members) for c in children if c.op_names != ["relu"])
 
 
 # ---- composition -----------------------------------------------------------------------------------------

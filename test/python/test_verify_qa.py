@@ -102,19 +102,22 @@ def test_make_inputs_restores_batch_size(tmp_path: Path) -> None:
                          header="batch_size = 64\nseen = []")
     comp = load_component(orig)
     args, _ = comp.make_inputs(seed=0, batch_limit=3)
-    assert comp.module.seen == [3] and list(args[0].shape) == [3, 8]
+    # (the first use of a limit checks that the file works lowered: get_inputs ran once more at 3)
+    assert comp.module.seen == [3, 3] and list(args[0].shape) == [3, 8]
     assert comp.module.batch_size == 64
     assert comp.last_batch_override == (64, 3)
     args, _ = comp.make_inputs(seed=0)  # backward compatible: no limit, full size
-    assert comp.module.seen == [3, 64] and list(args[0].shape) == [64, 8]
+    assert comp.module.seen == [3, 3, 64] and list(args[0].shape) == [64, 8]
     assert comp.last_batch_override is None
 
 
 def test_make_inputs_restores_batch_size_on_error(tmp_path: Path) -> None:
     orig, _ = write_pair(tmp_path, body="raise ValueError(f'no inputs for {batch_size}')")
     comp = load_component(orig)
-    with pytest.raises(ComponentRunError, match="no inputs for 2"):
+    # get_inputs raises lowered, so the file keeps its batch (Component.batch_size_kept), and raises at it too
+    with pytest.raises(ComponentRunError, match="no inputs for 64"):
         comp.make_inputs(seed=0, batch_limit=2)
+    assert comp.batch_size_kept(2) == "at batch_size=2, get_inputs raised ValueError: no inputs for 2"
     assert comp.module.batch_size == 64
 
 

@@ -34,7 +34,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.layout import read_result_file
 from hdecomp.formats.tree import TREE_FILE
-from hdecomp.runtime.batch_limit import batch_cut_policy, limited_inputs
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for
 from hdecomp.runtime.component import clone_nested, load_component
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
@@ -65,8 +65,11 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         dec.collect()
         outcome = _verify(dec, step_dir, step_number, step_name)
         status = outcome.status
-        numeric = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation"}
-        if status == "FAIL" and len(tried) == 1 and set(outcome_reasons(outcome)) <= numeric:
+        # (an anti-cheat violation too: the planner must never leave a step its own verifier rejects, so a
+        # step one way rejects is written the other way before the branch stops)
+        retry = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation",
+                 "anticheat_violation"}
+        if status == "FAIL" and len(tried) == 1 and set(outcome_reasons(outcome)) <= retry:
             reason = outcome.fail_reason or "verification did not pass"
             other = "graph" if tried[0] == "source" else "source"
             dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
@@ -181,12 +184,15 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     model = comp.build(device=options.device, timeout=options.timeout, batch_limit=options.batch_limit)
     # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
     # (`batch_size` lowered, else cut; see batch_cut_policy).
-    args, kwargs = limited_inputs(comp, options.batch_limit, device=options.device,
-                                  timeout=options.timeout)
+    args, kwargs = comp.make_inputs(seed=42, device=options.device, timeout=options.timeout,
+                                    batch_limit=options.batch_limit)
+    chosen = cut_for(comp, args, kwargs, options.batch_limit, device=options.device, timeout=options.timeout)
+    args, kwargs = chosen.args, chosen.kwargs
     from functools import partial
 
     from hdecomp.runtime.component import run_user_code
-    batch_method = batch_cut_policy(comp.module, args, kwargs)
+    kept = comp.batch_size_kept(options.batch_limit, options.timeout)
+    batch_method = batch_cut_policy(comp.module, args, kwargs, kept)
     with torch.no_grad(), PeakRss() as peak:
         full_out = None
         if options.batch_limit is None:
@@ -208,6 +214,17 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     for d in root_devs:
         dec.note(None, "deviation", f"{name}: shape at the cut batch", d)
     source = model_file.read_text(encoding="utf-8")
+    if kept is not None:
+        # --batch-limit never breaks a valid file: its batch is kept, its inputs cut instead (or run whole),
+        # and the copy says so on its `batch_size` line, for every tool that reads it (hdecomp test, compose)
+        source = mark_batch_size_kept(source, kept)
+        cut = (f"inputs cut from {chosen.batch} to {options.batch_limit} on their leading dimension" if chosen.cuts
+               else f"every cut of its inputs breaks the model: they run whole ({chosen.refused})" if chosen.refused
+               else "inputs run whole")
+        line = f"batch_size={comp.module.batch_size} not lowered to {options.batch_limit}: {kept}; {cut}"
+        dec.note(None, "deviation", "batch size not lowered", line)
+        if console is not None:
+            console.print(f"[yellow]note[/yellow] {model_file.name}: {line}")
     if "__main__" not in source:
         # Every component file carries a self-test; the model file gets one appended (the rest unchanged).
         # Its batch dimensions are written as the file's own `batch_size` (lowered by `hdecomp test
@@ -227,6 +244,9 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
         how = {"batch_size": "the module's `batch_size` lowered to",
                "not_applicable": "not cut (all inputs are square matrices, no batch dimension); limit",
                }.get(batch_method, "inputs cut to a leading dimension of")
+        if kept is not None:
+            how = ("the module's `batch_size` kept (see above); inputs cut to a leading dimension of" if chosen.cuts
+                   else "the module's `batch_size` kept and its inputs whole (see above); limit")
         dec.note(None, "deviation", "batch limit", f"{how} {options.batch_limit} "
                  "for recording and verification (--batch-limit); component files carry the original shapes "
                  "(batch dimensions written with a module-level `batch_size`, which --batch-limit lowers)")
@@ -258,6 +278,17 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
             queue.extend(new)
     dec.seconds = time.perf_counter() - t0
     write_outputs(dec)
+
+
+def mark_batch_size_kept(source: str, why: str) -> str:
+    """`source` with its top-level `batch_size = K` line saying that --batch-limit keeps it, and why."""
+    from hdecomp.runtime.forkserver import BATCH_LINE, NOT_LOWERED_TAG
+    why = " ".join(why.split())[:160]
+    found = list(BATCH_LINE.finditer(source))
+    if not found or NOT_LOWERED_TAG in (found[-1].group(2) or ""):
+        return source
+    m = found[-1]
+    return source[:m.start()] + f"batch_size = {m.group(1)}  # {NOT_LOWERED_TAG}: {why}" + source[m.end():]
 
 
 class _NullProgress:

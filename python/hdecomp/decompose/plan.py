@@ -586,10 +586,10 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     # the driver maps it to the first and ties the others' copies to that one in the refactored parent
     # (`self.sub.c = self.min.c`), so it stays one tensor, transferred once, as in the original.
     # One that a submodule child is called with (Swin's `self.attn(x, mask=self.attn_mask)`) cannot move
-    # into that child (its class is the submodule's own, taking the tensor as an input): a constant kernel
-    # child holds it and returns it, and every reader takes it as an input from there. The parent owns no
-    # state and only calls children (anti-cheat HD204/HD301). One the parent itself reads (returns it)
-    # still stops the plan.
+    # into that child (its class is the submodule's own, taking the tensor as an input), nor one the
+    # component returns as it is: a constant kernel child holds it and returns it, and every reader takes
+    # it as an input from there. The parent owns no state and only calls children (anti-cheat
+    # HD204/HD301). One the parent itself computes with still stops the plan.
     moved: dict[ChildPlan, list[fx.Node]] = {}
     constants: list[ChildPlan] = []
     for n in nodes:
@@ -599,8 +599,10 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
         if not users:
             raise PlanError(f"parameter/buffer '{n.target}' is read by no child and cannot move into a child")
         if None in users:
+            # (a tensor the component returns as it is, RWKV's `u = self.time_faaaa` handed to the loop
+            # that reads it: the constant child holds it and returns it, as for a submodule's argument)
             by_parent = [u for u in n.users if group_of.get(param_view.get(u, u)) is None and
-                         not (u.op == "call_module" and str(u.target) in module_child)]
+                         not (u.op == "call_module" and str(u.target) in module_child) and u.op != "output"]
             if n.op != "get_attr" or by_parent:
                 raise PlanError(f"parameter/buffer '{n.target}' is read by the parent and cannot move into "
                                 "a child")

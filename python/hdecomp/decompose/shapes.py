@@ -228,13 +228,13 @@ def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dic
     and the same inputs at the second batch b2 = b1 + 1. (None, [], {}) when nothing was cut."""
     if limit is None:
         return None, [], {}
-    policy = batch_cut_policy(comp.module, args, kwargs)
+    policy = batch_cut_policy(comp.module, args, kwargs, comp.batch_size_kept(limit, timeout))
     if policy == "batch_size":
         full = int(comp.module.batch_size)
         if full <= limit:
             return None, [], {}
         sc = Scaling(full=full, b1=limit, b2=limit + 1, policy=policy)
-        a2, k2 = comp.make_inputs(seed=seed, device=device, timeout=timeout, batch_limit=sc.b2)
+        a2, k2 = comp.make_inputs(seed=seed, device=device, timeout=timeout, batch_limit=sc.b2, checked=False)
         return sc, a2, k2
     if policy != "cut":
         return None, [], {}
@@ -259,10 +259,10 @@ def models_at(comp: Component, model: nn.Module, sc: Scaling, device: Any = None
     if not (sc.policy == "batch_size" and uses_batch_size_in_definitions(comp)):
         yield model, False
         return
-    meta = meta_build(comp, sc.b2, timeout)
+    meta = meta_build(comp, sc.b2, timeout, checked=False)
     if meta is not None:
         yield meta, True
-    yield comp.build(device=device, timeout=timeout, batch_limit=sc.b2), False
+    yield comp.build(device=device, timeout=timeout, batch_limit=sc.b2, checked=False), False
 
 
 # A second recording estimated above this many bytes runs on the meta device first (shapes need no data).
@@ -330,7 +330,7 @@ def second_recording_models(comp: Component, model: nn.Module, sc: Scaling, cost
     if need < META_FIRST_BYTES:
         yield from models_at(comp, model, sc, device=device, timeout=timeout)
         return
-    meta = meta_build(comp, sc.b2, timeout)
+    meta = meta_build(comp, sc.b2, timeout, checked=False)
     if meta is not None:
         yield meta, True
     avail = available_bytes()

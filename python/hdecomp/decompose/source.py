@@ -139,8 +139,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
         return f"{qualified_name(type(value), ctx)}.{value.name}"
     if isinstance(value, type):
         return qualified_name(value, ctx)
-    if callable(value):
+    if callable(value) and getattr(value, "__name__", None) is not None:
         return qualified_name(value, ctx)
+    # (a callable instance, diffusers' attention processors, is an object like any other: built below)
     config = config_literal(value, ctx)
     if config is not None:
         return config
@@ -201,6 +202,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
             return f"{prefix}.{name}"
     if getattr(builtins, name, None) is obj:
         return name
+    if isinstance(obj, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+        return _custom_op_name(obj, ctx)
     mod = getattr(obj, "__module__", "") or ""
     if mod == "torch" or mod.startswith("torch."):
         # e.g. torch._C._nn.gelu, nn.modules.activation.X: reachable through its module path
@@ -210,7 +213,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         if target is not None and getattr(target, name, None) is obj:
             return f"{mod}.{name}"
         raise NotRepresentable(f"{mod}.{name} is not importable")
-    if mod.startswith("_hdecomp_component_") or mod == "__main__":
+    # (a definition a step's child file carries, `children.c0_transform.Batch`, is the model file's own)
+    if mod.startswith(("_hdecomp_component_", "children.")) or mod == "__main__":
         if "." in getattr(obj, "__qualname__", name):
             raise NotRepresentable(f"nested definition {obj.__qualname__}")
         ctx.need(name)
@@ -220,6 +224,20 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         raise NotRepresentable(f"{mod}.{name} cannot be imported by its name (defined inside a function, "
                                "or made at run time)")
     return ctx.import_name(home, name)
+
+
+def _custom_op_name(op: Any, ctx: SourceContext) -> str:
+    """A registered operator as code reaches it (`torch.ops.torchvision.nms`, an overload with `.default`),
+    the package that registers its namespace imported (torchvision's ops exist once torchvision is)."""
+    schema = op._schema if isinstance(op, torch._ops.OpOverload) else None
+    qualified = schema.name if schema is not None else op._qualified_op_name
+    namespace, _, name = qualified.partition("::")
+    text = f"torch.ops.{namespace}.{name}"
+    if schema is not None:
+        text += f".{schema.overload_name or 'default'}"
+    if namespace not in ("aten", "prims", "prim", "quantized") and namespace in sys.modules:
+        ctx.imports[namespace] = f"import {namespace}"
+    return text
 
 
 def import_home(obj: Any) -> str | None:
@@ -416,6 +434,8 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     """`module`'s class called with its recorded constructor arguments (parametrizations left out); also
     for other objects built while the model was (a torchvision InvertedResidualConfig handed to a block)."""
     cls = plain_class(module) if isinstance(module, nn.Module) else type(module)
+    if cls in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
+        return container_expr(module, ctx)
     call = init_call(module)
     cls_name = qualified_name(cls, ctx)
     if call is None and not isinstance(module, nn.Module):
@@ -443,8 +463,16 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
         if kind == "varkw":
             parts.extend(f"{k}={literal(v, ctx)}" for k, v in value.items())
             continue
-        if has_varargs:
+        if kind == "posonly" or (has_varargs and kind != "kwonly"):
+            # by position: a positional-only parameter has no name to pass, and before a non-empty *args
+            # every positional parameter must be given
             parts.append(literal(value, ctx))
+            continue
+        if kind == "kwonly":
+            if not (name in ("device", "dtype") and value is None) and \
+                    not (name in defaults and _equal_default(defaults[name], value)):
+                parts.append(f"{name}={literal(value, ctx)}")
+            positional_run = False
             continue
         if name in ("device", "dtype") and value is None:
             positional_run = False
@@ -463,7 +491,75 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
-    return f"{cls_name}({', '.join(parts)})"
+    expr = f"{cls_name}({', '.join(parts)})"
+    patches = _set_after_construction(module, cls, call, ctx) if isinstance(module, nn.Module) else []
+    if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
+        sets = ", ".join(f"setattr(_m{path}, {name!r}, {value})" for path, name, value in patches)
+        expr = f"(_m := {expr}, {sets})[0]"
+    return expr
+
+
+def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[tuple[str, str, str]]:
+    """What the model's constructor changed on `module` after building it from the recorded arguments
+    (MPT's `self.norm_1.bias = None` on a LayerNorm; a plain attribute set afterwards), as (path below the
+    module, attribute, value source); [] where a build from the arguments is already the module, or where
+    the differences are not of those kinds (the caller's rebuild check then says what differs)."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, value, kind in call.params:
+        if kind == "varargs":
+            args.extend(value)
+        elif kind == "varkw":
+            kwargs.update(value)
+        elif kind == "posonly":
+            args.append(value)
+        else:
+            kwargs[name] = value
+    try:
+        with torch.device("meta"):
+            rebuilt = cls(*args, **kwargs)
+    except Exception:
+        return []
+    out: list[tuple[str, str, str]] = []
+    mine = dict(module.named_modules())
+    for qual, sub in rebuilt.named_modules():
+        target = mine.get(qual)
+        if target is None or type(target) is not type(sub):
+            return []
+        path = "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+        for table in ("_parameters", "_buffers"):
+            theirs, ours = getattr(sub, table), getattr(target, table)
+            for name, t in theirs.items():
+                if t is not None and name in ours and ours[name] is None:
+                    out.append((path, name, "None"))
+                elif (t is None) != (ours.get(name) is None) or name not in ours:
+                    return []
+        for name, value in vars(target).items():
+            if name.startswith("_") or name == "training" or isinstance(value, (torch.Tensor, nn.Module)):
+                continue
+            theirs_value = vars(sub).get(name, _MISSING)
+            if theirs_value is _MISSING or not _equal_default(theirs_value, value):
+                if isinstance(value, (bool, int, float, str, type(None))) or \
+                        (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
+                    out.append((path, name, literal(value, ctx)))
+    return out
+
+
+_MISSING = object()
+
+
+def container_expr(module: nn.Module, ctx: SourceContext) -> str:
+    """A torch.nn container (Sequential, ModuleList, ModuleDict) written from the modules it holds now, not from
+    its constructor's arguments: a container is often built empty and filled afterwards (timm's
+    `self.query = nn.Sequential(); self.query.add_module('down_conv', ...)`, `layers.append(...)`)."""
+    items = list(module.named_children())
+    if isinstance(module, nn.ModuleDict):
+        return "nn.ModuleDict({" + ", ".join(f"{k!r}: {module_expr(m, ctx)}" for k, m in items) + "})"
+    if isinstance(module, nn.ModuleList):
+        return "nn.ModuleList([" + ", ".join(module_expr(m, ctx) for _, m in items) + "])"
+    if [k for k, _ in items] == [str(i) for i in range(len(items))]:
+        return "nn.Sequential(" + ", ".join(module_expr(m, ctx) for _, m in items) + ")"
+    return "nn.Sequential(" + literal(collections.OrderedDict(items), ctx) + ")"
 
 
 def tensor_literal(t: torch.Tensor) -> str:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import copy
 import inspect
 import sys
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,12 +93,7 @@ def forward_source(model: nn.Module) -> ForwardSource:
     if not isinstance(fdef, ast.FunctionDef):
         raise SourceStepError(f"{owner.__name__}.forward is not a plain function")
     fdef.decorator_list = []
-    fdef.returns = None
-    for a in [*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs]:
-        a.annotation = None
-    for extra in (fdef.args.vararg, fdef.args.kwarg):
-        if extra is not None:
-            extra.annotation = None
+    _drop_signature_annotations(fdef)
     body = fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
             isinstance(body[0].value.value, str):
@@ -123,12 +120,13 @@ def forward_source(model: nn.Module) -> ForwardSource:
                          owner=owner, code=fn.__code__, file_line=file_line)
 
 
-def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> set[int] | None:
-    """The lines of `model`'s own forward one run executes (a trace of that code object only), or None
-    where it cannot be told (no source, the run raises)."""
+def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
+                   of: nn.Module | None = None) -> set[int] | None:
+    """The lines of `model`'s own forward (of its submodule `of`'s) one run of `model` executes (a trace of
+    that code object only), or None where it cannot be told (no source, the run raises)."""
     from hdecomp.runtime.component import clone_nested
     try:
-        fs = forward_source(model)
+        fs = forward_source(of if of is not None else model)
     except SourceStepError:
         return None
     lines: set[int] = set()
@@ -185,6 +183,17 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                              f"{'if' if field_name == 'body' else 'else'} branch never runs for the recorded "
                              "inputs; the parent raises there instead of calling a child no trial can reach")
     return notes
+
+
+def _drop_signature_annotations(fdef: ast.FunctionDef) -> None:
+    """No annotations on the parameters and the return: they name types of the function's own module (`Union`,
+    `ImageList`), which a file the code is carried into may not import."""
+    fdef.returns = None
+    for a in [*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs]:
+        a.annotation = None
+    for extra in (fdef.args.vararg, fdef.args.kwarg):
+        if extra is not None:
+            extra.annotation = None
 
 
 def _strip_annotations(fdef: ast.FunctionDef) -> None:
@@ -362,10 +371,8 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
         kind = "container" if type(value).forward is nn.Module.forward else "module"
         return AttrInfo(name, kind, value)
     if isinstance(value, torch.Tensor):
-        registered = {id(t) for t in [*model.parameters(recurse=False), *model.buffers(recurse=False)]}
-        if id(value) not in registered and not (value.numel() <= 16 and value.dim() <= 1):
-            raise SourceStepError(f"self.{name} is a plain tensor attribute (not a parameter or buffer): "
-                                  "a child could not be given its values")
+        # (a plain tensor attribute, `self.table = sinusoid(...)`, goes to its child as a non-persistent
+        # buffer whose values the weight map transfers, as a registered one does)
         return AttrInfo(name, "tensor", value)
     if inspect.ismethod(value) or inspect.isfunction(value):
         return AttrInfo(name, "method", value)
@@ -376,6 +383,17 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[str, i
     """A refactored file whose forward is the original's, every submodule a child: what the static anti-cheat
     says about each of its lines is what a parent may keep. Returns (text, line offset of the forward)."""
     head = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
+    # the imports the refactored parent will have (`import torchvision`: a call of torchvision.ops.nms is then
+    # compute the parent may not run, as the verifier reads it), not the model file's own definitions
+    ctx = SourceContext(user_file=None)
+    params = _arg_names(fs.fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
+    imported = [n for n in names_of([fs.fdef]).loads
+                if n not in local_names and n in fs.globals and _imported(fs.globals[n])]
+    with contextlib.suppress(SourceStepError):
+        _bind_globals(imported, local_names, ForwardSource(fs.fdef, fs.text, fs.globals, fs.module_name, False,
+                                                           fs.owner), ctx, where="the probe")
+    head += [ln for ln in ctx.import_lines() if ln not in head]
     init = ["class RefactoredModel(nn.Module):", "    def __init__(self):", "        super().__init__()"]
     for a in attrs.values():
         if a.kind == "module":
@@ -440,7 +458,46 @@ def loops_over_compute(model: nn.Module) -> bool:
         flagged = flagged_lines(fs, attrs)
     except SourceStepError:
         return False
-    return any(_flag(n, flagged) for loop in loops for n in [*loop.body, *([loop.test] if isinstance(loop, ast.While) else [loop.iter])])
+    def computes(loop: ast.AST) -> bool:
+        nodes = [*loop.body, *([loop.test] if isinstance(loop, ast.While) else [loop.iter])]  # type: ignore[attr-defined]
+        if not _loop_over_submodules(loop, attrs):
+            return any(_flag(n, flagged) for n in nodes)
+        # a loop over submodules computes where it does more than call them (an MoE's routing per expert)
+        bound = {t.id for t in ast.walk(loop.target) if isinstance(t, ast.Name)}  # type: ignore[attr-defined]
+        calls = [c for n in nodes for c in ast.walk(n) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                 and c.func.id in bound]
+        return any(_flag(n, flagged) for stmt in nodes for n in ast.walk(stmt)
+                   if isinstance(n, ast.expr) and _flag(n, flagged) and not any(n is c for c in calls)
+                   and not any(_inside(n, c) for c in calls) and not isinstance(n, (ast.Name, ast.Constant)))
+    return any(computes(loop) for loop in loops)
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(outer))
+
+
+_MODULE_ITERATORS = frozenset({"items", "values", "children", "named_children", "modules", "named_modules"})
+
+
+def _loop_over_submodules(loop: ast.AST, attrs: dict[str, AttrInfo]) -> bool:
+    """A `for` over the module's own submodules (`for name, module in self.items(): x = module(x)`,
+    torchvision's IntermediateLayerGetter; `for blk in self.blocks:`): its calls of the loop's variables are
+    calls of submodules, which a graph capture unrolls into children, not compute a parent keeps."""
+    if not isinstance(loop, ast.For):
+        return False
+    it = loop.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "reversed") \
+            and it.args:
+        it = it.args[0]
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute):
+        owner = it.func.value
+        over = (isinstance(owner, ast.Name) and owner.id == "self" and it.func.attr in _MODULE_ITERATORS) or \
+            (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self"
+             and it.func.attr in _MODULE_ITERATORS and owner.attr in attrs and attrs[owner.attr].kind == "container")
+    else:
+        over = isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) and it.value.id == "self" and \
+            it.attr in attrs and attrs[it.attr].kind == "container"
+    return over
 
 
 # ---- regions -----------------------------------------------------------------------------------------------
@@ -762,6 +819,10 @@ class SourcePlan:
     ties: list[tuple[str, str]]               # (copy, first): a submodule several regions read
     ctx: SourceContext                        # the parent's imports / carried definitions
     notes: list[str] = field(default_factory=list)
+    # a wrapper's step (see_through): the wrapped module's forward, split, as a method of the parent, and
+    # the prefix of the original keys the children's weight maps are relative to (`model.`)
+    methods: list[ast.FunctionDef] = field(default_factory=list)
+    key_prefix: str = ""
 
     def parent_source(self, stems: dict[str, str], doc: str) -> str:
         """refactored.py (without its inputs block); `stems`: child attr -> child file stem."""
@@ -811,6 +872,9 @@ class SourcePlan:
         lines += init
         lines.append("")
         lines += ["    " + ln if ln else ln for ln in ast.unparse(self.forward).split("\n")]
+        for m in self.methods:
+            lines.append("")
+            lines += ["    " + ln if ln else ln for ln in ast.unparse(m).split("\n")]
         return "\n".join(lines) + "\n"
 
 
@@ -821,13 +885,17 @@ def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
 
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,
                      full_tensors: dict[str, torch.Tensor] | None = None, max_iterations: int = 8,
-                     executed: set[int] | None = None) -> SourcePlan:
+                     executed: set[int] | None = None,
+                     executed_of: Callable[[nn.Module], set[int] | None] | None = None,
+                     full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
     shapes a child writes. `executed`: the forward's file lines a run executed (executed_lines), where
-    known: a branch on flags that never runs is not split into children."""
-    import copy
+    known: a branch on flags that never runs is not split into children. A forward that only calls one
+    submodule with plumbing around it (a wrapper: `out = self.model(list(images)); return tuple(...)`) is
+    seen through (see_through): `executed_of` / `full_tensors_of` give the same for a submodule (by the
+    module / by its qualified name)."""
     fs = forward_source(model)
     all_names = names_of([fs.fdef])
     attrs: dict[str, AttrInfo] = {}
@@ -851,7 +919,15 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
         regions = splitter.regions
         if not regions:
-            raise SourceStepError("the forward has no compute of its own to split (only child calls)")
+            # only calls of submodules with plumbing between them: one submodule is a wrapper's (seen through),
+            # several are the step's children as they are (Reformer's attention: norm, self-attention, output
+            # and a namedtuple built from their results)
+            wrapped = _wrapped_submodule(model, fdef, attrs)
+            if wrapped is not None:
+                return _wrapper_plan(model, fs, fdef, attrs, wrapped, user_file, per_statement, max_iterations,
+                                     executed_of, full_tensors_of)
+            if len(_called_submodules(fdef, attrs)) < 2:
+                raise SourceStepError("the forward has no compute of its own to split (only child calls)")
         if _whole_forward(fdef, regions):
             if len(regions[0].stmts) < 2 or any(isinstance(st, (ast.With, ast.AsyncWith, ast.Try))
                                                 for st in regions[0].stmts):
@@ -867,6 +943,93 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
     plan = _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
     plan.notes.extend(dropped)
     return plan
+
+
+def _wrapper_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                  wrapped: str, user_file: Any, per_statement: bool, max_iterations: int,
+                  executed_of: Callable[[nn.Module], set[int] | None] | None,
+                  full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None) -> SourcePlan:
+    """plan_source_step of the wrapped submodule, seen through (see_through)."""
+    inner_of: Callable[[str], dict[str, torch.Tensor]] | None = None
+    if full_tensors_of is not None:
+        outer_of = full_tensors_of
+
+        def inner_of(q: str) -> dict[str, torch.Tensor]:
+            return outer_of(f"{wrapped}.{q}" if q else wrapped)
+    sub = getattr(model, wrapped)
+    inner = plan_source_step(sub, user_file, per_statement=per_statement,
+                             full_tensors=inner_of("") if inner_of is not None else None,
+                             max_iterations=max_iterations,
+                             executed=executed_of(sub) if executed_of is not None else None,
+                             executed_of=executed_of, full_tensors_of=inner_of)
+    return see_through(model, fs, fdef, attrs, wrapped, inner, user_file)
+
+
+def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> str | None:
+    """The attribute of the one submodule a forward without compute of its own calls, when that submodule is
+    no kernel (it has a forward of its own to split, with submodules or only methods: torchvision's
+    GeneralizedRCNNTransform); else None."""
+    from hdecomp.decompose.plan import is_kernel_module
+    modules = _called_submodules(fdef, attrs)
+    if len(modules) != 1 or attrs[modules[0]].kind != "module":
+        return None
+    sub = attrs[modules[0]].value
+    if is_kernel_module(sub) or type(sub).forward is nn.Module.forward:
+        return None
+    return modules[0]
+
+
+def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
+    """The distinct submodules (and containers) a forward calls as `self.<attr>(...)`, in order."""
+    called = [n.func.attr for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"]
+    return list(dict.fromkeys(a for a in called if a in attrs and attrs[a].kind in ("module", "container")))
+
+
+class _CallsRenamed(ast.NodeTransformer):
+    """`self.<attr>(...)` -> `self.<method>(...)`."""
+
+    def __init__(self, attr: str, method: str) -> None:
+        self.attr, self.method = attr, method
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr == self.attr:
+            f.attr = self.method
+        return node
+
+
+def see_through(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                wrapped: str, inner: SourcePlan, user_file: Any) -> SourcePlan:
+    """The step of a wrapper (a forward that only calls `self.<wrapped>` with plumbing around it): the wrapped
+    module's forward, split at its source level (`inner`), becomes a method of the parent that its own forward
+    calls instead of the submodule, so the tree steps straight into the wrapped module's parts (as a graph
+    capture traces through such a submodule). The parent keeps its own plumbing as written."""
+    taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(inner.containers) | \
+        {m.name for m in inner.methods} | set(attrs)
+    method = safe_attr(f"{wrapped}_forward", taken)
+    forward = _CallsRenamed(wrapped, method).visit(copy.deepcopy(fdef))
+    ast.fix_missing_locations(forward)
+    body = copy.deepcopy(inner.forward)
+    body.name = method
+    params = _arg_names(fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
+    ctx = SourceContext(user_file=user_file)
+    _bind_globals(names_of([forward]).loads, local_names, fs, ctx, where="the refactored parent")
+    ctx.imports.update(inner.ctx.imports)
+    ctx.user_names |= inner.ctx.user_names
+    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
+    consts = dict(inner.consts)
+    for a in names_of([forward]).self_attrs:
+        info = attrs.get(a)
+        if info is not None and info.kind == "const" and a not in consts:
+            consts[a] = info.value
+    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
+                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
+                      ctx=ctx, notes=[f"a wrapper of self.{wrapped}: its forward is split here, as the parent's "
+                                      f"method {method}", *inner.notes],
+                      methods=[body, *inner.methods], key_prefix=f"{wrapped}.{inner.key_prefix}")
 
 
 def _whole_forward(fdef: ast.FunctionDef, regions: list[Region]) -> bool:
@@ -1222,9 +1385,8 @@ def _module_child(attr: str, sub: nn.Module, user_file: Any, fdef: ast.FunctionD
 
 
 def _state_keys(m: nn.Module) -> list[str]:
-    keys = list(m.state_dict())
-    keys += [k for k, _ in m.named_buffers() if k not in keys]
-    return keys
+    from hdecomp.verify.weights import transferred_keys
+    return transferred_keys(m)
 
 
 def _call_sites(fdef: ast.FunctionDef, attr: str) -> list[ast.expr]:
@@ -1286,7 +1448,7 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
                 ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
             init.append(_tensor_init(model, a, full_tensors.get(a, info.value), ctx))
             registered = a in dict(model.named_parameters(recurse=False)) or a in dict(model.named_buffers(recurse=False))
-            if first is r and registered:
+            if first is r and (registered or not _small_tensor(info.value)):   # (a small plain one: a literal)
                 wm[a] = a
         else:
             try:
@@ -1353,7 +1515,14 @@ def _method_source(method: Any, name: str) -> str:
     for n in ast.walk(d):
         if isinstance(n, ast.Name) and n.id in ("super", "__class__"):
             raise SourceStepError(f"self.{name} uses super()")
+    _drop_signature_annotations(d)
+    _strip_annotations(d)
     return ast.unparse(d)
+
+
+def _small_tensor(t: torch.Tensor) -> bool:
+    """A tensor a file writes as a literal (`torch.tensor([...])`): at most 16 values, at most one dimension."""
+    return t.numel() <= 16 and t.dim() <= 1
 
 
 def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContext) -> str:
@@ -1372,9 +1541,14 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     if name in own:
         frozen = "" if own[name].requires_grad else ", requires_grad=False"
         return f"        self.{name} = nn.Parameter(torch.randn({shape_t}{dt}){frozen})"
-    small = t.numel() <= 16 and t.dim() <= 1
-    if name not in dict(model.named_buffers(recurse=False)):   # a small plain tensor attribute
+    small = _small_tensor(t)
+    plain = name not in dict(model.named_buffers(recurse=False))
+    if plain and small:   # a small plain tensor attribute: the same value, written out
         return f"        self.{name} = {tensor_literal(sample(t))}"
+    if plain:   # a big one (a sinusoidal table built in __init__): a non-persistent buffer the map fills
+        init = f"torch.randn({shape_t}{dt})" if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
+        return (f"        # a plain tensor attribute of the original ({name}): its values come from the parent\n"
+                f"        self.register_buffer({name!r}, {init}, persistent=False)")
     persistent = name in model.state_dict()
     init = tensor_literal(sample(t)) if small else \
         f"torch.randn({shape_t}{dt})" if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
@@ -1384,6 +1558,16 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
 
 
 _STANDARD = {"torch": torch, "nn": nn, "F": torch.nn.functional}
+
+
+def _imported(value: Any) -> bool:
+    """A module, or a class or function an installed package defines (a user file's import binds it)."""
+    if isinstance(value, type(sys)):
+        return True
+    mod = getattr(value, "__module__", None)
+    if not isinstance(mod, str) or not (isinstance(value, type) or callable(value)):
+        return False
+    return not (mod.startswith("_hdecomp_component_") or mod == "__main__") and import_home(value) is not None
 
 
 def _bind_globals(loads: list[str], local_names: set[str], fs: ForwardSource, ctx: SourceContext,
@@ -1405,7 +1589,9 @@ def _bind_globals(loads: list[str], local_names: set[str], fs: ForwardSource, ct
         if name == "math" and value is math:
             ctx.needs_math = True
             continue
-        if fs.user_code:
+        # (a name a user file binds by an import, `import torchvision` or `from collections import OrderedDict`,
+        # is imported the same way, not carried as a definition the file does not have)
+        if fs.user_code and not _imported(value):
             ctx.need(name)
             continue
         if isinstance(value, type(sys)):

@@ -44,6 +44,7 @@ from hdecomp.decompose.stepfiles import (
     workload_key,
 )
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
@@ -180,14 +181,18 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     notes: list[str] = []
     sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
-    plan = plan_source_step(model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
-                            executed=executed_lines(model, args, kwargs))
+    plan = plan_source_step(
+        model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
+        executed=executed_lines(model, args, kwargs),
+        executed_of=lambda sub: executed_lines(model, args, kwargs, of=sub),
+        full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
     # the weight map: module children keep their keys under their attribute, regions hold what they read
+    # (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix)
     weight_map: dict[str, str] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
             full = f"{c.attr}.{okey}" if c.kind == "module" else okey
-            weight_map.setdefault(full, f"{c.attr}.{ckey}")
+            weight_map.setdefault(plan.key_prefix + full, f"{c.attr}.{ckey}")
     plan.ties += tie_tied_tensors(model, weight_map)
     # the parent's own inputs at the original batch
     out = expected.output
@@ -218,7 +223,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     for seed in (43, 44, 45, 46):
         if all(a in rec.calls for a in attrs):
             break
-        a2, k2 = comp.make_inputs(seed=seed, device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+        a2, k2 = limited_inputs(comp, opts.batch_limit, seed=seed, device=opts.device, timeout=opts.timeout)
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
         rec.calls.update(more.calls)
     missing = _fill_by_name(plan, rec, args, kwargs)
@@ -227,7 +232,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     # at the original batch (--batch-limit): the same children at the next batch give the scaling
     if sc is not None:
         try:
-            ref2 = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=sc.b2)
+            ref2 = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=sc.b2, checked=False)
             rec2 = record_children(ref2, attrs, args2, kwargs2, CAPTURE_SEED)
             del ref2
             for a, r in rec.calls.items():
@@ -283,15 +288,18 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
 
 
 def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any,
-                           notes: list[str]) -> dict[str, torch.Tensor]:
+                           notes: list[str], of: str = "") -> dict[str, torch.Tensor]:
     """The module's own parameters and buffers at the original batch (a state sized by the batch through
-    get_init_inputs, as KernelBench's Mamba2), learned from the module built at the next batch."""
+    get_init_inputs, as KernelBench's Mamba2), learned from the module built at the next batch (`of`: those of
+    its submodule of that qualified name)."""
     from hdecomp.decompose.shapes import full_size, second_recording_models
-    own = {**dict(model.named_parameters(recurse=False)), **dict(model.named_buffers(recurse=False))}
+    mod = model.get_submodule(of)
+    own = {**dict(mod.named_parameters(recurse=False)), **dict(mod.named_buffers(recurse=False))}
     if not own:
         return {}
     for model2, _on_meta in second_recording_models(comp, model, sc, 0, device=opts.device, timeout=opts.timeout):
-        own2 = {**dict(model2.named_parameters(recurse=False)), **dict(model2.named_buffers(recurse=False))}
+        mod2 = model2.get_submodule(of)
+        own2 = {**dict(mod2.named_parameters(recurse=False)), **dict(mod2.named_buffers(recurse=False))}
         return {n: full_size(t.detach(), own2[n].detach(), sc, n, notes) for n, t in own.items() if n in own2}
     return {}
 

@@ -22,8 +22,10 @@ from hdecomp.decompose.capture import (
     Capture,
     CaptureError,
     capture,
+    plain_attributes,
     record_init_args,
     reference_run,
+    restore_plain_attributes,
 )
 from hdecomp.decompose.codegen import (
     ComponentText,
@@ -72,7 +74,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import load_component
-from hdecomp.verify.weights import WeightSlice, map_value_json
+from hdecomp.verify.weights import WeightSlice, map_value_json, transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
 
@@ -257,6 +259,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():
         model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    as_built = plain_attributes(model)   # the children are written from the model as built (restored below)
     args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
@@ -269,6 +272,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         from hdecomp.decompose.source_step import SourceStepError
         from hdecomp.decompose.source_write import write_source_step
         snapshot = Snapshot.take(dec, node)
+        restore_plain_attributes(model, as_built)
         try:
             child_nodes, notes = write_source_step(dec, node, step_name, step_dir, comp, model, args, kwargs,
                                                    expected)
@@ -305,7 +309,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
                      "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
         # A forward that only calls one container/composite submodule: split that submodule's content here.
-        expand: set[str] = set(through)
+        expand: set[str] = set(through) | cap.expanded
         while True:
             # (a submodule that computes nothing, an nn.Identity downsample, does not count)
             called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
@@ -317,6 +321,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap  # the last capture's values (every intermediate) must not sit next to the next one's
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
         # A torch.nn container around one op (torchvision's `heads = Sequential(Linear)`) is no component of
@@ -329,6 +334,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
                      "a torch.nn container around one op: the op is a child of this step")
         # Stages of layers (under a model) and layer-sized modules inside a layer: split here (plan.py).
@@ -341,6 +347,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             del cap
             dec.collect()
             cap = capture(model, args, kwargs, expected, expand)
+            expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
                      else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
@@ -391,6 +398,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     for d in deviations:
         dec.note(step_name, "deviation", f"{node.id}: shape at the cut batch", d)
 
+    restore_plain_attributes(model, as_built)   # (the recordings ran its forward: state it set lazily goes)
     as_root = _one_kernel_model(cap, model, children, args, kwargs) if node.parent is None else None
     if as_root is not None:
         # The whole model is one kernel: a model -> one-kernel step would only restate the model (a parent
@@ -465,7 +473,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                                    for k, v in call.kwargs.items()}
                     in_args, in_kwargs = plain_args, plain_kwargs
                 for alias in sorted(q for q, m in model.named_modules(remove_duplicate=False) if m is sub and q):
-                    for key in sub.state_dict():
+                    for key in transferred_keys(sub):
                         own_map[f"{alias}.{key}"] = f"{inner}{key}"
                 ops = [type(sub).__name__]
                 base = module_base_name(sub, str(child.target)) if not child.kernel else \

@@ -69,12 +69,13 @@ def input_tensors(args: list[Any], kwargs: dict[str, Any]) -> list[tuple[str, to
     return tensors_at(list(args), "args") + [t for k, v in kwargs.items() for t in tensors_at(v, k)]
 
 
-def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any]) -> str:
+def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any], kept: str | None = None) -> str:
     """How `--batch-limit` applies to a file's inputs: "batch_size" when the module defines KernelBench's
-    int `batch_size` (make_inputs lowers it; the inputs are never cut further), "not_applicable" when every
-    input tensor is a 2-D square matrix of one size, else "cut" (`choose_cut`)."""
+    int `batch_size` (make_inputs lowers it; the inputs are never cut further) and the file works lowered
+    (`kept`: why it does not, Component.batch_size_kept), "not_applicable" when every input tensor is a 2-D
+    square matrix of one size, else "cut" (`choose_cut`)."""
     value = getattr(module, "batch_size", None)
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool) and kept is None:
         return "batch_size"
     tensors = [t for _, t in input_tensors(args, kwargs)]
     if tensors and all(t.dim() == 2 and t.shape[0] == t.shape[1] == tensors[0].shape[0] for t in tensors):
@@ -84,10 +85,15 @@ def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any]) -> st
 
 def batch_candidates(args: list[Any], kwargs: dict[str, Any], limit: int) -> list[int]:
     """The leading sizes a cut to `limit` may take as the batch, in the order they are tried: the first
-    input's leading size, then every other distinct one in input order (only sizes above `limit`)."""
+    input's leading size, then every other distinct one in input order (only sizes above `limit`). None
+    when the first input with a leading dimension is within the limit already: the batch is small, and
+    another input's leading size is no batch (a convolution's weight handed in as an input)."""
     out: list[int] = []
-    for _, t in input_tensors(args, kwargs):
-        if t.dim() >= 1 and int(t.shape[0]) > limit and int(t.shape[0]) not in out:
+    tensors = [t for _, t in input_tensors(args, kwargs) if t.dim() >= 1]
+    if tensors and int(tensors[0].shape[0]) <= limit:
+        return out
+    for t in tensors:
+        if int(t.shape[0]) > limit and int(t.shape[0]) not in out:
             out.append(int(t.shape[0]))
     return out
 
@@ -195,12 +201,12 @@ def meta_first(meta_model: Any, real: Probe, path: Any = "<model>", timeout: flo
     return lambda a, k: meta(a, k) or real(a, k)
 
 
-def meta_build(comp: Component, limit: int, timeout: float | None) -> Any:
+def meta_build(comp: Component, limit: int, timeout: float | None, checked: bool = True) -> Any:
     """`comp`'s model built on the meta device at batch `limit` (None when its constructor cannot be):
-    shapes only, no memory, no init time."""
+    shapes only, no memory, no init time (`checked`: as Component.build)."""
     try:
         with torch.device("meta"):
-            return comp.build(timeout=timeout, batch_limit=limit)
+            return comp.build(timeout=timeout, batch_limit=limit, checked=checked)
     except HdecompError:
         return None
 
@@ -219,7 +225,7 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int
     """`comp`'s inputs (made with `batch_limit=limit`) under the rule: as they are unless the policy is
     "cut"; then `choose_cut`, each candidate checked on a meta-device build of `comp` first and, when that
     rejects it, by a real forward of `model` (built when needed and not given). Memoised (_CHOSEN)."""
-    if limit is None or batch_cut_policy(comp.module, args, kwargs) != "cut" \
+    if limit is None or batch_cut_policy(comp.module, args, kwargs, comp.batch_size_kept(limit, timeout)) != "cut" \
             or not batch_candidates(args, kwargs, limit):
         return BatchCut(args, kwargs)
     try:

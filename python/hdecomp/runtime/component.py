@@ -13,6 +13,7 @@ import ast
 import contextlib
 import importlib.util
 import itertools
+import re
 import signal
 import sys
 import sysconfig
@@ -29,8 +30,13 @@ import torch
 from torch import nn
 
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout
+from hdecomp.runtime.forkserver import NOT_LOWERED_TAG
 
 _counter = itertools.count()
+# A file's own word that `--batch-limit` keeps its batch (`batch_size = 2  # hdecomp: not lowered (why)`): what
+# the decomposer writes on its copy of a model whose batch cannot be lowered; a user may write it too.
+_NOT_LOWERED_LINE = re.compile(r"^batch_size[ \t]*=[ \t]*[0-9]+[ \t]*#[^\n]*" + re.escape(NOT_LOWERED_TAG),
+                               re.MULTILINE)
 _OWN_PACKAGES = ("hdecomp", "_hdecomp_component_")
 _import_lock = threading.RLock()
 
@@ -141,20 +147,24 @@ class Component:
     last_batch_override: tuple[int, int] | None = field(default=None, repr=False, compare=False)
     # user modules the file imported (its children/ files): their `batch_size` is lowered with the file's
     imported: list[ModuleType] = field(default_factory=list, repr=False, compare=False)
+    # limit -> why `--batch-limit limit` keeps the file's own `batch_size` (None: it is lowered); batch_size_kept
+    _kept: dict[int, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def folders(self) -> list[Path]:
         return [self.path.parent]
 
     def build(self, device: str | torch.device | None = None, timeout: float | None = None,
-              batch_limit: int | None = None) -> nn.Module:
+              batch_limit: int | None = None, checked: bool = True) -> nn.Module:
         """Instantiate the model from get_init_inputs() (eval mode, on `device`).
 
         With `batch_limit`, the module-level int `batch_size` is lowered while get_init_inputs() and the
         constructor run, exactly as in make_inputs: a model that sizes state by the batch in `__init__`
         (an RNN's `self.h0 = torch.randn(num_layers, batch_size, hidden)`) matches the lowered inputs.
+        `checked=False` lowers it even where the file does not work lowered (batch_size_kept): the
+        decomposer's own probe at a second batch, never the user's limit.
         """
-        with self._batch_size_lowered(batch_limit, record=False):
+        with self._batch_size_lowered(batch_limit, record=False, checked=checked):
             init = self.init_inputs(timeout)
             model = self._call(f"{self.class_name}(*get_init_inputs())",
                                lambda: self.model_class(*init), timeout)
@@ -165,6 +175,73 @@ class Component:
         model.eval()   # (not `return model.eval()`: a train() override may return None, timm's EfficientFormer)
         return model
 
+    def batch_size_kept(self, limit: int | None, timeout: float | None = None) -> str | None:
+        """Why `--batch-limit limit` keeps this file's module-level int `batch_size` as written (one line), None
+        when it lowers it (or there is nothing to lower). Lowering is checked, as a cut is: it is taken only
+        when the file works at the lower batch, so that the option never breaks a valid file. The file's
+        get_inputs() must run with it lowered (a file writing one padded sample, `mask[1, -5:] = 0`, does
+        not), and its model, built with it lowered, must run on those inputs (a timestep tensor written for
+        two samples does not): on the meta device first, with a real forward only where the meta one cannot
+        tell. A file whose `batch_size` line says `# hdecomp: not lowered` is kept as it says. A kept
+        batch goes through the cut rule instead (hdecomp.runtime.batch_limit.cut_for). Memoised per limit."""
+        value = getattr(self.module, "batch_size", None)
+        if limit is None or not isinstance(value, int) or isinstance(value, bool) or value <= limit:
+            return None
+        if limit not in self._kept:
+            # (on the CPU whatever device the caller builds on: verify-step builds on the meta device)
+            with torch.device("cpu"):
+                self._kept[limit] = self._lowering_refused(limit, timeout)
+        return self._kept[limit]
+
+    def _lowering_refused(self, limit: int, timeout: float | None) -> str | None:
+        try:
+            source = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            source = ""
+        if _NOT_LOWERED_LINE.search(source):
+            return f"its `batch_size` line says '{NOT_LOWERED_TAG}'"
+        at = f"at batch_size={limit}"
+        try:
+            with self._batch_size_lowered(limit, record=False, checked=False):
+                args = self._call("get_inputs", self.get_inputs, timeout)
+                kw = (self._call("get_input_kwargs", self.get_input_kwargs, timeout)
+                      if self.get_input_kwargs is not None else None)
+        except ComponentTimeout:
+            raise
+        except ComponentRunError as exc:
+            return f"{at}, {exc.cause}"
+        args = list(args) if isinstance(args, (list, tuple)) else ([] if args is None else [args])
+        kwargs = dict(kw) if isinstance(kw, dict) else {}
+        try:   # shapes only: a meta build and forward cost no memory and no compute
+            with torch.device("meta"):
+                meta = self._build_unchecked(limit, timeout)
+            with torch.no_grad():
+                self._call(f"{self.class_name}.forward on meta tensors",
+                           lambda: meta(*move_to(args, "meta"), **move_to(kwargs, "meta")), timeout)
+            return None
+        except (ComponentRunError, ComponentLoadError):
+            pass   # no meta support (a data-dependent op, a constructor that reads values): a real forward decides
+        try:
+            model = self._build_unchecked(limit, timeout)
+            with torch.no_grad():
+                self._call(f"{self.class_name}.forward", lambda: model(*clone_nested(args), **clone_nested(kwargs)),
+                           timeout)
+        except ComponentTimeout:
+            raise
+        except (ComponentRunError, ComponentLoadError) as exc:
+            if exc.__cause__ is not None and is_oom(exc.__cause__):
+                raise
+            return f"{at}, {exc.cause}"
+        return None
+
+    def _build_unchecked(self, limit: int, timeout: float | None) -> nn.Module:
+        with self._batch_size_lowered(limit, record=False, checked=False):
+            init = self.init_inputs(timeout)
+            model = self._call(f"{self.class_name}(*get_init_inputs())", lambda: self.model_class(*init), timeout)
+        if not isinstance(model, nn.Module):
+            raise ComponentLoadError(f"{self.class_name} is not an nn.Module", self.path)
+        return model.eval()
+
     def init_inputs(self, timeout: float | None = None, batch_limit: int | None = None) -> list[Any]:
         """get_init_inputs() as a list (`batch_limit`: with `batch_size` lowered, as in `build`)."""
         with self._batch_size_lowered(batch_limit, record=False):
@@ -174,7 +251,7 @@ class Component:
         return list(init) if isinstance(init, (list, tuple)) else [init]
 
     def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
-                    timeout: float | None = None, batch_limit: int | None = None,
+                    timeout: float | None = None, batch_limit: int | None = None, checked: bool = True,
                     ) -> tuple[list[Any], dict[str, Any]]:
         """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed`.
 
@@ -187,7 +264,7 @@ class Component:
         self.last_batch_override = None
         if seed is not None:
             seed_everything(seed)
-        with self._batch_size_lowered(batch_limit):
+        with self._batch_size_lowered(batch_limit, checked=checked):
             args = self._call("get_inputs", self.get_inputs, timeout)
             kw = (self._call("get_input_kwargs", self.get_input_kwargs, timeout)
                   if self.get_input_kwargs is not None else None)
@@ -208,11 +285,13 @@ class Component:
         return args, kwargs
 
     @contextlib.contextmanager
-    def _batch_size_lowered(self, batch_limit: int | None, record: bool = True) -> Iterator[None]:
+    def _batch_size_lowered(self, batch_limit: int | None, record: bool = True, checked: bool = True,
+                            ) -> Iterator[None]:
         """The `--batch-limit` rule for user code: a module-level int `batch_size` above the limit is the
         limit while the body runs, in the file and in every child file it imported (a child that sizes
-        state by the batch in __init__ is built by its parent's constructor)."""
-        if batch_limit is None:
+        state by the batch in __init__ is built by its parent's constructor), unless the file does not work
+        at the lower batch (`checked`: batch_size_kept)."""
+        if batch_limit is None or (checked and self.batch_size_kept(batch_limit) is not None):
             yield
             return
         lowered: list[tuple[ModuleType, int]] = []
@@ -250,12 +329,64 @@ def seed_everything(seed: int) -> None:
 
 
 def dataclass_fields(obj: Any) -> dict[str, Any] | None:
-    """The fields of a dataclass instance by name (a forward returning its own `@dataclass` output), else
-    None: every walk over nested values (outputs, inputs) goes through them as through a dict's values."""
+    """The fields of a dataclass instance by name (a forward returning its own `@dataclass` output), or the
+    attributes of a plain object that holds tensors (torchvision's `ImageList(tensors, image_sizes)`, handed
+    from one block to the next: holding_tensors), else None: every walk over nested values (outputs, inputs)
+    goes through them as through a dict's values."""
     import dataclasses
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-    return None
+    return dict(vars(obj)) if holding_tensors(obj) else None
+
+
+def holding_tensors(obj: Any) -> bool:
+    """A plain object that carries tensors from one block to the next: its attributes are tensors (directly,
+    or in lists, tuples and dicts of tensors) next to plain values, and it is built from them (each tensor
+    attribute is a parameter of its constructor: `ImageList(tensors, image_sizes)`). Not a module, a tensor,
+    a class, an object holding objects of its own, nor state an object fills after it is made (a
+    transformers cache layer's `keys`/`values`): those stay opaque."""
+    if isinstance(obj, (torch.Tensor, nn.Module, type, tuple, list, dict)) or \
+            type(obj).__module__ in ("builtins", "torch") or not hasattr(obj, "__dict__"):
+        return False
+    found = False
+
+    def plain(v: Any, depth: int = 0) -> bool:
+        nonlocal found
+        if isinstance(v, torch.Tensor):
+            found = True
+            return True
+        if isinstance(v, (int, float, bool, str, type(None), torch.dtype, torch.device, torch.Size)):
+            return True
+        if isinstance(v, (list, tuple)) and depth < 3:
+            return all(plain(x, depth + 1) for x in v)
+        if isinstance(v, dict) and depth < 3:
+            return all(isinstance(k, (str, int)) and plain(x, depth + 1) for k, x in v.items())
+        return False
+
+    try:
+        state = vars(obj)
+    except TypeError:
+        return False
+    if not (state and all(plain(v) for v in state.values()) and found):
+        return False
+    import inspect
+    try:
+        params = inspect.signature(type(obj)).parameters
+    except (TypeError, ValueError):
+        return False
+    holding = [k for k, v in state.items() if not plain_value(v)]
+    return all(k in params for k in holding)
+
+
+def plain_value(v: Any) -> bool:
+    """No tensor anywhere in `v` (lists, tuples and dicts walked)."""
+    if isinstance(v, torch.Tensor):
+        return False
+    if isinstance(v, (list, tuple)):
+        return all(plain_value(x) for x in v)
+    if isinstance(v, dict):
+        return all(plain_value(x) for x in v.values())
+    return True
 
 
 def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:

@@ -26,13 +26,16 @@ import traceback
 import types
 
 # The lowering of `--batch-limit`, as the self-test bootstrap does it: the file's top-level int
-# `batch_size = K` becomes min(K, limit), one line edited in place (line numbers stay).
+# `batch_size = K` becomes min(K, limit), one line edited in place (line numbers stay); a line whose comment
+# says `hdecomp: not lowered` (hdecomp.runtime.component.NOT_LOWERED_TAG) stays as it is.
 BATCH_LINE = re.compile(r"^batch_size[ \t]*=[ \t]*([0-9]+)[ \t]*(#.*)?$", re.MULTILINE)
+NOT_LOWERED_TAG = "hdecomp: not lowered"
 
 
 def lower_batch_size(source: str, limit: int) -> str:
-    return BATCH_LINE.sub(lambda m: f"batch_size = {min(int(m.group(1)), limit)}"
-                           + (f"  {m.group(2)}" if m.group(2) else ""), source)
+    return BATCH_LINE.sub(lambda m: m.group(0) if NOT_LOWERED_TAG in (m.group(2) or "") else
+                          f"batch_size = {min(int(m.group(1)), limit)}" + (f"  {m.group(2)}" if m.group(2) else ""),
+                          source)
 
 
 def _exit_code(exc: SystemExit) -> int:

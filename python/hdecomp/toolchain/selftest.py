@@ -24,7 +24,7 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import component_files, read_test_results
-from hdecomp.runtime.forkserver import BATCH_LINE
+from hdecomp.runtime.forkserver import BATCH_LINE, NOT_LOWERED_TAG
 from hdecomp.runtime.warm import Outcome, WarmPool, run_cold, third_party_imports, warm_enabled
 
 RESULTS_FILE = "test_results.json"
@@ -38,7 +38,7 @@ path, limit = sys.argv[1], int(sys.argv[2])
 with open(path, encoding="utf-8") as f:
     source = f.read()
 pattern = re.compile(r"^batch_size[ \\t]*=[ \\t]*([0-9]+)[ \\t]*(#.*)?$", re.MULTILINE)
-source = pattern.sub(lambda m: f"batch_size = {min(int(m.group(1)), limit)}" + (f"  {m.group(2)}" if m.group(2) else ""), source)
+source = pattern.sub(lambda m: m.group(0) if "hdecomp: not lowered" in (m.group(2) or "") else f"batch_size = {min(int(m.group(1)), limit)}" + (f"  {m.group(2)}" if m.group(2) else ""), source)
 code = compile(source, path, "exec")
 sys.argv = [path]
 sys.path[0] = os.path.dirname(os.path.abspath(path))
@@ -55,6 +55,13 @@ def module_batch_size(source: str) -> int | None:
     """The value of a top-level `batch_size = <int literal>` (the last one), else None."""
     found = BATCH_LINE.findall(source)
     return int(found[-1][0]) if found else None
+
+
+def batch_size_kept(source: str) -> bool:
+    """Whether the file's `batch_size` line says `# hdecomp: not lowered` (the decomposer writes it on its copy
+    of a model whose batch cannot be lowered: hdecomp.runtime.component.Component.batch_size_kept)."""
+    found = BATCH_LINE.findall(source)
+    return bool(found) and NOT_LOWERED_TAG in (found[-1][1] or "")
 
 
 @dataclass
@@ -138,12 +145,13 @@ def run_self_test(path: Path, root: Path, *, timeout: float = 300.0, python: str
     applied: dict[str, Any] | None = None
     if batch_limit is not None:
         try:
-            value = module_batch_size(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            value = None
-        applied = {"limit": batch_limit, "applied": value is not None and value > batch_limit}
+            text = ""
+        value, kept = module_batch_size(text), batch_size_kept(text)
+        applied = {"limit": batch_limit, "applied": value is not None and value > batch_limit and not kept}
         if value is not None:
-            applied.update({"batch_size_from": value, "batch_size_to": min(value, batch_limit)})
+            applied.update({"batch_size_from": value, "batch_size_to": value if kept else min(value, batch_limit)})
         if applied["applied"]:
             argv = [python or sys.executable, "-c", _BOOTSTRAP, path.name, str(batch_limit)]
     lowered = batch_limit if applied and applied["applied"] else None

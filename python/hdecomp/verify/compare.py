@@ -8,6 +8,7 @@ is all NaN, all zero or constant is flagged as degenerate: a match there proves 
 
 from __future__ import annotations
 
+import collections
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -362,7 +363,8 @@ def compare_outputs(original: Any, refactored: Any, rtol: float | None = None, a
     return result
 
 
-_PLAIN_CONTAINERS = (list, tuple, dict)
+# (an OrderedDict reads as a dict does: `out["c1"]`, `.items()` in order; torchvision's IntermediateLayerGetter)
+_PLAIN_CONTAINERS = (list, tuple, dict, collections.OrderedDict)
 
 
 def _same_class(a: Any, b: Any) -> bool:

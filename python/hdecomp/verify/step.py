@@ -16,6 +16,7 @@ forward. The result keeps every field of the original workspace's verification_r
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 import traceback
 from pathlib import Path
@@ -61,6 +62,7 @@ from hdecomp.verify.weights import (
     build_weight_map,
     load_explicit_map,
     parse_explicit_map,
+    plain_tensor_attributes,
     randomize_weights,
     share_weight_map,
 )
@@ -322,7 +324,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     if options.randomized_trial and float_tensors:
         t0 = time.perf_counter()
         names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
-        weights_state = f"rand{RANDOMIZED_WEIGHT_SEED}"
+        weights_state = f"rand{RANDOMIZED_WEIGHT_SEED}{_attributes_label(m_orig, names)}"
         clock.add("weights", time.perf_counter() - t0)
         randomized, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
                                       "randomized", options, clock, device, False, batch_info,
@@ -340,8 +342,8 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         if not child_calls.never_called():
             break
         if k % 2 == 1 and float_tensors:
-            randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
-            weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}"
+            names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
+            weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}{_attributes_label(m_orig, names)}"
         bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
                               clock, device, False, batch_info, reference=reference, weights=weights_state)
         branch_trials.append(bt)
@@ -386,6 +388,14 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     free_memory(device)
 
     _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes)
+
+
+def _attributes_label(original: nn.Module, randomized: list[str]) -> str:
+    """The part of a re-randomised original's label that the weight map decides: which plain tensor attributes
+    were re-drawn (those the map hands to the refactored side, hdecomp.verify.weights.randomize_weights). A
+    cached reference made under another map must not stand for this one."""
+    attrs = sorted(set(randomized) & {n for n, _ in plain_tensor_attributes(original)})
+    return "-a" + hashlib.sha256("\n".join(attrs).encode()).hexdigest()[:12] if attrs else ""
 
 
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],

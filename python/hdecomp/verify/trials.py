@@ -227,7 +227,7 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
                                     batch_limit=options.batch_limit)
     override = orig.last_batch_override
     cuts: list[dict[str, Any]] = []
-    policy = batch_cut_policy(orig.module, args, kwargs)
+    policy = batch_cut_policy(orig.module, args, kwargs, orig.batch_size_kept(options.batch_limit, options.timeout))
     full_size = False
     if options.batch_limit is not None and policy == "cut":
         # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the

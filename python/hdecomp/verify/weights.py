@@ -83,6 +83,9 @@ class TensorEntry:
     kind: Kind
     index: int  # registration order
     aliases: list[str] = field(default_factory=list)  # further names of the same (tied) tensor
+    # a plain tensor attribute (`self.table = sinusoid(...)` in __init__: neither parameter nor buffer); it
+    # travels like a non-persistent buffer where a map names it, and is no unmapped tensor where none does
+    attribute: bool = False
 
     @property
     def signature(self) -> tuple[tuple[int, ...], torch.dtype, Kind]:
@@ -96,15 +99,18 @@ class TensorEntry:
         return f"{self.name} {list(self.tensor.shape)} {str(self.tensor.dtype).replace('torch.', '')}"
 
 
-def named_tensors(model: nn.Module) -> list[TensorEntry]:
-    """Parameters then buffers (non-persistent ones included), tied names folded into aliases."""
+def named_tensors(model: nn.Module, attributes: bool = False) -> list[TensorEntry]:
+    """Parameters then buffers (non-persistent ones included), tied names folded into aliases; with
+    `attributes`, then the plain tensor attributes of every submodule (TensorEntry.attribute)."""
     entries: list[TensorEntry] = []
     by_id: dict[int, TensorEntry] = {}
-    sources: list[tuple[Kind, Any]] = [
-        ("parameter", model.named_parameters(remove_duplicate=False)),
-        ("buffer", model.named_buffers(remove_duplicate=False)),
+    sources: list[tuple[Kind, Any, bool]] = [
+        ("parameter", model.named_parameters(remove_duplicate=False), False),
+        ("buffer", model.named_buffers(remove_duplicate=False), False),
     ]
-    for kind, items in sources:
+    if attributes:
+        sources.append(("buffer", plain_tensor_attributes(model), True))
+    for kind, items, attribute in sources:
         for name, t in items:
             if t is None:
                 continue
@@ -112,10 +118,33 @@ def named_tensors(model: nn.Module) -> list[TensorEntry]:
             if key in by_id:
                 by_id[key].aliases.append(name)
                 continue
-            entry = TensorEntry(name=name, tensor=t, kind=kind, index=len(entries))
+            entry = TensorEntry(name=name, tensor=t, kind=kind, index=len(entries), attribute=attribute)
             by_id[key] = entry
             entries.append(entry)
     return entries
+
+
+def transferred_keys(module: nn.Module) -> list[str]:
+    """The keys of every tensor of `module` that a weight map carries to a child built as `module`'s class: its
+    state_dict, its non-persistent buffers and its plain tensor attributes (a child that rebuilds the module
+    makes its own, but a re-randomised original's must reach it, and the composition's kernels get theirs
+    only through the map)."""
+    keys = list(module.state_dict())
+    keys += [k for k, _ in module.named_buffers() if k not in keys]
+    keys += [k for k, _ in plain_tensor_attributes(module) if k not in keys]
+    return keys
+
+
+def plain_tensor_attributes(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """(qualified name, tensor) of every plain tensor attribute of `model` and its submodules: a tensor a
+    constructor stored as `self.name = ...` (VideoMAE's sinusoidal position table), neither a parameter nor
+    a buffer; not private ones (`self._cache`)."""
+    out = []
+    for qual, mod in model.named_modules(remove_duplicate=False):
+        for attr, t in vars(mod).items():
+            if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and not attr.startswith("_"):
+                out.append((f"{qual}.{attr}" if qual else attr, t))
+    return out
 
 
 @dataclass
@@ -247,12 +276,13 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
     Raises WeightMapError when the explicit map names a key that does not exist or pairs tensors of
     different shape or dtype.
     """
-    orig_entries = named_tensors(original)
-    ref_entries = named_tensors(refactored)
+    # (the original's plain tensor attributes are paired by an explicit map only, and never count as unmapped)
+    orig_entries = named_tensors(original, attributes=True)
+    ref_entries = named_tensors(refactored, attributes=True)
     orig_by_name, ref_by_name = _lookup(orig_entries), _lookup(ref_entries)
     wm = WeightMap(explicit_file=str(explicit_file) if explicit_file else None)
-    wm.aliases_original = {e.name: e.aliases for e in orig_entries if e.aliases}
-    wm.aliases_refactored = {e.name: e.aliases for e in ref_entries if e.aliases}
+    wm.aliases_original = {e.name: e.aliases for e in orig_entries if e.aliases and not e.attribute}
+    wm.aliases_refactored = {e.name: e.aliases for e in ref_entries if e.aliases and not e.attribute}
     used_orig: set[int] = set()
     used_ref: set[int] = set()
     where = explicit_file
@@ -298,6 +328,8 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
         pair(o, r, "explicit")
 
     # 2. exact names (any alias counts), same shape and dtype
+    used_orig.update(o.index for o in orig_entries if o.attribute)
+    used_ref.update(r.index for r in ref_entries if r.attribute)
     for o in orig_entries:
         if o.index in used_orig:
             continue
@@ -340,8 +372,8 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
                 # Counts differ: any pairing would be a guess. Leave them unmapped and say why.
                 wm.ambiguous.append(Ambiguity([o.name for o in os_], [r.name for r in rs], "unresolved"))
 
-    wm.unmapped_original = [o.name for o in orig_entries if o.index not in used_orig]
-    wm.unmapped_refactored = [r.name for r in ref_entries if r.index not in used_ref]
+    wm.unmapped_original = [o.name for o in orig_entries if o.index not in used_orig and not o.attribute]
+    wm.unmapped_refactored = [r.name for r in ref_entries if r.index not in used_ref and not r.attribute]
     return wm
 
 
@@ -403,8 +435,8 @@ def _pair_by_names(os_: list[TensorEntry], rs: list[TensorEntry]) -> list[tuple[
 
 def apply_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) -> int:
     """Copy the original's mapped tensors into the refactored model (in place); returns the count."""
-    orig_by_name = _lookup(named_tensors(original))
-    ref_by_name = _lookup(named_tensors(refactored))
+    orig_by_name = _lookup(named_tensors(original, attributes=True))
+    ref_by_name = _lookup(named_tensors(refactored, attributes=True))
     n = 0
     with torch.no_grad():
         for okey, rkey in wm.mapping.items():
@@ -427,8 +459,8 @@ def share_weight_map(original: nn.Module, refactored: nn.Module, wm: WeightMap) 
     tensors re-randomises both). Returns the shared tensors, or None, changing nothing, where that cannot
     be exact: a tensor of `refactored` is unmapped (its own constructor's values would be lost when it was
     built without them), or the two sides differ in shape, dtype or kind."""
-    orig_by_name = _lookup(named_tensors(original))
-    ref_entries = named_tensors(refactored)
+    orig_by_name = _lookup(named_tensors(original, attributes=True))
+    ref_entries = named_tensors(refactored, attributes=True)
     mapped_ref = set(wm.mapping.values()) | {p.key for parts in wm.slices.values() for p in parts}
     if any(e.name not in mapped_ref for e in ref_entries):
         return None
@@ -496,8 +528,10 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
     Returns the original names randomised.
     """
     gen = _Generators(seed)
-    orig_entries = named_tensors(original)
-    ref_by_name = _lookup(named_tensors(refactored))
+    # (a plain tensor attribute is re-drawn only where the map hands it to the refactored side)
+    orig_entries = [e for e in named_tensors(original, attributes=True)
+                    if not e.attribute or e.name in wm.mapping or e.name in wm.slices]
+    ref_by_name = _lookup(named_tensors(refactored, attributes=True))
     done: list[str] = []
     mapped_ref: set[int] = set()
     with torch.no_grad():
@@ -546,6 +580,8 @@ __all__ = [
     "map_value_json",
     "named_tensors",
     "parse_explicit_map",
+    "plain_tensor_attributes",
     "randomize_weights",
     "share_weight_map",
+    "transferred_keys",
 ]

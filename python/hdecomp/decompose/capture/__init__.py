@@ -31,7 +31,9 @@ from hdecomp.decompose.capture.common import (
     fold_state_metadata,
     node_values,
     output_matches,
+    plain_attributes,
     reference_run,
+    restore_plain_attributes,
     same_outputs,
     thread_inplace,
     work_copy,
@@ -52,7 +54,7 @@ CAPTURE_METHODS = {"fx": capture_fx, "export": capture_export, "record": capture
 __all__ = [
     "ATEN_RENAMES", "CAPTURE_METHODS", "CAPTURE_SEED", "Capture", "CaptureError", "InitCall", "LeafTracer",
     "Reference", "capture", "capture_export", "capture_fx", "capture_record", "expected_output",
-    "finish_capture", "fold_state_metadata", "init_call", "node_values", "output_matches",
-    "record_init_args", "reference_run", "same_outputs", "thread_inplace", "uninitialised_parameters",
+    "finish_capture", "fold_state_metadata", "init_call", "node_values", "output_matches", "plain_attributes",
+    "record_init_args", "reference_run", "restore_plain_attributes", "same_outputs", "thread_inplace", "uninitialised_parameters",
     "work_copy",
 ]

@@ -35,6 +35,9 @@ class Capture:
     method: str                         # "fx" | "export" | "record"
     notes: list[str] = field(default_factory=list)
     child_calls: dict[str, int] = field(default_factory=dict)   # module target -> number of calls
+    # submodules the capture had to trace through beyond those it was asked to (capture_record: a tensor a
+    # child computed reaches the forward by a side channel, not as its output)
+    expanded: set[str] = field(default_factory=set)
 
 
 # Every run that a capture is compared with starts from this RNG state (forwards that draw random numbers).
@@ -202,6 +205,27 @@ class Reference:
         return bool(same_outputs(self._plain[0], out))
 
 
+def plain_attributes(module: nn.Module) -> list[tuple[nn.Module, dict[str, Any]]]:
+    """Each submodule's public attributes that are not modules (plain values and plain tensors)."""
+    return [(m, {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)})
+            for m in module.modules()]
+
+
+def restore_plain_attributes(module: nn.Module, before: list[tuple[nn.Module, dict[str, Any]]]) -> None:
+    """A module as built, not as its first forward left it: attributes a forward sets lazily (torchvision's
+    MultiScaleRoIAlign keeps `scales` and a `LevelMapper` after its first call; RecurrentGemma's temporal
+    block a `conv1d_state` tensor) go back to their constructed values or away, so the step that splits it
+    reads what a fresh build holds (and its own first forward sets them again)."""
+    for m, attrs in before:
+        now = {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)}
+        for k, v in attrs.items():
+            if k in now and now[k] is not v:
+                m.__dict__[k] = v
+        for k in now:
+            if k not in attrs:
+                del m.__dict__[k]
+
+
 def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Reference:
     """One seeded, recorded forward on copies of the inputs (forwards may change their inputs in place)."""
     from hdecomp.runtime.ops import record_ops
@@ -211,7 +235,9 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
             torch.manual_seed(CAPTURE_SEED)
             return module(*clone_nested(args), **clone_nested(kwargs))
     torch.manual_seed(CAPTURE_SEED)
+    built = plain_attributes(module)
     out, trace = record_ops(module, clone_nested(args), clone_nested(kwargs))
+    restore_plain_attributes(module, built)
     per: dict[str, int] = {}
     total = 0
     materializes = sorted({e.raw.rsplit(".", 1)[-1] for e in trace.events
@@ -427,12 +453,31 @@ class _ValueRecorder(fx.Interpreter):
         super().__init__(gm)
         self.values: dict[str, Any] = {}
 
+    def fetch_args_kwargs_from_env(self, n: fx.Node) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # lists and dicts as the generated code builds them: fresh and mutable (torchvision's LastLevelMaxPool
+        # appends to the lists it is handed; fx's own containers are immutable)
+        args, kwargs = super().fetch_args_kwargs_from_env(n)
+        if n.op != "call_module":
+            return args, kwargs
+        return tuple(_mutable(a) for a in args), {k: _mutable(v) for k, v in kwargs.items()}
+
     def run_node(self, n: fx.Node) -> Any:
         out = super().run_node(n)
         if out is None and n.target is operator.setitem and isinstance(n.args[0], fx.Node):
             out = self.env[n.args[0]]   # `x[i] = v` stands for the written x afterwards (thread_inplace)
         self.values[n.name] = frozen_view(out)
         return out
+
+
+def _mutable(value: Any) -> Any:
+    from torch.fx.immutable_collections import immutable_dict, immutable_list
+    if isinstance(value, immutable_list):
+        return [_mutable(v) for v in value]
+    if isinstance(value, immutable_dict):
+        return {k: _mutable(v) for k, v in value.items()}
+    if type(value) is tuple:
+        return tuple(_mutable(v) for v in value)
+    return value
 
 
 def frozen_view(value: Any) -> Any:

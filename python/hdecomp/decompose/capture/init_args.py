@@ -24,7 +24,8 @@ class InitCall:
     """The arguments one module's (most derived) __init__ received."""
 
     cls: type
-    params: list[tuple[str, Any, str]]   # (name, value, kind) in signature order; kind: "arg"|"varargs"|"varkw"
+    # (name, value, kind) in signature order; kind: "posonly" | "arg" | "kwonly" | "varargs" | "varkw"
+    params: list[tuple[str, Any, str]]
 
 
 _INIT_ARGS: weakref.WeakKeyDictionary[Any, InitCall] = weakref.WeakKeyDictionary()
@@ -163,12 +164,18 @@ def record_init_args() -> Iterator[None]:
                 return
         except TypeError:
             return
-        names = list(code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount])
-        params: list[tuple[str, Any, str]] = [(n, frame.f_locals.get(n), "arg") for n in names]
+        # each parameter with its kind, as the signature declares it: a keyword-only one (diffusers'
+        # `ResnetBlock2D(*, in_channels, ...)`) is written by name, a positional-only one by position
+        params: list[tuple[str, Any, str]] = []
+        for i in range(1, code.co_argcount + code.co_kwonlyargcount):
+            kind = "posonly" if i < code.co_posonlyargcount else "arg" if i < code.co_argcount else "kwonly"
+            params.append((code.co_varnames[i], frame.f_locals.get(code.co_varnames[i]), kind))
         idx = code.co_argcount + code.co_kwonlyargcount
         if code.co_flags & inspect.CO_VARARGS:
             vname = code.co_varnames[idx]
-            params.append((vname, frame.f_locals.get(vname, ()), "varargs"))
+            # *args come after the positional parameters (the keyword-only ones follow them by name)
+            at = sum(1 for _, _, k in params if k != "kwonly")
+            params.insert(at, (vname, frame.f_locals.get(vname, ()), "varargs"))
             idx += 1
         if code.co_flags & inspect.CO_VARKEYWORDS:
             kname = code.co_varnames[idx]

@@ -3,7 +3,9 @@ the ops in between, built into the same kind of graph (the last method, for what
 
 from __future__ import annotations
 
+import contextlib
 import operator
+import weakref
 from typing import Any
 
 import torch
@@ -44,6 +46,15 @@ _INPLACE_DUNDER = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "
                    "__ipow__": "pow_", "__iand__": "bitwise_and_", "__ior__": "bitwise_or_"}
 
 
+class _Escaped(CaptureError):
+    """A tensor computed inside a child's call reached the forward by another way than the child's outputs
+    (transformers' output capturing hands a layer's hidden state to the model through hooks)."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(f"a tensor computed inside {target} reaches the forward by a side channel")
+        self.target = target
+
+
 class _GraphBuilder:
     """Builds an fx.Graph from a recorded execution: tensors are tracked by identity."""
 
@@ -58,6 +69,9 @@ class _GraphBuilder:
         self.state_obj: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
         self.state_obj.update(dict(module.named_buffers(remove_duplicate=False)))
         self.unknown_tensors: list[str] = []
+        # tensors made inside a child's call, by identity: (a weak reference to it, the child's target)
+        self.inner: dict[int, tuple[Any, str]] = {}
+        self.current: str | None = None   # the child whose call runs now
         # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
         # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
         self.plain: dict[int, str] = {}
@@ -106,8 +120,12 @@ class _GraphBuilder:
                 self.by_id[id(value)] = node
                 return node
             self.unknown_tensors.append(f"{tuple(value.shape)} {value.dtype}")
+            made = self.inner.get(id(value))
+            if made is not None and made[0]() is value:
+                raise _Escaped(made[1])
             raise CaptureError("forward uses a tensor that is neither an input, a parameter/buffer nor "
-                               "computed in forward (a plain tensor attribute or a global)")
+                               f"computed in forward (a plain tensor attribute or a global: {list(value.shape)} "
+                               f"{str(value.dtype).replace('torch.', '')}, at {user_frame_trace() or 'an unknown line'})")
         if isinstance(value, tuple) and hasattr(value, "_fields") and \
                 any(isinstance(t, torch.Tensor) for t in flat_values(value)):
             # a namedtuple the forward built (pack_padded_sequence's PackedSequence, read by field in the
@@ -142,7 +160,13 @@ class _OpRecorder(TorchFunctionMode):
                            kwargs: dict[str, Any] | None = None) -> Any:
         kwargs = kwargs or {}
         if self.depth[0] > 0 or self.error is not None:
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if self.builder.current is not None:   # made inside a child: known, in case it escapes
+                for t in flat_values(out):
+                    if isinstance(t, torch.Tensor):
+                        with contextlib.suppress(TypeError):
+                            self.builder.inner[id(t)] = (weakref.ref(t), self.builder.current)
+            return out
         # Run first without recording nested calls (a Python-level op calling other torch functions).
         self.depth[0] += 1
         try:
@@ -234,7 +258,82 @@ def _tensor_dunder(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     return target, kind, args, kwargs
 
 
+def opaque_state(value: Any) -> bool:
+    """An object of a package or user class that is neither a tensor nor a constant nor a container of them:
+    state a forward made and its blocks read and write (a transformers cache), which no file can build."""
+    if value is None or isinstance(value, (torch.Tensor, nn.Module, str, bytes, int, float, complex, bool,
+                                           list, tuple, dict, type)) or callable(value):
+        return False
+    mod = getattr(type(value), "__module__", "") or ""
+    if mod == "builtins" or mod == "torch" or mod.startswith("torch."):
+        return False
+    from hdecomp.decompose.capture.common import is_constant_object
+    from hdecomp.runtime.component import holding_tensors
+    return hasattr(value, "__dict__") and not holding_tensors(value) and \
+        not (is_constant_object(value) and not _has_containers_of_state(value))
+
+
+def _has_containers_of_state(value: Any) -> bool:
+    """An object holding lists or dicts (a cache's `layers`, filled as the forward runs), not only settings."""
+    return any(isinstance(v, (list, dict)) for v in vars(value).values())
+
+
+def _drop_plumbing_objects(mod: nn.Module, node: fx.Node, out: Any, args: list[Any], kwargs: dict[str, Any],
+                           slots: list[int | str]) -> None:
+    """The child's call with each opaque object (opaque_state) replaced by None where the child computes the
+    very same outputs without it (a fresh cache each layer only appends to): the recorded call passes None,
+    so the graph runs again without the state the recording left in the object, and no file needs to write
+    it. Where the output differs the object stays (the capture check then says the graph does not run)."""
+    from hdecomp.decompose.capture.common import same_outputs
+    trial_args, trial_kwargs = list(args), dict(kwargs)
+    for slot in slots:
+        if isinstance(slot, int):
+            trial_args[slot] = None
+        else:
+            trial_kwargs[slot] = None
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            got = mod(*trial_args, **trial_kwargs)
+    except Exception:
+        return
+    if not same_outputs(_without_state(out), _without_state(got)):
+        return
+    node.args = tuple(None if i in slots else a for i, a in enumerate(node.args))
+    node.kwargs = {k: (None if k in slots else v) for k, v in node.kwargs.items()}
+
+
+def _without_state(value: Any) -> Any:
+    """An output with the opaque state objects it returns (the cache handed back) left out."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_without_state(v) for v in value if not opaque_state(v))
+    if isinstance(value, dict):
+        return {k: _without_state(v) for k, v in value.items() if not opaque_state(v)}
+    return value
+
+
 def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                    expand: set[str]) -> Capture:
+    """The forward recorded over its direct children (those in `expand` traced through); a child whose
+    internal tensor reaches the forward by a side channel is traced through as well (Capture.expanded)."""
+    extra: set[str] = set()
+    for _ in range(16):
+        try:
+            cap = _capture_record(module, args, kwargs, expected, expand | extra)
+        except _Escaped as exc:
+            if exc.target in extra:
+                raise
+            extra.add(exc.target)
+            continue
+        cap.expanded = extra
+        if extra:
+            cap.notes.append(f"traced through {', '.join(sorted(extra))}: a tensor computed inside reaches the "
+                             "forward by a side channel (hooks), not as its output")
+        return cap
+    raise CaptureError("too many children to trace through for tensors that escape them")
+
+
+def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                     expand: set[str]) -> Capture:
     work = work_copy(module)
     b = _GraphBuilder(work)
@@ -265,8 +364,13 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
                 mode.error = exc
                 node = None
             mod._hdecomp_node = node  # type: ignore[assignment]
+            # an opaque object the forward made and hands the child (a transformers DynamicCache each layer
+            # appends to): the child is called again without it after its call, to see if it is plumbing
+            slots = [i for i, a in enumerate(margs) if opaque_state(a)] + [k for k, v in mkw.items() if opaque_state(v)]
+            mod._hdecomp_probe = (clone_nested(list(margs)), clone_nested(dict(mkw)), slots) if slots else None  # type: ignore[assignment]
             calls[target] = calls.get(target, 0) + 1
             direct.add(target)
+            b.current = target
         depth[0] += 1
 
     def post(mod: nn.Module, margs: Any, mkw: Any, out: Any) -> None:
@@ -274,9 +378,19 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
             return
         depth[0] -= 1
         node = getattr(mod, "_hdecomp_node", None)
+        if depth[0] == 0:
+            b.current = None
         if depth[0] == 0 and node is not None and mode.error is None:
             b.bind(node, out)
             mod._hdecomp_node = None  # type: ignore[assignment]
+            probe = getattr(mod, "_hdecomp_probe", None)
+            mod._hdecomp_probe = None  # type: ignore[assignment]
+            if probe is not None:
+                depth[0] += 1   # (nothing of the probe is recorded)
+                try:
+                    _drop_plumbing_objects(mod, node, out, *probe)
+                finally:
+                    depth[0] -= 1
 
     # the module's own hooks run inside its call: its pre-hooks after ours, its forward hooks before ours
     # (a hook is part of what the module computes, and the module's file carries it)
@@ -293,8 +407,9 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
         for h in hooks:
             h.remove()
         for m in names:
-            if hasattr(m, "_hdecomp_node"):
-                del m._hdecomp_node
+            for attr in ("_hdecomp_node", "_hdecomp_probe"):
+                if hasattr(m, attr):
+                    delattr(m, attr)
     if mode.error is not None:
         raise mode.error
     b.graph.output(b.arg(out))

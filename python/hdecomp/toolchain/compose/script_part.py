@@ -53,9 +53,16 @@ def load_component(rel_path):
     return module
 
 
-def named_tensors(model):
+def named_tensors(model, attributes=False):
+    """Parameters and buffers by name; with `attributes`, the plain tensor attributes too (hdecomp.verify.weights:
+    a table a constructor stored as `self.name = ...` travels like a non-persistent buffer where the map names it)."""
     out = dict(model.named_parameters(remove_duplicate=False))
     out.update(dict(model.named_buffers(remove_duplicate=False)))
+    if attributes:
+        for qual, mod in model.named_modules(remove_duplicate=False):
+            for attr, t in vars(mod).items():
+                if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and not attr.startswith("_"):
+                    out.setdefault(f"{qual}.{attr}" if qual else attr, t)
     return out
 
 
@@ -69,7 +76,7 @@ def targets(okey, src):
 
 
 def transfer_weights(original, composed):
-    src, dst = named_tensors(original), named_tensors(composed)
+    src, dst = named_tensors(original, attributes=True), named_tensors(composed, attributes=True)
     missing = [k for k in WEIGHT_MAP if k not in src or any(c not in dst for c, _ in targets(k, src))]
     if missing:
         raise KeyError(f"weight map names tensors that do not exist: {missing[:3]}")
@@ -79,9 +86,11 @@ def transfer_weights(original, composed):
                 dst[ckey].copy_(tensor)
     filled = {c for okey in WEIGHT_MAP for c, _ in targets(okey, src)}
     filled_ids = {id(dst[k]) for k in filled}  # tied tensors: an alias of a filled tensor is filled
-    persistent = set(composed.state_dict())  # a non-persistent buffer is state, not a weight
-    return [k for k in dst if k not in filled and id(dst[k]) not in filled_ids and dst[k].is_floating_point()
-            and k in persistent]
+    # (a non-persistent buffer too: the steps' maps carry them, as verification transferred them; one left
+    # to a kernel file's stand-in values would compose what no step proved. A plain tensor attribute only
+    # where a map names it: a small one a kernel writes as a literal is the original's value already)
+    state = named_tensors(composed)
+    return [k for k in state if k not in filled and id(state[k]) not in filled_ids and state[k].is_floating_point()]
 
 
 def build_composed(original, init, device, share):
@@ -97,7 +106,7 @@ def build_composed(original, init, device, share):
         except Exception:
             composed = None
         if composed is not None:
-            src = named_tensors(original)
+            src = named_tensors(original, attributes=True)
             shared, given = [], {}   # id of a composed (meta) tensor -> the original's tensor it now is
             for okey in [k for k in WEIGHT_MAP if k in src]:
                 for ckey, tensor in targets(okey, src):
@@ -136,21 +145,54 @@ def tensors_in(obj):
     return []
 
 
+def batch_size_kept(module, n):
+    """hdecomp.runtime.component.Component.batch_size_kept, as far as a script can tell without building the model
+    twice: the module's `batch_size` line says `# hdecomp: not lowered` (the decomposer writes it on its copy
+    of a model whose batch cannot be lowered), or its get_inputs() raises with batch_size lowered to n."""
+    value = getattr(module, "batch_size", None)
+    if n is None or not isinstance(value, int) or isinstance(value, bool) or value <= n:
+        return False
+    try:
+        with open(getattr(module, "__file__", None) or "", encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if any(line.startswith("batch_size") and "#" in line and NOT_LOWERED_TAG in line.split("#", 1)[1]
+           for line in text.splitlines()):
+        return True
+    get_inputs = getattr(module, "get_inputs", None)
+    if get_inputs is None:
+        return False
+    module.batch_size = n
+    try:
+        get_inputs()
+        return False
+    except Exception:
+        return True
+    finally:
+        module.batch_size = value
+
+
+NOT_LOWERED_TAG = "hdecomp: not lowered"
+
+
 def lower_batch_size(module, n):
     """--batch-limit on a module with KernelBench's int `batch_size`: lower it (get_inputs() and the
-    constructor then build batch-n data); such inputs are never cut further."""
+    constructor then build batch-n data); such inputs are never cut further. A module whose batch is kept
+    (batch_size_kept) is left as it is."""
     value = getattr(module, "batch_size", None)
-    if n is None or not isinstance(value, int) or isinstance(value, bool):
+    if n is None or not isinstance(value, int) or isinstance(value, bool) or batch_size_kept(module, n):
         return False
     module.batch_size = min(value, n)
     return True
 
 
-def batch_cut_policy(module, args, kwargs):
-    """hdecomp.runtime.batch_limit.batch_cut_policy: "batch_size" (a module-level int batch_size, lowered instead),
-    "not_applicable" (every input a 2-D square matrix of one size: no batch dimension), else "cut"."""
+def batch_cut_policy(module, args, kwargs, kept=False):
+    """hdecomp.runtime.batch_limit.batch_cut_policy: "batch_size" (a module-level int batch_size, lowered instead,
+    unless the file's batch is `kept`), "not_applicable" (every input a 2-D square matrix of one size: no batch
+    dimension), else "cut"."""
     value = getattr(module, "batch_size", None)
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool) and not kept:
         return "batch_size"
     tensors = tensors_in([list(args), kwargs])
     if tensors and all(t.dim() == 2 and t.shape[0] == t.shape[1] == tensors[0].shape[0] for t in tensors):
@@ -160,10 +202,14 @@ def batch_cut_policy(module, args, kwargs):
 
 def batch_candidates(args, kwargs, n):
     """hdecomp.runtime.batch_limit.batch_candidates: the leading sizes above n a cut may take as the batch, in the
-    order they are tried: the first input's, then every other distinct one in input order."""
-    out = []
-    for t in tensors_in([list(args), kwargs]):
-        if t.dim() >= 1 and int(t.shape[0]) > n and int(t.shape[0]) not in out:
+    order they are tried: the first input's, then every other distinct one in input order; none when the first
+    input with a leading dimension is within n already."""
+    out: list[int] = []
+    tensors = [t for t in tensors_in([list(args), kwargs]) if t.dim() >= 1]
+    if tensors and int(tensors[0].shape[0]) <= n:
+        return out
+    for t in tensors:
+        if int(t.shape[0]) > n and int(t.shape[0]) not in out:
             out.append(int(t.shape[0]))
     return out
 
@@ -292,6 +338,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         original_module = load_component(ORIGINAL)
+        kept = batch_size_kept(original_module, args.batch_limit)
         # lowered before the build too: a model (or a kernel file) may size state by the batch in __init__
         for module in _MODULES:
             lower_batch_size(module, args.batch_limit)
@@ -312,7 +359,7 @@ def main(argv=None):
             torch.manual_seed(seed)
             inputs = list(original_module.get_inputs())
             kwargs = dict(original_module.get_input_kwargs()) if hasattr(original_module, "get_input_kwargs") else {}
-            if args.batch_limit is not None and batch_cut_policy(original_module, inputs, kwargs) == "cut":
+            if args.batch_limit is not None and batch_cut_policy(original_module, inputs, kwargs, kept) == "cut":
                 if not chosen:
                     meta = meta_model(original_module, init)
                     inputs, kwargs, batch = choose_cut(
