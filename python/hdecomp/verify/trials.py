@@ -17,6 +17,7 @@ from hdecomp.runtime.component import (
     Component,
     clone_nested,
     map_nested,
+    move_to,
     nested_tensor_bytes,
     run_user_code,
     seed_everything,
@@ -24,7 +25,7 @@ from hdecomp.runtime.component import (
 from hdecomp.runtime.ops import OpTrace, record_ops
 from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
 from hdecomp.verify.reference_cache import Reference, ReferenceCache
-from hdecomp.verify.result import Clock, VerifyOptions
+from hdecomp.verify.result import SEED_BASE, Clock, VerifyOptions
 
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
 
@@ -330,3 +331,22 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     return (Trial(index, seed, comparison, mutated_o, mutated_r,
                    input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
             trace_o, trace_r)
+
+
+def run_given_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, args: list[Any],
+                    kwargs: dict[str, Any], index: str, options: VerifyOptions, clock: Clock,
+                    device: torch.device) -> Trial:
+    """Both sides on inputs given as they are (hdecomp.verify.in_model: what the component receives in the
+    model), each on its own copy, under the same seed; compared as a seeded trial is."""
+    args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
+    out_o, _ = _forward(orig, m_orig, clone_nested(args), clone_nested(kwargs), label="original",
+                        timeout=options.timeout, record=False, root_locations=False, clock=clock, seed=SEED_BASE)
+    out_r, _ = _forward(ref, m_ref, clone_nested(args), clone_nested(kwargs), label="refactored",
+                        timeout=options.timeout, record=False, root_locations=True, clock=clock, seed=SEED_BASE)
+    t0 = time.perf_counter()
+    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+    clock.add("compare", time.perf_counter() - t0)
+    dtype = first_float_dtype([t for _, t in input_tensors(args, kwargs)])
+    return Trial(index, SEED_BASE, comparison, [], [],
+                 input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None)
+
