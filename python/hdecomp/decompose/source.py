@@ -492,11 +492,21 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
     expr = f"{cls_name}({', '.join(parts)})"
-    patches = _set_after_construction(module, cls, call, ctx) if isinstance(module, nn.Module) else []
+    patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
     if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
         sets = ", ".join(f"setattr(_m{path}, {name!r}, {value})" for path, name, value in patches)
         expr = f"(_m := {expr}, {sets})[0]"
     return expr
+
+
+def construction_patches(module: nn.Module, ctx: SourceContext) -> list[tuple[str, str, str]]:
+    """What the model's constructor changed on `module` after building it from its recorded arguments, as
+    (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
+    `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm."""
+    call = init_call(module)
+    if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
+        return []
+    return _set_after_construction(module, plain_class(module), call, ctx)
 
 
 def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[tuple[str, str, str]]:
@@ -522,11 +532,30 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
         return []
     out: list[tuple[str, str, str]] = []
     mine = dict(module.named_modules())
+    theirs_all = dict(rebuilt.named_modules())
+    swapped: list[str] = []
+
+    def path_of(qual: str) -> str:
+        return "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+
     for qual, sub in rebuilt.named_modules():
+        if any(qual.startswith(s + ".") for s in swapped):
+            continue
         target = mine.get(qual)
-        if target is None or type(target) is not type(sub):
+        if target is None:
             return []
-        path = "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+        if type(target) is not type(sub):
+            # a submodule the constructor swapped afterwards (DETR's frozen BatchNorm for torchvision's)
+            if not qual:
+                return []
+            parent, _, leaf = qual.rpartition(".")
+            try:
+                out.append((path_of(parent), leaf, module_expr(target, ctx)))
+            except NotRepresentable:
+                return []
+            swapped.append(qual)
+            continue
+        path = path_of(qual)
         for table in ("_parameters", "_buffers"):
             theirs, ours = getattr(sub, table), getattr(target, table)
             for name, t in theirs.items():
@@ -542,6 +571,8 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                 if isinstance(value, (bool, int, float, str, type(None))) or \
                         (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
                     out.append((path, name, literal(value, ctx)))
+    if any(q not in theirs_all and not any(q.startswith(s + ".") for s in swapped) for q in mine):
+        return []   # a submodule added afterwards: not this kind of change
     return out
 
 
