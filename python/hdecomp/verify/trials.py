@@ -4,6 +4,7 @@ the outputs compared, inputs checked for mutation; big outputs spilled to disk."
 from __future__ import annotations
 
 import gc
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.errors import ComponentRunError, ComponentTimeout
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
 from hdecomp.runtime.component import (
     Component,
@@ -341,8 +343,15 @@ def run_given_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: n
     args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
     out_o, _ = _forward(orig, m_orig, clone_nested(args), clone_nested(kwargs), label="original",
                         timeout=options.timeout, record=False, root_locations=False, clock=clock, seed=SEED_BASE)
-    out_r, _ = _forward(ref, m_ref, clone_nested(args), clone_nested(kwargs), label="refactored",
-                        timeout=options.timeout, record=False, root_locations=True, clock=clock, seed=SEED_BASE)
+    try:
+        out_r, _ = _forward(ref, m_ref, clone_nested(args), clone_nested(kwargs), label="refactored",
+                            timeout=options.timeout, record=False, root_locations=True, clock=clock, seed=SEED_BASE)
+    except ComponentTimeout:
+        raise
+    except ComponentRunError as exc:   # the original runs on them and the refactored model does not: a mismatch
+        from hdecomp.verify.compare import LeafComparison
+        return Trial(index, SEED_BASE, OutputComparison(leaves=[LeafComparison(
+            path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")]), [], [])
     t0 = time.perf_counter()
     comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
     clock.add("compare", time.perf_counter() - t0)
