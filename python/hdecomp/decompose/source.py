@@ -107,6 +107,10 @@ def literal(value: Any, ctx: SourceContext) -> str:
         items = [literal(v, ctx) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(value, list):
+        if value and all(isinstance(v, torch.Tensor) and v.numel() <= _LIST_TENSOR_LIMIT for v in value):
+            # a list of small tensors a module keeps (torchvision's AnchorGenerator.cell_anchors): each with
+            # its exact values
+            return "[" + ", ".join(exact_tensor_literal(v) for v in value) + "]"
         return "[" + ", ".join(literal(v, ctx) for v in value) + "]"
     if isinstance(value, collections.OrderedDict):   # nn.Sequential(OrderedDict(...)): a dict would be a module
         pairs = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
@@ -591,6 +595,16 @@ def container_expr(module: nn.Module, ctx: SourceContext) -> str:
     if [k for k, _ in items] == [str(i) for i in range(len(items))]:
         return "nn.Sequential(" + ", ".join(module_expr(m, ctx) for _, m in items) + ")"
     return "nn.Sequential(" + literal(collections.OrderedDict(items), ctx) + ")"
+
+
+_LIST_TENSOR_LIMIT = 256
+
+
+def exact_tensor_literal(t: torch.Tensor) -> str:
+    """`torch.tensor([[...]], dtype=...)` with every value exactly as the tensor holds it (a float32 value's
+    shortest double repr rebuilds the same float32)."""
+    vals = t.detach().cpu().tolist()
+    return f"torch.tensor({vals!r}, dtype={t.dtype})"
 
 
 def tensor_literal(t: torch.Tensor) -> str:

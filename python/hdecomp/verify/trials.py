@@ -195,7 +195,9 @@ def holds_meta_tensors(model: nn.Module) -> bool:
     or a plain tensor attribute its constructor made."""
     if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
         return True
-    return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
+    # (a plain attribute, or a list of them: torchvision's AnchorGenerator.cell_anchors)
+    return any(isinstance(t, torch.Tensor) and t.is_meta for m in model.modules() for v in vars(m).values()
+               for t in (v if isinstance(v, (list, tuple)) else [v]))
 
 
 _PLAIN = (int, float, bool, str, type(None))
