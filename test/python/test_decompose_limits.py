@@ -309,3 +309,35 @@ def test_changes_a_constructor_makes_after_building_a_submodule_are_written() ->
     assert check_rebuild("nn.LayerNorm(8)", ln, {"torch": torch, "nn": nn}) is not None
     assert module_expr(drop, ctx) == "(_m := nn.Dropout(p=0.1), setattr(_m, 'inplace', True))[0]"
     assert module_expr(plain, ctx) == "nn.Linear(4, 4)"
+
+
+class FrozenNorm(nn.Module):
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.register_buffer("weight", torch.ones(n))
+        self.register_buffer("bias", torch.zeros(n))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.weight[:, None, None] + self.bias[:, None, None]
+
+
+class ConvNorm(nn.Module):
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3)
+        self.norm = nn.BatchNorm2d(c)
+
+
+def test_a_submodule_swapped_after_construction_is_swapped_in_the_rebuild() -> None:
+    # DETR builds its backbone, then replaces every BatchNorm2d with a frozen one
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        block = ConvNorm(4)
+        block.norm = FrozenNorm(4)
+    expr = module_expr(block, ctx)
+    assert expr.endswith(", setattr(_m, 'norm', FrozenNorm(4)))[0]"), expr
+    ns = {"torch": torch, "nn": nn, "ConvNorm": ConvNorm, "FrozenNorm": FrozenNorm}
+    assert check_rebuild(expr, block, ns) is None
+    from hdecomp.decompose.codegen import module_child_class
+    src, _ = module_child_class(block, ctx, "doc")
+    assert "        setattr(self, 'norm', FrozenNorm(4))\n" in src and "super().__init__(4)" in src, src

@@ -68,7 +68,7 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         # (an anti-cheat violation too: the planner must never leave a step its own verifier rejects, so a
         # step one way rejects is written the other way before the branch stops)
         retry = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation",
-                 "anticheat_violation"}
+                 "anticheat_violation", "in_model_mismatch"}
         if status == "FAIL" and len(tried) == 1 and set(outcome_reasons(outcome)) <= retry:
             reason = outcome.fail_reason or "verification did not pass"
             other = "graph" if tried[0] == "source" else "source"

@@ -81,6 +81,12 @@ def sample(t: torch.Tensor) -> torch.Tensor:
     return s if isinstance(s, torch.Tensor) else t
 
 
+def real_values(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """Inputs with every full-size stand-in replaced by the recorded tensor behind it (sample)."""
+    from hdecomp.runtime.component import map_nested
+    return map_nested(list(args), sample), map_nested(dict(kwargs), sample)
+
+
 def full_batch(value: Any) -> int | None:
     """The original batch of the first full-size stand-in nested in `value` (None: no batch dimension)."""
     if isinstance(value, BatchInt):

@@ -107,6 +107,10 @@ def literal(value: Any, ctx: SourceContext) -> str:
         items = [literal(v, ctx) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(value, list):
+        if value and all(isinstance(v, torch.Tensor) and v.numel() <= _LIST_TENSOR_LIMIT for v in value):
+            # a list of small tensors a module keeps (torchvision's AnchorGenerator.cell_anchors): each with
+            # its exact values
+            return "[" + ", ".join(exact_tensor_literal(v) for v in value) + "]"
         return "[" + ", ".join(literal(v, ctx) for v in value) + "]"
     if isinstance(value, collections.OrderedDict):   # nn.Sequential(OrderedDict(...)): a dict would be a module
         pairs = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
@@ -492,11 +496,21 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             not any(p.startswith("dtype=") for p in parts):
         parts.append(f"dtype={next(iter(dtypes))}")
     expr = f"{cls_name}({', '.join(parts)})"
-    patches = _set_after_construction(module, cls, call, ctx) if isinstance(module, nn.Module) else []
+    patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
     if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
         sets = ", ".join(f"setattr(_m{path}, {name!r}, {value})" for path, name, value in patches)
         expr = f"(_m := {expr}, {sets})[0]"
     return expr
+
+
+def construction_patches(module: nn.Module, ctx: SourceContext) -> list[tuple[str, str, str]]:
+    """What the model's constructor changed on `module` after building it from its recorded arguments, as
+    (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
+    `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm."""
+    call = init_call(module)
+    if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
+        return []
+    return _set_after_construction(module, plain_class(module), call, ctx)
 
 
 def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[tuple[str, str, str]]:
@@ -522,11 +536,30 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
         return []
     out: list[tuple[str, str, str]] = []
     mine = dict(module.named_modules())
+    theirs_all = dict(rebuilt.named_modules())
+    swapped: list[str] = []
+
+    def path_of(qual: str) -> str:
+        return "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+
     for qual, sub in rebuilt.named_modules():
+        if any(qual.startswith(s + ".") for s in swapped):
+            continue
         target = mine.get(qual)
-        if target is None or type(target) is not type(sub):
+        if target is None:
             return []
-        path = "".join(f"[{int(p)}]" if p.isdigit() else f".{p}" for p in qual.split(".")) if qual else ""
+        if type(target) is not type(sub):
+            # a submodule the constructor swapped afterwards (DETR's frozen BatchNorm for torchvision's)
+            if not qual:
+                return []
+            parent, _, leaf = qual.rpartition(".")
+            try:
+                out.append((path_of(parent), leaf, module_expr(target, ctx)))
+            except NotRepresentable:
+                return []
+            swapped.append(qual)
+            continue
+        path = path_of(qual)
         for table in ("_parameters", "_buffers"):
             theirs, ours = getattr(sub, table), getattr(target, table)
             for name, t in theirs.items():
@@ -542,6 +575,8 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                 if isinstance(value, (bool, int, float, str, type(None))) or \
                         (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
                     out.append((path, name, literal(value, ctx)))
+    if any(q not in theirs_all and not any(q.startswith(s + ".") for s in swapped) for q in mine):
+        return []   # a submodule added afterwards: not this kind of change
     return out
 
 
@@ -560,6 +595,16 @@ def container_expr(module: nn.Module, ctx: SourceContext) -> str:
     if [k for k, _ in items] == [str(i) for i in range(len(items))]:
         return "nn.Sequential(" + ", ".join(module_expr(m, ctx) for _, m in items) + ")"
     return "nn.Sequential(" + literal(collections.OrderedDict(items), ctx) + ")"
+
+
+_LIST_TENSOR_LIMIT = 256
+
+
+def exact_tensor_literal(t: torch.Tensor) -> str:
+    """`torch.tensor([[...]], dtype=...)` with every value exactly as the tensor holds it (a float32 value's
+    shortest double repr rebuilds the same float32)."""
+    vals = t.detach().cpu().tolist()
+    return f"torch.tensor({vals!r}, dtype={t.dtype})"
 
 
 def tensor_literal(t: torch.Tensor) -> str:

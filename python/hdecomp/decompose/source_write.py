@@ -42,6 +42,7 @@ from hdecomp.decompose.stepfiles import (
     op_kernel_name,
     tie_tied_tensors,
     workload_key,
+    write_in_model,
 )
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
@@ -59,6 +60,7 @@ class CallRecord:
     out: Any = None
     calls: int = 0
     ops: int = 0          # compute ops (aten) over all its calls
+    last: tuple[list[Any], dict[str, Any]] | None = None   # the inputs of its last call (a loop's last iteration)
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
 
 
@@ -85,6 +87,8 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
             r = rec.calls.get(attr)
             if r is None:
                 rec.calls[attr] = CallRecord(args=_clone(list(a)), kwargs=_clone(dict(kw)))
+            else:
+                r.last = (_clone(list(a)), _clone(dict(kw)))
 
         def post(_m: nn.Module, _a: Any, _kw: Any, out: Any) -> None:
             r = rec.calls[attr]
@@ -208,6 +212,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         shutil.rmtree(step_dir)
     (step_dir / "children").mkdir(parents=True)
     write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
+    write_in_model(dec, node, step_dir, step_name)
     for c in plan.children:
         write_text_atomic(step_dir / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
     write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_text)
@@ -229,6 +234,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     missing = _fill_by_name(plan, rec, args, kwargs)
     if missing:
         raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
+    # what each child really receives in the model, before the inputs are written at the original batch
+    in_model = {a: [(r.args, r.kwargs), *([r.last] if r.last is not None else [])] for a, r in rec.calls.items()}
     # at the original batch (--batch-limit): the same children at the next batch give the scaling
     if sc is not None:
         try:
@@ -267,7 +274,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
             cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
                       outputs={"shapes": outs, "dtypes": outd}, ops=list(c.ops),
                       op_count=max(1, r.ops // max(r.calls, 1)), depth=node.depth + 1,
-                      status="leaf" if level == 0 else "unverified")
+                      status="leaf" if level == 0 else "unverified", in_model=in_model.get(c.attr, []))
             dec.nodes[stem] = cn
             if level > 0:
                 child_nodes.append(cn)

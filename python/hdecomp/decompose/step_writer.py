@@ -57,7 +57,7 @@ from hdecomp.decompose.plan import (
     oversized_module_children,
     plan_children,
 )
-from hdecomp.decompose.shapes import full_size_capture
+from hdecomp.decompose.shapes import full_size_capture, real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
@@ -68,6 +68,7 @@ from hdecomp.decompose.stepfiles import (
     parameter_signature,
     tie_tied_tensors,
     workload_key,
+    write_in_model,
 )
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
@@ -546,9 +547,15 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 dec.texts[stem] = text
                 path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
                 write_text_atomic(path, text)
+                seen = [(list(in_args), dict(in_kwargs))]
+                if child.kind == "module" and len(child.members) > 1:   # its last call too (a loop's last)
+                    last = child.members[-1]
+                    seen.append(([_value(last.args[i], cap) for i in (child.arg_keep or range(len(last.args)))],
+                                 {k: _value(v, cap) for k, v in last.kwargs.items()}))
                 cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
                           outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
-                          depth=node.depth + 1, status="leaf" if level == 0 else "unverified")
+                          depth=node.depth + 1, status="leaf" if level == 0 else "unverified",
+                          in_model=[real_values(a, k) for a, k in seen])
                 dec.nodes[stem] = cn
                 if level > 0:
                     child_nodes.append(cn)
@@ -564,6 +571,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         shutil.rmtree(step_dir)
     (step_dir / "children").mkdir(parents=True)
     write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
+    write_in_model(dec, node, step_dir, step_name)
     for stem, text in sorted(texts.items()):
         write_text_atomic(step_dir / "children" / f"{stem}.py", text)
     ties = tie_tied_tensors(model, weight_map) + shared_ties

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -165,3 +166,14 @@ def op_kernel_name(op: str, inputs: list[Any], output: Any) -> str:
     if op not in SHAPE_FREE_OPS:
         sig = "_".join(shape_sig(t.shape) for t in tens[:2]) or (shape_sig(outs[0].shape) if outs else "")
     return "_".join(p for p in (op, sig, dtype_short(dtype)) if p)
+
+
+def write_in_model(dec: Any, node: Any, step_dir: Path, step_name: str) -> None:
+    """The inputs `node` received in the model, next to its step (hdecomp.verify.in_model)."""
+    from hdecomp.decompose.capture.common import flat_values
+    from hdecomp.verify.in_model import write_in_model_inputs
+    calls = [(a, k) for a, k in node.in_model
+             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+    why = write_in_model_inputs(step_dir, calls)
+    if why is not None:
+        dec.note(step_name, "deviation", f"{node.id}: no in-model trial", why)

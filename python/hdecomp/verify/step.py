@@ -35,6 +35,7 @@ from hdecomp.runtime.component import (
 )
 from hdecomp.runtime.ops import format_counter_diff
 from hdecomp.verify.compare import tolerances_for
+from hdecomp.verify.in_model import read_in_model_inputs
 from hdecomp.verify.report import print_report
 from hdecomp.verify.result import (
     PROBE_SCALES,
@@ -52,6 +53,7 @@ from hdecomp.verify.trials import (
     Trial,
     free_memory,
     holds_meta_tensors,
+    run_given_trial,
     run_trial,
 )
 from hdecomp.verify.weights import (
@@ -296,6 +298,20 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         trials.append(trial)
         if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
             raise SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
+    # what the component receives in the model (its first and last call there), a trial each (in_model.py)
+    in_model: list[Trial] = []
+    for k, (ia, ik) in enumerate(read_in_model_inputs(original)):
+        try:
+            in_model.append(run_given_trial(comp_o, comp_r, m_orig, m_ref, ia, ik, f"in_model_{k}", options,
+                                            clock, device))
+        except HdecompError as exc:
+            if exc.file is not None and Path(exc.file).resolve() == Path(original).resolve():
+                data["in_model_skipped"] = f"the original does not run on the recorded inputs ({exc.cause})"
+                break
+            raise
+        if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
+            raise SharedStateWritten
+    data["in_model_trials"] = [t.to_dict() for t in in_model]
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
     runtime_v: list[AntiCheatViolation] = []
@@ -387,7 +403,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     del m_orig, m_ref
     free_memory(device)
 
-    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes)
+    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes, in_model)
 
 
 def _attributes_label(original: nn.Module, randomized: list[str]) -> str:
@@ -401,8 +417,9 @@ def _attributes_label(original: nn.Module, randomized: list[str]) -> str:
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],
             structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: WeightMap,
             trials: list[Trial], randomized: Trial | None, data: dict[str, Any],
-            probes: list[Trial] | None = None) -> None:
+            probes: list[Trial] | None = None, in_model: list[Trial] | None = None) -> None:
     probes = probes or []
+    in_model = in_model or []
     violations = static_v + structural + runtime_v
     result.violations = violations
     errors = [v for v in violations if v.severity == "error"]
@@ -421,7 +438,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
 
     # numerical comparison (original workspace's keys first)
     input_dtype = data.pop("_input_dtype", None)
-    all_trials = trials + ([randomized] if randomized else [])
+    all_trials = trials + ([randomized] if randomized else []) + in_model
     num_pass = all(t.comparison.match for t in trials)
     max_diff = max((t.comparison.max_diff for t in all_trials), default=None)
     # the tensor leaves' dtypes (a leaf that is a Python value, None in an output tuple, names its type)
@@ -490,6 +507,8 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         reasons.append("randomized_trial_mismatch")
     if failed_probes:
         reasons.append("probe_mismatch")
+    if any(not t.comparison.match for t in in_model):
+        reasons.append("in_model_mismatch")
     if mutation["original"] != mutation["refactored"]:
         reasons.append("input_mutation")
     result.fail_reasons = reasons
@@ -497,7 +516,8 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         result.status = "FAIL"
         data["fail_reason"] = reasons[0]
         data["fail_reasons"] = reasons
-        data["fail_detail"] = _fail_detail(result, trials, randomized, wm, mutation, errors, failed_probes)
+        data["fail_detail"] = _fail_detail(result, trials + [t for t in in_model if not t.comparison.match],
+                                           randomized, wm, mutation, errors, failed_probes)
     else:
         result.status = "PASS"
     data["status"] = result.status

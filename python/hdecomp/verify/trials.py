@@ -4,6 +4,7 @@ the outputs compared, inputs checked for mutation; big outputs spilled to disk."
 from __future__ import annotations
 
 import gc
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +13,13 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.errors import ComponentRunError, ComponentTimeout
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
 from hdecomp.runtime.component import (
     Component,
     clone_nested,
     map_nested,
+    move_to,
     nested_tensor_bytes,
     run_user_code,
     seed_everything,
@@ -24,7 +27,7 @@ from hdecomp.runtime.component import (
 from hdecomp.runtime.ops import OpTrace, record_ops
 from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
 from hdecomp.verify.reference_cache import Reference, ReferenceCache
-from hdecomp.verify.result import Clock, VerifyOptions
+from hdecomp.verify.result import SEED_BASE, Clock, VerifyOptions
 
 _FP_CHUNK = 1 << 24  # elements per fingerprint chunk
 
@@ -192,7 +195,9 @@ def holds_meta_tensors(model: nn.Module) -> bool:
     or a plain tensor attribute its constructor made."""
     if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
         return True
-    return any(isinstance(v, torch.Tensor) and v.is_meta for m in model.modules() for v in vars(m).values())
+    # (a plain attribute, or a list of them: torchvision's AnchorGenerator.cell_anchors)
+    return any(isinstance(t, torch.Tensor) and t.is_meta for m in model.modules() for v in vars(m).values()
+               for t in (v if isinstance(v, (list, tuple)) else [v]))
 
 
 _PLAIN = (int, float, bool, str, type(None))
@@ -330,3 +335,29 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     return (Trial(index, seed, comparison, mutated_o, mutated_r,
                    input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
             trace_o, trace_r)
+
+
+def run_given_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, args: list[Any],
+                    kwargs: dict[str, Any], index: str, options: VerifyOptions, clock: Clock,
+                    device: torch.device) -> Trial:
+    """Both sides on inputs given as they are (hdecomp.verify.in_model: what the component receives in the
+    model), each on its own copy, under the same seed; compared as a seeded trial is."""
+    args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
+    out_o, _ = _forward(orig, m_orig, clone_nested(args), clone_nested(kwargs), label="original",
+                        timeout=options.timeout, record=False, root_locations=False, clock=clock, seed=SEED_BASE)
+    try:
+        out_r, _ = _forward(ref, m_ref, clone_nested(args), clone_nested(kwargs), label="refactored",
+                            timeout=options.timeout, record=False, root_locations=True, clock=clock, seed=SEED_BASE)
+    except ComponentTimeout:
+        raise
+    except ComponentRunError as exc:   # the original runs on them and the refactored model does not: a mismatch
+        from hdecomp.verify.compare import LeafComparison
+        return Trial(index, SEED_BASE, OutputComparison(leaves=[LeafComparison(
+            path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")]), [], [])
+    t0 = time.perf_counter()
+    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+    clock.add("compare", time.perf_counter() - t0)
+    dtype = first_float_dtype([t for _, t in input_tensors(args, kwargs)])
+    return Trial(index, SEED_BASE, comparison, [], [],
+                 input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None)
+

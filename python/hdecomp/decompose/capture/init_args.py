@@ -126,7 +126,8 @@ def _recordable(obj: Any) -> bool:
         return True
     mod = getattr(type(obj), "__module__", "") or ""
     return not (mod == "builtins" or mod == "torch" or mod.startswith(("torch.", "typing", "collections",
-                                                                        "enum", "functools", "abc")))
+                                                                        "enum", "functools", "abc", "importlib",
+                                                                        "_frozen_importlib", "zipimport")))
 
 
 @contextlib.contextmanager
@@ -162,7 +163,7 @@ def record_init_args() -> Iterator[None]:
         try:   # (by the object itself, not its id: a freed temporary's id is given to later objects)
             if obj in _INIT_ARGS:
                 return
-        except TypeError:
+        except Exception:   # not hashable yet (an import's loader, mid-construction) or not weak-referenceable
             return
         # each parameter with its kind, as the signature declares it: a keyword-only one (diffusers'
         # `ResnetBlock2D(*, in_channels, ...)`) is written by name, a positional-only one by position

@@ -49,11 +49,41 @@ class _ChildTensorPaths(ast.NodeTransformer):
     def __init__(self, maps: dict[str, dict[str, MapValue]]) -> None:
         self.maps = maps
 
+    def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+        # a tie of a tensor the composed child holds no longer (no kernel of it reads it: Zamba2's shared block
+        # holds every use's LoRA adapters, each use reads its own) is no tie of the composed model
+        if any(self._unmapped(t) for t in [*node.targets, node.value]):
+            return None
+        self.generic_visit(node)
+        return node
+
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         return self._retargeted(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         return self._retargeted(node)
+
+    def _unmapped(self, node: ast.expr) -> bool:
+        """`node` names a tensor of a composed child (`self.<child>.<key>`) that its step's map does not carry."""
+        chain = self._chain(node)
+        return chain is not None and len(chain) >= 2 and chain[0] in self.maps and bool(self.maps[chain[0]]) \
+            and ".".join(chain[1:]) not in self.maps[chain[0]]
+
+    @staticmethod
+    def _chain(node: ast.expr) -> list[str] | None:
+        chain: list[str] = []
+        cur: ast.expr = node
+        while True:
+            if isinstance(cur, ast.Attribute):
+                chain.insert(0, cur.attr)
+                cur = cur.value
+            elif isinstance(cur, ast.Subscript) and isinstance(cur.slice, ast.Constant) and \
+                    isinstance(cur.slice.value, (int, str)):
+                chain.insert(0, str(cur.slice.value))
+                cur = cur.value
+            else:
+                break
+        return chain if isinstance(cur, ast.Name) and cur.id == "self" else None
 
     def _retargeted(self, node: ast.Attribute | ast.Subscript) -> ast.AST:
         chain: list[str] = []   # `self.a.blocks[0].w`: a, blocks, 0, w (a tie inside a ModuleList)

@@ -127,7 +127,8 @@ def build_composed(original, init, device, share):
                         if t is not None and id(t) in given:
                             table[leaf] = given[id(t)][1]
             tensors = list(composed.parameters()) + list(composed.buffers())
-            plain = [v for m in composed.modules() for v in vars(m).values() if isinstance(v, torch.Tensor)]
+            plain = [t for m in composed.modules() for v in vars(m).values()
+                     for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)]
             if not any(t.is_meta for t in tensors + plain):
                 return composed, shared, []
     composed = ComposedModel(*init).to(device)

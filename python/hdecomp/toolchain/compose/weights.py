@@ -72,7 +72,7 @@ def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
     """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
     the path to the kernels."""
-    from hdecomp.verify.weights import build_weight_map, load_explicit_map
+    from hdecomp.verify.weights import WeightSlice, build_weight_map, load_explicit_map
     if comp.kernel_root is not None or comp.top is None:
         return dict(_kernel_root_weight_map(comp, timeout))
     top = comp.top
@@ -112,10 +112,22 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
 
         out: dict[str, MapValue] = {}
         values: list[tuple[str, MapValue]] = [*wm.mapping.items(), *wm.slices.items()]
+        shapes = {n: tuple(t.shape) for n, t in [*orig.named_parameters(remove_duplicate=False),
+                                                 *orig.named_buffers(remove_duplicate=False)]}
         for okey, value in values:
             got = _through(value, resolve, s.weight_map or s.refactored)
-            if got is not None:
+            # a tensor the refactored model ties (one tensor under several names, `self.b.w = self.a.w`) goes
+            # to every composed tensor its names reach: a composed child holds its own copy, where only one
+            # use may read it (Zamba2's shared block: each use reads its own LoRA adapter)
+            extra = [resolve(a) for a in wm.aliases_refactored.get(value, [])] if isinstance(value, str) else []
+            reached = [g for g in [got, *extra] if isinstance(g, str)]
+            size = shapes.get(okey, ())
+            if len(set(reached)) > 1 and size:
+                out[okey] = [WeightSlice(k, 0, 0, size[0]) for k in dict.fromkeys(reached)]
+            elif got is not None:
                 out[okey] = got
+            elif reached:
+                out[okey] = reached[0]
         memo[step_dir] = out
         comp.step_maps[step_dir] = out
         return out
