@@ -121,10 +121,10 @@ def forward_source(model: nn.Module) -> ForwardSource:
                          owner=owner, code=fn.__code__, file_line=file_line)
 
 
-def function_source(fn: Any) -> ForwardSource:
-    """A plain Python function as a forward (`self` put first), for splitting its body at the source level in
-    the place of a call of it (see function_plan)."""
-    fn = inspect.unwrap(fn)
+def function_source(fn: Any, method: bool = False) -> ForwardSource:
+    """A plain Python function as a forward (`self` put first; a `method` of the module has its own), for
+    splitting its body at the source level in the place of a call of it (see function_plan)."""
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
     try:
         src = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(src)
@@ -142,10 +142,11 @@ def function_source(fn: Any) -> ForwardSource:
     for n in ast.walk(fdef):
         if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
             raise SourceStepError(f"{fn.__name__} uses {type(n).__name__.lower()}")
-        if isinstance(n, ast.Name) and n.id in ("super", "__class__", "self"):
+        if isinstance(n, ast.Name) and n.id in ("super", "__class__", *(() if method else ("self",))):
             raise SourceStepError(f"{fn.__name__} uses `{n.id}`")
     _strip_annotations(fdef)
-    fdef.args.posonlyargs, fdef.args.args = [], [ast.arg("self"), *fdef.args.posonlyargs, *fdef.args.args]
+    if not method:
+        fdef.args.posonlyargs, fdef.args.args = [], [ast.arg("self"), *fdef.args.posonlyargs, *fdef.args.args]
     fdef.name = "forward"   # (read as a forward is: the static analysis judges a forward's own code)
     text = ast.unparse(fdef)
     canon = ast.parse(text).body[0]
@@ -1002,6 +1003,15 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                                       max_iterations, executed_of)
             if len(_called_submodules(fdef, attrs)) < 2:
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
+        if len(regions) == 1 and regions[0].expr is None and regions[0].stmts and \
+                all(_called_method(st, attrs) is not None for st in regions[0].stmts):
+            # the only compute is in the module's own methods it calls (torchvision's AnchorGenerator:
+            # `self.set_cell_anchors(...)`, `self.grid_anchors(...)`): one child holding them would be the parent in
+            # disguise; their bodies are split instead, as methods of the parent its forward calls as written
+            methods = _methods_plan(model, fs, as_written, attrs, regions[0], user_file, per_statement,
+                                    max_iterations, executed_of)
+            if methods is not None:
+                return methods
         if _whole_forward(fdef, regions):
             fn = _called_function(regions[0].stmts, fs) if len(regions[0].stmts) == 1 else None
             if fn is not None:
@@ -1102,6 +1112,68 @@ def _function_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, a
                       ctx=ctx, notes=[f"one call of {fn.__name__}: its body is split here, as the parent's "
                                       f"method {method}", *inner.notes],
                       methods=[body, *inner.methods], key_prefix=inner.key_prefix)
+
+
+def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
+    """The module's own method a statement only calls (`self.set_cell_anchors(dtype, device)`, `x =
+    self.grid_anchors(g, s)`), else None."""
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+        info = attrs.get(value.func.attr)
+        if info is not None and info.kind == "method" and isinstance(getattr(info.value, "__func__", None),
+                                                                     types.FunctionType):
+            return value.func.attr
+    return None
+
+
+def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                  region: Region, user_file: Any, per_statement: bool, max_iterations: int,
+                  executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan | None:
+    """The step of a forward whose compute is all in the methods it calls: the one method that computes is
+    split at its source level, the others (plumbing) are carried as they are; the forward stays as written.
+    None where more than one of them computes (their children would share one namespace)."""
+    names = list(dict.fromkeys(_called_method(st, attrs) for st in region.stmts))
+    plans: dict[str, SourcePlan] = {}
+    kept: list[ast.FunctionDef] = []
+    for name in names:
+        assert name is not None
+        method = attrs[name].value
+        mfs = function_source(method, method=True)
+        m_attrs = {a: attr_info(model, a) for a in names_of([mfs.fdef]).self_attrs if a != name}
+        try:
+            plans[name] = _plan_source(model, mfs, m_attrs, user_file, per_statement=per_statement,
+                                       full_tensors=None, max_iterations=max_iterations,
+                                       executed=executed_of(getattr(method, "__func__", method))
+                                       if executed_of else None, executed_of=executed_of, full_tensors_of=None)
+        except SourceStepError:
+            carried = copy.deepcopy(mfs.fdef)
+            carried.name = name
+            kept.append(carried)
+    if len(plans) != 1:
+        return None
+    (name, inner), = plans.items()
+    body = copy.deepcopy(inner.forward)
+    body.name = name
+    params = _arg_names(fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
+    ctx = SourceContext(user_file=user_file)
+    _bind_globals(names_of([fdef, *kept]).loads, local_names | {n for k in kept for n in _arg_names(k.args)}
+                  | {n for k in kept for n in names_of(k.body).stores}, fs, ctx, where="the refactored parent")
+    ctx.imports.update(inner.ctx.imports)
+    ctx.user_names |= inner.ctx.user_names
+    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
+    consts = dict(inner.consts)
+    for a in names_of([fdef, *kept]).self_attrs:
+        info = attrs.get(a) or attr_info(model, a)
+        if info.kind == "const" and a not in consts:
+            consts[a] = info.value
+    forward = copy.deepcopy(fdef)
+    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
+                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
+                      ctx=ctx, notes=[f"its compute is in the method {name}: split here, as a method of the parent",
+                                      *inner.notes],
+                      methods=[body, *kept, *inner.methods], key_prefix=inner.key_prefix)
 
 
 class _FunctionCallsRenamed(ast.NodeTransformer):
