@@ -62,7 +62,7 @@ def write_in_model_inputs(step_dir: Path, calls: list[tuple[list[Any], dict[str,
     buf = io.BytesIO()
     try:   # (into memory first: a value pickle refuses leaves no half-written file)
         torch.save({"format": 1, "calls": [{"args": a, "kwargs": k} for a, k in cpu]}, buf)
-    except Exception as exc:   # noqa: BLE001 - any value pickle cannot hold: the step goes on without
+    except Exception as exc:   # any value pickle cannot hold: the step goes on without
         return f"the recorded inputs cannot be saved ({type(exc).__name__}: {str(exc).splitlines()[0][:160]})"
     (step_dir / IN_MODEL_FILE).write_bytes(buf.getvalue())
     return None
