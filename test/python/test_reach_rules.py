@@ -46,7 +46,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
-                                  "side_channel", "lazy_state", "shared_adapters", "anchor_grid"])
+                                  "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 

@@ -29,6 +29,7 @@ import copy
 import inspect
 import sys
 import textwrap
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,13 +121,55 @@ def forward_source(model: nn.Module) -> ForwardSource:
                          owner=owner, code=fn.__code__, file_line=file_line)
 
 
+def function_source(fn: Any, method: bool = False) -> ForwardSource:
+    """A plain Python function as a forward (`self` put first; a `method` of the module has its own), for
+    splitting its body at the source level in the place of a call of it (see function_plan)."""
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(src)
+    except (OSError, TypeError, SyntaxError) as exc:
+        raise SourceStepError(f"the source of {getattr(fn, '__name__', fn)} is not available") from exc
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef):
+        raise SourceStepError(f"{fn.__name__} is not a plain function")
+    fdef.decorator_list = []
+    _drop_signature_annotations(fdef)
+    body = fdef.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        fdef.body = body[1:] or [ast.Pass()]
+    for n in ast.walk(fdef):
+        if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+            raise SourceStepError(f"{fn.__name__} uses {type(n).__name__.lower()}")
+        if isinstance(n, ast.Name) and n.id in ("super", "__class__", *(() if method else ("self",))):
+            raise SourceStepError(f"{fn.__name__} uses `{n.id}`")
+    _strip_annotations(fdef)
+    if not method:
+        fdef.args.posonlyargs, fdef.args.args = [], [ast.arg("self"), *fdef.args.posonlyargs, *fdef.args.args]
+    fdef.name = "forward"   # (read as a forward is: the static analysis judges a forward's own code)
+    text = ast.unparse(fdef)
+    canon = ast.parse(text).body[0]
+    assert isinstance(canon, ast.FunctionDef)
+    mod = getattr(fn, "__module__", "") or ""
+    first = fn.__code__.co_firstlineno
+    orig_def = tree.body[0]
+    file_line = {c.lineno: first + o.lineno - 1
+                 for o, c in zip([n for n in ast.walk(orig_def) if isinstance(n, ast.stmt)],
+                                 [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
+    return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod,
+                         user_code=mod.startswith("_hdecomp_component_") or mod == "__main__", owner=type(fn),
+                         code=fn.__code__, file_line=file_line)
+
+
 def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
-                   of: nn.Module | None = None) -> set[int] | None:
-    """The lines of `model`'s own forward (of its submodule `of`'s) one run of `model` executes (a trace of
-    that code object only), or None where it cannot be told (no source, the run raises)."""
+                   of: Any = None) -> set[int] | None:
+    """The lines of `model`'s own forward (of its submodule `of`'s, or of the function `of`) one run of `model`
+    executes (a trace of that code object only), or None where it cannot be told (no source, the run raises)."""
     from hdecomp.runtime.component import clone_nested
     try:
-        fs = forward_source(of if of is not None else model)
+        fs = function_source(of) if isinstance(of, types.FunctionType) else \
+            forward_source(of if of is not None else model)
     except SourceStepError:
         return None
     lines: set[int] = set()
@@ -182,6 +225,22 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                 notes.append(f"{where} (`if {ast.unparse(node.test)}`): the "
                              f"{'if' if field_name == 'body' else 'else'} branch never runs for the recorded "
                              "inputs; the parent raises there instead of calling a child no trial can reach")
+    # the statements after such an `if` whose branch returns (`if interleave: return a, b` then `return c, d`)
+    for node in ast.walk(fdef):
+        for field_name in ("body", "orelse"):
+            stmts = getattr(node, field_name, None)
+            if not isinstance(stmts, list):
+                continue
+            for j, st in enumerate(stmts[:-1]):
+                rest = stmts[j + 1:]
+                if isinstance(st, ast.If) and not _flag(st.test, flagged) and \
+                        fs.file_line.get(st.lineno) in executed and not ran(rest) and \
+                        any(_flag(r, flagged) for r in rest):
+                    stmts[j + 1:] = [_raise_not_taken(st)]
+                    where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(st.lineno, st.lineno)}"
+                    notes.append(f"{where}: what follows `if {ast.unparse(st.test)}` never runs for the recorded "
+                                 "inputs; the parent raises there instead of calling a child no trial can reach")
+                    break
     return notes
 
 
@@ -895,7 +954,9 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
     known: a branch on flags that never runs is not split into children. A forward that only calls one
     submodule with plumbing around it (a wrapper: `out = self.model(list(images)); return tuple(...)`) is
     seen through (see_through): `executed_of` / `full_tensors_of` give the same for a submodule (by the
-    module / by its qualified name)."""
+    module / by its qualified name). A forward that is one call of a plain Python function (a library helper:
+    diffusers' `get_1d_rotary_pos_embed(dim, pos, ...)`) has that function's body split in its place
+    (function_plan)."""
     fs = forward_source(model)
     all_names = names_of([fs.fdef])
     attrs: dict[str, AttrInfo] = {}
@@ -907,6 +968,15 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
             for sub in _method_self_attrs(a.value):
                 if sub not in attrs:
                     attrs[sub] = attr_info(model, sub)
+    return _plan_source(model, fs, attrs, user_file, per_statement=per_statement, full_tensors=full_tensors,
+                        max_iterations=max_iterations, executed=executed, executed_of=executed_of,
+                        full_tensors_of=full_tensors_of)
+
+
+def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo], user_file: Any, *,
+                 per_statement: bool, full_tensors: dict[str, torch.Tensor] | None, max_iterations: int,
+                 executed: set[int] | None, executed_of: Callable[[Any], set[int] | None] | None,
+                 full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None) -> SourcePlan:
     flagged = flagged_lines(fs, attrs)
     forced: set[tuple[int, int]] = set()
     dropped: list[str] = []
@@ -914,6 +984,7 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
         fdef = copy.deepcopy(fs.fdef)
         if executed is not None:
             dropped = _drop_branches_not_taken(fdef, fs, executed, flagged)
+        as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
@@ -926,9 +997,26 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
             if wrapped is not None:
                 return _wrapper_plan(model, fs, fdef, attrs, wrapped, user_file, per_statement, max_iterations,
                                      executed_of, full_tensors_of)
+            calls = [f for st in fdef.body if (f := _called_function([st], fs)) is not None]
+            if len(calls) == 1 and not _called_submodules(fdef, attrs):   # a library helper the analysis lets be
+                return _function_plan(model, fs, as_written, attrs, calls[0], user_file, per_statement,
+                                      max_iterations, executed_of)
             if len(_called_submodules(fdef, attrs)) < 2:
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
+        if len(regions) == 1 and regions[0].expr is None and regions[0].stmts and \
+                all(_called_method(st, attrs) is not None for st in regions[0].stmts):
+            # the only compute is in the module's own methods it calls (torchvision's AnchorGenerator:
+            # `self.set_cell_anchors(...)`, `self.grid_anchors(...)`): one child holding them would be the parent in
+            # disguise; their bodies are split instead, as methods of the parent its forward calls as written
+            methods = _methods_plan(model, fs, as_written, attrs, regions[0], user_file, per_statement,
+                                    max_iterations, executed_of)
+            if methods is not None:
+                return methods
         if _whole_forward(fdef, regions):
+            fn = _called_function(regions[0].stmts, fs) if len(regions[0].stmts) == 1 else None
+            if fn is not None:
+                return _function_plan(model, fs, as_written, attrs, fn, user_file, per_statement, max_iterations,
+                                      executed_of)
             if len(regions[0].stmts) < 2 or any(isinstance(st, (ast.With, ast.AsyncWith, ast.Try))
                                                 for st in regions[0].stmts):
                 raise SourceStepError("the forward is one piece of straight-line compute: nothing to split at "
@@ -963,6 +1051,143 @@ def _wrapper_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
                              executed=executed_of(sub) if executed_of is not None else None,
                              executed_of=executed_of, full_tensors_of=inner_of)
     return see_through(model, fs, fdef, attrs, wrapped, inner, user_file)
+
+
+def _called_function(stmts: list[ast.stmt], fs: ForwardSource) -> Any:
+    """The plain Python function a single statement only calls (`cos, sin = get_1d_rotary_pos_embed(...)`,
+    `return helper(x)`), when it is one a file can carry or import and not torch's; else None."""
+    stmt = stmts[0]
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return None
+    target: Any = None
+    if isinstance(value.func, ast.Name):
+        target = fs.globals.get(value.func.id)
+    elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name):
+        target = getattr(fs.globals.get(value.func.value.id), value.func.attr, None)
+    if not isinstance(target, types.FunctionType):
+        return None
+    mod = getattr(target, "__module__", "") or ""
+    if mod == "torch" or mod.startswith("torch."):
+        return None
+    try:
+        function_source(target)
+    except SourceStepError:
+        return None
+    return target
+
+
+def _function_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                   fn: Any, user_file: Any, per_statement: bool, max_iterations: int,
+                   executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan:
+    """The step of a forward that only calls `fn`: the function's body split at its source level, as a method
+    of the parent its forward calls in the function's place (the parent keeps its own code as written: the
+    arguments, `self.axes_dim[i]` read at each call, stay Python)."""
+    ffs = function_source(fn)
+    inner = _plan_source(model, ffs, {}, user_file, per_statement=per_statement, full_tensors=None,
+                         max_iterations=max_iterations, executed=executed_of(fn) if executed_of else None,
+                         executed_of=executed_of, full_tensors_of=None)
+    taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(attrs) | \
+        {m.name for m in inner.methods}
+    method = safe_attr(fn.__name__, taken)
+    forward = _FunctionCallsRenamed(fn.__name__, method).visit(copy.deepcopy(fdef))
+    ast.fix_missing_locations(forward)
+    body = copy.deepcopy(inner.forward)
+    body.name = method
+    params = _arg_names(fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
+    ctx = SourceContext(user_file=user_file)
+    loads = [n for n in names_of([forward]).loads if n != fn.__name__]
+    _bind_globals(loads, local_names, fs, ctx, where="the refactored parent")
+    ctx.imports.update(inner.ctx.imports)
+    ctx.user_names |= inner.ctx.user_names
+    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
+    consts = dict(inner.consts)
+    for a in names_of([forward]).self_attrs:
+        info = attrs.get(a)
+        if info is not None and info.kind == "const" and a not in consts:
+            consts[a] = info.value
+    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
+                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
+                      ctx=ctx, notes=[f"one call of {fn.__name__}: its body is split here, as the parent's "
+                                      f"method {method}", *inner.notes],
+                      methods=[body, *inner.methods], key_prefix=inner.key_prefix)
+
+
+def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
+    """The module's own method a statement only calls (`self.set_cell_anchors(dtype, device)`, `x =
+    self.grid_anchors(g, s)`), else None."""
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+        info = attrs.get(value.func.attr)
+        if info is not None and info.kind == "method" and isinstance(getattr(info.value, "__func__", None),
+                                                                     types.FunctionType):
+            return value.func.attr
+    return None
+
+
+def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                  region: Region, user_file: Any, per_statement: bool, max_iterations: int,
+                  executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan | None:
+    """The step of a forward whose compute is all in the methods it calls: the one method that computes is
+    split at its source level, the others (plumbing) are carried as they are; the forward stays as written.
+    None where more than one of them computes (their children would share one namespace)."""
+    names = list(dict.fromkeys(_called_method(st, attrs) for st in region.stmts))
+    plans: dict[str, SourcePlan] = {}
+    kept: list[ast.FunctionDef] = []
+    for name in names:
+        assert name is not None
+        method = attrs[name].value
+        mfs = function_source(method, method=True)
+        m_attrs = {a: attr_info(model, a) for a in names_of([mfs.fdef]).self_attrs if a != name}
+        try:
+            plans[name] = _plan_source(model, mfs, m_attrs, user_file, per_statement=per_statement,
+                                       full_tensors=None, max_iterations=max_iterations,
+                                       executed=executed_of(getattr(method, "__func__", method))
+                                       if executed_of else None, executed_of=executed_of, full_tensors_of=None)
+        except SourceStepError:
+            carried = copy.deepcopy(mfs.fdef)
+            carried.name = name
+            kept.append(carried)
+    if len(plans) != 1:
+        return None
+    (name, inner), = plans.items()
+    body = copy.deepcopy(inner.forward)
+    body.name = name
+    params = _arg_names(fdef.args)
+    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
+    ctx = SourceContext(user_file=user_file)
+    _bind_globals(names_of([fdef, *kept]).loads, local_names | {n for k in kept for n in _arg_names(k.args)}
+                  | {n for k in kept for n in names_of(k.body).stores}, fs, ctx, where="the refactored parent")
+    ctx.imports.update(inner.ctx.imports)
+    ctx.user_names |= inner.ctx.user_names
+    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
+    consts = dict(inner.consts)
+    for a in names_of([fdef, *kept]).self_attrs:
+        info = attrs.get(a) or attr_info(model, a)
+        if info.kind == "const" and a not in consts:
+            consts[a] = info.value
+    forward = copy.deepcopy(fdef)
+    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
+                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
+                      ctx=ctx, notes=[f"its compute is in the method {name}: split here, as a method of the parent",
+                                      *inner.notes],
+                      methods=[body, *kept, *inner.methods], key_prefix=inner.key_prefix)
+
+
+class _FunctionCallsRenamed(ast.NodeTransformer):
+    """`fn(...)` (or `module.fn(...)`) -> `self.<method>(...)`."""
+
+    def __init__(self, name: str, method: str) -> None:
+        self.name, self.method = name, method
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Name) and f.id == self.name) or (isinstance(f, ast.Attribute) and f.attr == self.name):
+            node.func = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=self.method, ctx=ast.Load())
+        return node
 
 
 def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> str | None:

@@ -11,6 +11,7 @@ those inputs too ("in_model" trials) and fails on a mismatch, as on a seeded one
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,11 @@ def _storable(value: Any) -> bool:
         return True
     if isinstance(value, (list, tuple)):
         return all(_storable(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, (str, int)) and _storable(v) for k, v in value.items())
-    fields = dataclass_fields(value)
     module = getattr(type(value), "__module__", "") or ""
+    if isinstance(value, dict):   # (a dict subclass of a generated file's own: a ModelOutput it defines, no)
+        return not module.startswith(("children", "_hdecomp_")) and \
+            all(isinstance(k, (str, int)) and _storable(v) for k, v in value.items())
+    fields = dataclass_fields(value)
     return fields is not None and not module.startswith(("children", "_hdecomp_")) and \
         all(_storable(v) for v in fields.values())
 
@@ -57,7 +59,12 @@ def write_in_model_inputs(step_dir: Path, calls: list[tuple[list[Any], dict[str,
     if size > MAX_BYTES:
         return f"the recorded inputs take {size / 2**20:.0f} MB, above {MAX_BYTES >> 20} MB: not kept"
     cpu = [([_to_cpu(v) for v in a], {n: _to_cpu(v) for n, v in k.items()}) for a, k in keep]
-    torch.save({"format": 1, "calls": [{"args": a, "kwargs": k} for a, k in cpu]}, step_dir / IN_MODEL_FILE)
+    buf = io.BytesIO()
+    try:   # (into memory first: a value pickle refuses leaves no half-written file)
+        torch.save({"format": 1, "calls": [{"args": a, "kwargs": k} for a, k in cpu]}, buf)
+    except Exception as exc:   # any value pickle cannot hold: the step goes on without
+        return f"the recorded inputs cannot be saved ({type(exc).__name__}: {str(exc).splitlines()[0][:160]})"
+    (step_dir / IN_MODEL_FILE).write_bytes(buf.getvalue())
     return None
 
 

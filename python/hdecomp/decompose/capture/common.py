@@ -206,8 +206,12 @@ class Reference:
 
 
 def plain_attributes(module: nn.Module) -> list[tuple[nn.Module, dict[str, Any]]]:
-    """Each submodule's public attributes that are not modules (plain values and plain tensors)."""
-    return [(m, {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)})
+    """Each submodule's public attributes that are not modules (plain values and plain tensors; one a
+    constructor computed with autograd on, weight_norm's `weight`, detached: restored, a non-leaf tensor
+    would make the module one copy.deepcopy refuses)."""
+    def kept(v: Any) -> Any:
+        return v.detach() if isinstance(v, torch.Tensor) and v.grad_fn is not None else v
+    return [(m, {k: kept(v) for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)})
             for m in module.modules()]
 
 

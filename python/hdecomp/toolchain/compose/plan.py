@@ -19,7 +19,9 @@ from hdecomp.vocab.levels import LEVEL_DIRS
 if TYPE_CHECKING:
     from hdecomp.verify.weights import WeightSlice
 
-    MapValue = str | list[WeightSlice]   # a composed key, or the slices of a packed original tensor
+    # a composed key, or the slices of a packed original tensor, or (a key in the list) whole copies: a tensor the
+    # refactored model ties reaches each composed tensor its names reach
+    MapValue = str | list[WeightSlice | str]
 
 
 SKIP_TOP = {"get_inputs", "get_init_inputs", "get_input_kwargs", "Model", "RefactoredModel",

@@ -68,11 +68,13 @@ def named_tensors(model, attributes=False):
 
 def targets(okey, src):
     """(composed key, the original's tensor or its slice) for each tensor original key `okey` fills: one key,
-    or the slices of a packed tensor (`{"key", "dim", "start", "stop"}`)."""
+    or the slices of a packed tensor (`{"key", "dim", "start", "stop"}`), or whole copies (a key in the list: a
+    tensor the refactored model ties, each composed child holding its own copy)."""
     value = WEIGHT_MAP[okey]
     if isinstance(value, str):
         return [(value, src[okey])]
-    return [(p["key"], src[okey].narrow(p["dim"], p["start"], p["stop"] - p["start"])) for p in value]
+    return [(p, src[okey]) if isinstance(p, str) else
+            (p["key"], src[okey].narrow(p["dim"], p["start"], p["stop"] - p["start"])) for p in value]
 
 
 def transfer_weights(original, composed):

@@ -48,8 +48,12 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
     if isinstance(value, str):
         got: MapValue | None = resolve(value)
         return got
-    out: list[WeightSlice] = []
+    out: list[WeightSlice | str] = []
     for p in value:
+        if isinstance(p, str):   # a whole copy
+            got_copy = resolve(p)
+            out.extend([] if got_copy is None else [got_copy] if isinstance(got_copy, str) else got_copy)
+            continue
         inner = resolve(p.key)
         if inner is None:
             continue
@@ -57,6 +61,9 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
             out.append(WeightSlice(inner, p.dim, p.start, p.stop))
             continue
         for q in inner:   # a slice of a slice: along the same dimension, offsets add
+            if isinstance(q, str):   # the slice, copied whole to each tensor the lower step ties
+                out.append(WeightSlice(q, p.dim, p.start, p.stop))
+                continue
             if q.dim != p.dim:
                 raise ComposeError(f"weight map: {p.key} is a slice of a packed tensor that a lower step slices "
                                    "again along another dimension", where)
@@ -65,8 +72,8 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
 
 
 def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
-    from hdecomp.verify.weights import map_value_json
-    return {k: map_value_json(v) for k, v in wm.items()}
+    return {k: v if isinstance(v, str) else [p if isinstance(p, str) else p.to_dict() for p in v]
+            for k, v in wm.items()}
 
 
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
@@ -108,12 +115,11 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
             got = for_step(sub).get(rkey[len(owner) + 1:])
             if got is None or isinstance(got, str):
                 return None if got is None else f"{owner}.{got}"
-            return [replace(q, key=f"{owner}.{q.key}") for q in got]
+            return [f"{owner}.{q}" if isinstance(q, str) else replace(q, key=f"{owner}.{q.key}") for q in got]
 
         out: dict[str, MapValue] = {}
-        values: list[tuple[str, MapValue]] = [*wm.mapping.items(), *wm.slices.items()]
-        shapes = {n: tuple(t.shape) for n, t in [*orig.named_parameters(remove_duplicate=False),
-                                                 *orig.named_buffers(remove_duplicate=False)]}
+        values: list[tuple[str, MapValue]] = list(wm.mapping.items())
+        values += [(k, list[WeightSlice | str](v)) for k, v in wm.slices.items()]
         for okey, value in values:
             got = _through(value, resolve, s.weight_map or s.refactored)
             # a tensor the refactored model ties (one tensor under several names, `self.b.w = self.a.w`) goes
@@ -121,9 +127,10 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
             # use may read it (Zamba2's shared block: each use reads its own LoRA adapter)
             extra = [resolve(a) for a in wm.aliases_refactored.get(value, [])] if isinstance(value, str) else []
             reached = [g for g in [got, *extra] if isinstance(g, str)]
-            size = shapes.get(okey, ())
-            if len(set(reached)) > 1 and size:
-                out[okey] = [WeightSlice(k, 0, 0, size[0]) for k in dict.fromkeys(reached)]
+            # (whole copies, each named by its key: a slice would write the size down, which a batch-sized
+            # parameter does not keep under --batch-limit)
+            if len(set(reached)) > 1:
+                out[okey] = list(dict.fromkeys(reached))
             elif got is not None:
                 out[okey] = got
             elif reached:
