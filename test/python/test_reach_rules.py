@@ -3,7 +3,8 @@ model of our own. A table kept as a plain tensor attribute (VideoMAE), a paramet
 (RWKV), a ModuleDict that loops over its own items (torchvision's IntermediateLayerGetter), a user's wrapper
 around a detector that hands objects holding tensors between its blocks and calls a registered operator
 (torchvision's Faster R-CNN), constructors with keyword-only parameters (diffusers), containers filled
-after construction (timm), callable objects a module holds (diffusers' attention processors)."""
+after construction (timm), callable objects a module holds (diffusers' attention processors), a container
+holding one module at two places (diffusers' AutoencoderTiny)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
-                                  "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes"])
+                                  "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
+                                  "shared_activation"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 

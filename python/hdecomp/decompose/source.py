@@ -587,7 +587,10 @@ def container_expr(module: nn.Module, ctx: SourceContext) -> str:
     """A torch.nn container (Sequential, ModuleList, ModuleDict) written from the modules it holds now, not from
     its constructor's arguments: a container is often built empty and filled afterwards (timm's
     `self.query = nn.Sequential(); self.query.add_module('down_conv', ...)`, `layers.append(...)`)."""
-    items = list(module.named_children())
+    # (every slot, a module held twice included: named_children() yields a shared instance once, diffusers'
+    # AutoencoderTiny holds one ReLU at two places of a Sequential; held again, a stateless one is written
+    # again, and one with tensors is refused by check_rebuild's state_dict comparison)
+    items = [(k, m) for k, m in module._modules.items() if m is not None]
     if isinstance(module, nn.ModuleDict):
         return "nn.ModuleDict({" + ", ".join(f"{k!r}: {module_expr(m, ctx)}" for k, m in items) + "})"
     if isinstance(module, nn.ModuleList):
