@@ -85,6 +85,7 @@ take_along_dim tan tan_ tanh tanh_ tensor_split tile to trace transpose transpos
 triu triu_ true_divide true_divide_ trunc trunc_ type_as unbind unflatten unfold uniform_ unique
 unique_consecutive unsafe_chunk unsafe_split unsqueeze unsqueeze_ var vdot view view_as vsplit where xlogy
 xlogy_ zero_ softplus gelu silu hardtanh elu selu celu mish leaky_relu hardswish hardsigmoid logsigmoid
+topk qr eig to_dense sparse_mask int_repr coalesce cdouble
 """.split())
 
 # Dunder spellings of operators: `x.__mul__(y)` is judged like `x * y`.
