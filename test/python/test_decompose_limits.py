@@ -341,3 +341,23 @@ def test_a_submodule_swapped_after_construction_is_swapped_in_the_rebuild() -> N
     from hdecomp.decompose.codegen import module_child_class
     src, _ = module_child_class(block, ctx, "doc")
     assert "        setattr(self, 'norm', FrozenNorm(4))\n" in src and "super().__init__(4)" in src, src
+
+
+class Heads(nn.Module):
+    def __init__(self, c: int, mask_head: nn.Module | None = None) -> None:
+        super().__init__()
+        self.box = nn.Conv2d(c, 4, 1)
+        self.mask_head = mask_head
+
+
+def test_a_submodule_added_after_construction_is_added_in_the_rebuild() -> None:
+    # torchvision's Mask R-CNN builds RoIHeads without mask heads, then sets `roi_heads.mask_head = ...`
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        heads = Heads(4)
+        heads.mask_head = nn.Sequential(nn.Conv2d(4, 4, 3), nn.ReLU())
+    expr = module_expr(heads, ctx)
+    assert expr.endswith(", setattr(_m, 'mask_head', nn.Sequential(nn.Conv2d(4, 4, kernel_size=3), nn.ReLU())))[0]"), expr
+    ns = {"torch": torch, "nn": nn, "Heads": Heads}
+    assert check_rebuild(expr, heads, ns) is None
+    assert check_rebuild("Heads(4)", heads, ns) is not None

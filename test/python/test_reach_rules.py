@@ -132,3 +132,16 @@ def test_a_registered_operator_is_written_as_torch_ops() -> None:
     assert qualified_name(torch.ops.torchvision.nms, ctx) == "torch.ops.torchvision.nms"
     assert qualified_name(torch.ops.torchvision.nms.default, ctx) == "torch.ops.torchvision.nms.default"
     assert ctx.imports["torchvision"] == "import torchvision"
+
+
+def test_an_input_never_above_zero_is_drawn_never_above_zero() -> None:
+    # RecurrentGemma's RG-LRU: sqrt(1 - exp(2 * log_a)) of a log-gate that is never positive; a draw from
+    # randn made the kernel's self-test NaN
+    ctx = SourceContext(user_file=None)
+    log_gate = -torch.rand(1, 6, 8) * 3
+    expr = input_expr(log_gate, ctx)
+    assert expr.startswith("-torch.rand("), expr
+    drawn = eval(expr, {"torch": torch, "batch_size": 1})
+    assert drawn.shape == log_gate.shape and bool((drawn <= 0).all())
+    assert input_expr(torch.randn(3, 4), ctx).startswith("torch.randn(")
+    assert input_expr(torch.rand(3, 4), ctx).startswith("torch.rand(")

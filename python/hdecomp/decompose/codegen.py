@@ -248,6 +248,10 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
             dt = "" if value.dtype == torch.float32 else f", dtype={value.dtype}"
             if value.numel() and float(value.detach().min()) >= 0:
                 return f"torch.rand({shape}{dt}{dev})" if shape else f"torch.rand((){dt})"
+            # (a value never above zero, a log of a gate in (0, 1), stays so: RecurrentGemma's RG-LRU takes
+            # sqrt(1 - exp(2 * log_a)), NaN for a positive draw)
+            if value.numel() and float(value.detach().max()) <= 0:
+                return f"-torch.rand({shape}{dt}{dev})" if shape else f"-torch.rand((){dt})"
             return f"torch.randn({shape}{dt}{dev})" if shape else f"torch.randn((){dt})"
         if value.is_complex():
             return f"torch.randn({shape_t}, dtype={value.dtype})"

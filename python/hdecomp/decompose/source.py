@@ -506,7 +506,8 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
 def construction_patches(module: nn.Module, ctx: SourceContext) -> list[tuple[str, str, str]]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
-    `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm."""
+    `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm, a submodule
+    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise."""
     call = init_call(module)
     if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
         return []
@@ -575,8 +576,19 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                 if isinstance(value, (bool, int, float, str, type(None))) or \
                         (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
                     out.append((path, name, literal(value, ctx)))
-    if any(q not in theirs_all and not any(q.startswith(s + ".") for s in swapped) for q in mine):
-        return []   # a submodule added afterwards: not this kind of change
+    for qual, target in mine.items():
+        if qual in theirs_all or any(qual.startswith(s + ".") for s in swapped):
+            continue
+        # a submodule the constructor added afterwards (torchvision's Mask R-CNN: `self.roi_heads.mask_head =
+        # mask_head` after building RoIHeads without one), where its parent is one the build made
+        parent, _, leaf = qual.rpartition(".")
+        if not qual or parent not in theirs_all or not leaf.isidentifier():
+            return []
+        try:
+            out.append((path_of(parent), leaf, module_expr(target, ctx)))
+        except NotRepresentable:
+            return []
+        swapped.append(qual)
     return out
 
 
