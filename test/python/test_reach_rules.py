@@ -145,3 +145,42 @@ def test_an_input_never_above_zero_is_drawn_never_above_zero() -> None:
     assert drawn.shape == log_gate.shape and bool((drawn <= 0).all())
     assert input_expr(torch.randn(3, 4), ctx).startswith("torch.randn(")
     assert input_expr(torch.rand(3, 4), ctx).startswith("torch.rand(")
+
+
+_NONZERO_FILE = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, mask):
+        return torch.nonzero(mask)[:, CUT]
+
+
+def get_inputs():
+    return [torch.randint(0, 2, (2, 64)).bool()]
+
+
+def get_input_kwargs():
+    return {}
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize(("cut", "passes"), [("0", True), (":1", False)])
+def test_a_self_test_leaves_sizes_that_follow_the_values_unchecked(tmp_path: Path, cut: str, passes: bool) -> None:
+    # Longformer's global-attention indices, a detector's boxes: `nonzero` of a mask the recorded model had
+    # with 1 True, a random draw with ~64; the rank is still checked (a [:, :1] cut keeps a second dim)
+    import subprocess
+    import sys
+    from hdecomp.decompose.codegen import self_test_block
+    recorded = torch.nonzero(torch.zeros(2, 64, dtype=torch.bool).index_fill_(1, torch.tensor([0]), True))[:, 0]
+    text = _NONZERO_FILE.replace("CUT", cut) + "\n\n" + self_test_block(recorded)
+    file = tmp_path / "nonzero_kernel.py"
+    file.write_text(text)
+    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+    if not passes:
+        assert "output rank 2 != 1" in run.stderr, run.stderr
