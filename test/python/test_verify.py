@@ -331,3 +331,38 @@ def test_wider_input_probe_catches_wrong_constant_hidden_by_degenerate_output() 
     assert r.fail_reasons == ["probe_mismatch"]
     assert r.data["numerical_comparison"]["status"] == "FAIL"
     assert r.data["fail_detail"].startswith("probe trial with wider inputs (probe_x")
+
+
+_APPENDS = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p6 = nn.Conv2d(4, 4, 3, stride=2, padding=1)
+
+    def forward(self, p, c):
+        p6 = self.p6(c[-1])
+        p.extend([p6, torch.relu(p6)])   # torchvision's LastLevelP6P7: the pyramid list grows in place
+        return p
+
+
+def get_inputs():
+    return [[torch.randn(2, 4, 8, 8)], [torch.randn(2, 4, 8, 8), torch.rand(2, 4, 8, 8), torch.rand(2, 4, 8, 8)]]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_forward_that_appends_to_an_input_list_mutates_no_input(tmp_path: Path) -> None:
+    # the tensors it got stay where they were; the list grew. (Read by position after the run, the second
+    # list's first tensor was compared with the appended p6: 'input_mutation' on an honest step.)
+    (tmp_path / "original.py").write_text(_APPENDS)
+    (tmp_path / "refactored.py").write_text(_APPENDS.replace("class Model(", "class RefactoredModel("))
+    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(skip_anticheat=True))
+    assert r.status == "PASS", (r.error, r.fail_reasons, r.data.get("fail_detail"))
+    trials = r.data["numerical_comparison"]["trials"]
+    assert all(t["input_mutated_by_original"] == [] == t["input_mutated_by_refactored"] for t in trials), trials

@@ -53,7 +53,7 @@ def _fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
 def _mutated(before: list[tuple[str, torch.Tensor]], after: list[tuple[str, torch.Tensor]]) -> list[str]:
     """Paths whose tensor changed: exact comparison between the pristine inputs and a model's copy."""
     out = []
-    for (path, a), (_, b) in zip(before, after, strict=False):
+    for (path, a), (_, b) in zip(before, after, strict=True):
         if a.shape != b.shape or a.dtype != b.dtype or not bool(
                 torch.equal(a, b) or (a.is_floating_point() and bool(torch.isnan(a).any())
                                       and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))):
@@ -272,7 +272,10 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     else:
         t0 = time.perf_counter()
         o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
-        o_versions = [t._version for _, t in input_tensors(o_args, o_kwargs)]
+        # (the input tensors themselves, read again after the run: a forward that appends to an input list,
+        # torchvision's LastLevelP6P7 `p.extend([p6, p7])`, leaves the ones it got where they were)
+        o_before = input_tensors(o_args, o_kwargs)
+        o_versions = [t._version for _, t in o_before]
         state = state_signature(m_orig) if reference is not None else None
         draws = clock.random_draws
         clock.add("inputs", time.perf_counter() - t0)
@@ -281,9 +284,9 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
         t0 = time.perf_counter()
         # judged as the refactored model is below: changed values, or an in-place write of the same values
         # (a ReLU(inplace=True) on inputs that are already positive)
-        o_after = input_tensors(o_args, o_kwargs)
-        changed_o = set(_mutated(pristine, o_after))
-        mutated_o = [p for (p, t), v in zip(o_after, o_versions, strict=False) if p in changed_o or t._version != v]
+        changed_o = set(_mutated(pristine, o_before))
+        mutated_o = [p for (p, t), v in zip(o_before, o_versions, strict=True) if p in changed_o or t._version != v]
+        del o_before
         del o_args, o_kwargs
         clock.add("inputs", time.perf_counter() - t0)
         t0 = time.perf_counter()
