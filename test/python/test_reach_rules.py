@@ -175,6 +175,7 @@ def test_a_self_test_leaves_sizes_that_follow_the_values_unchecked(tmp_path: Pat
     # with 1 True, a random draw with ~64; the rank is still checked (a [:, :1] cut keeps a second dim)
     import subprocess
     import sys
+
     from hdecomp.decompose.codegen import self_test_block
     recorded = torch.nonzero(torch.zeros(2, 64, dtype=torch.bool).index_fill_(1, torch.tensor([0]), True))[:, 0]
     text = _NONZERO_FILE.replace("CUT", cut) + "\n\n" + self_test_block(recorded)
