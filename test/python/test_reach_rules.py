@@ -21,6 +21,7 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.source import SourceContext, qualified_name
 from hdecomp.runtime.component import clone_nested, dataclass_fields
 from hdecomp.verify.compare import compare_outputs
+from hdecomp.verify.in_model import read_in_model_inputs
 
 FIX = Path(__file__).parent / "fixtures" / "reach"
 
@@ -48,9 +49,18 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
                                   "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
-                                  "shared_activation"])
+                                  "shared_activation", "global_tokens"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
+
+
+def test_in_model_trials_hold_what_the_model_hands_a_step_below_the_root(trees: dict[str, Any]) -> None:
+    """The split's file was drawn by its parent's file (a random mask: several global tokens); the model marks
+    one. Its in-model trial holds the model's count, so a graph that baked the file's size cannot pass."""
+    dec = trees["global_tokens"]
+    step = next(dec.root.glob("steps/step_*_split"))
+    calls = read_in_model_inputs(step / "original.py")
+    assert calls and {int(args[1]) for args, _ in calls} == {1}, calls
 
 
 def test_a_cache_the_forward_makes_is_none_in_the_blocks_calls(trees: dict[str, Any]) -> None:

@@ -393,12 +393,15 @@ def _capture_like(method: str | None, model: nn.Module, args: list[Any], kwargs:
 
 
 def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: dict[str, Any],
-                    expand: set[str] | None = None, method: str | None = None) -> dict[str, Any] | None:
-    """Every node's value of the captured `graph` at the second batch: the graph replayed on `model`
-    (checked: the module's own output has the same shapes), else a fresh capture by the same `method` with
-    the same node names. None when neither works (a graph that baked the batch into its code and a
-    capture that differs)."""
+                    expand: set[str] | None = None, method: str | None = None, *,
+                    values_checked: bool = False) -> dict[str, Any] | None:
+    """Every node's value of the captured `graph` at other inputs (the second batch, the ones the module
+    received in the model): the graph replayed on `model` (checked: the module's own output has the same
+    shapes; with `values_checked` the same values too), else a fresh capture by the same `method` with
+    the same node names. None when neither works (a graph that baked the batch or a data-dependent size
+    into its code and a capture that differs)."""
     from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, node_values
+    from hdecomp.decompose.capture.common import same_outputs
     try:
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
@@ -412,7 +415,8 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
         with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
             torch.manual_seed(CAPTURE_SEED)
             out, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
-        if _shapes(out) == _shapes(expected) and set(values) >= {n.name for n in graph.nodes}:
+        if _shapes(out) == _shapes(expected) and set(values) >= {n.name for n in graph.nodes} and \
+                (not values_checked or same_outputs(out, expected, rtol=1e-4, atol=1e-5)):
             return values
     except Exception:  # a recorded graph may have baked the batch into a view/expand: capture again
         pass

@@ -160,6 +160,41 @@ def _fill_by_name(plan: SourcePlan, rec: Recording, args: list[Any], kwargs: dic
     return missing
 
 
+def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list[str], rec: Recording,
+                       notes: list[str]) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
+    """Each child's calls (its first, a loop's last) where the module runs in the model: at the root the
+    recording's own; below it, `ref` run again on the inputs `node` received in the model (its file's inputs
+    are random: a size read from data, a count of masked tokens, can differ there), checked against the
+    module itself. A child those inputs do not reach has none."""
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    from hdecomp.decompose.capture.common import flat_values, same_outputs
+    from hdecomp.runtime.component import clone_nested
+
+    def calls_of(r: Recording) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
+        return {a: [(c.args, c.kwargs), *([c.last] if c.last is not None else [])] for a, c in r.calls.items()}
+    if node.parent is None:
+        return calls_of(rec)
+    real = [(a, k) for a, k in node.in_model
+            if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+    if not real:
+        return {}
+    args, kwargs = real[0]
+    try:
+        with torch.no_grad():
+            torch.manual_seed(CAPTURE_SEED)
+            expected = model(*clone_nested(list(args)), **clone_nested(dict(kwargs)))
+        rec_real = record_children(ref, attrs, list(args), dict(kwargs), CAPTURE_SEED)
+    except Exception as exc:   # user code on the inputs the model handed it
+        notes.append(f"its children have no in-model trials: the split forward does not run on the inputs "
+                     f"the module received in the model ({type(exc).__name__}: {exc})")
+        return {}
+    if not same_outputs(rec_real.output, expected, rtol=1e-4, atol=1e-5):
+        notes.append("its children have no in-model trials: the split forward differs from the module on the "
+                     "inputs it received in the model")
+        return {}
+    return calls_of(rec_real)
+
+
 def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,
                       model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                       ) -> tuple[list[Node], list[str]]:
@@ -235,7 +270,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     if missing:
         raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
     # what each child really receives in the model, before the inputs are written at the original batch
-    in_model = {a: [(r.args, r.kwargs), *([r.last] if r.last is not None else [])] for a, r in rec.calls.items()}
+    in_model = _children_in_model(node, model, ref, attrs, rec, notes)
     # at the original batch (--batch-limit): the same children at the next batch give the scaling
     if sc is not None:
         try:

@@ -27,6 +27,7 @@ from hdecomp.decompose.capture import (
     reference_run,
     restore_plain_attributes,
 )
+from hdecomp.decompose.capture.common import flat_values
 from hdecomp.decompose.codegen import (
     ComponentText,
     assemble,
@@ -57,7 +58,7 @@ from hdecomp.decompose.plan import (
     oversized_module_children,
     plan_children,
 )
-from hdecomp.decompose.shapes import full_size_capture, real_values
+from hdecomp.decompose.shapes import full_size_capture, graph_values_at, real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
@@ -393,6 +394,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         return leaf(dec, node, step_name, f"no children: {last_err or 'the forward has no compute ops'}")
     if len(children) == 1 and children[0].kind == "module" and not children[0].kernel:
         return leaf(dec, node, step_name, "the forward only calls one submodule (nothing to split at this level)")
+    # What each child receives where this module runs in the model (its in-model trials), before the
+    # recorded values are taken to the original batch.
+    real = _in_model_values(dec, node, step_name, model, cap, expand)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     cap, args_full, kwargs_full, deviations = full_size_capture(
         comp, model, cap, opts.batch_limit, args, kwargs, expand, device=opts.device, timeout=opts.timeout)
@@ -547,15 +551,11 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 dec.texts[stem] = text
                 path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
                 write_text_atomic(path, text)
-                seen = [(list(in_args), dict(in_kwargs))]
-                if child.kind == "module" and len(child.members) > 1:   # its last call too (a loop's last)
-                    last = child.members[-1]
-                    seen.append(([_value(last.args[i], cap) for i in (child.arg_keep or range(len(last.args)))],
-                                 {k: _value(v, cap) for k, v in last.kwargs.items()}))
                 cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
                           outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
                           depth=node.depth + 1, status="leaf" if level == 0 else "unverified",
-                          in_model=[real_values(a, k) for a, k in seen])
+                          in_model=_child_in_model(child, call if child.kind == "module" else None, real,
+                                                   node.parent is None, in_args, in_kwargs, cap))
                 dec.nodes[stem] = cn
                 if level > 0:
                     child_nodes.append(cn)
@@ -734,15 +734,71 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     return []
 
 
-def _value(a: Any, cap: Capture) -> Any:
+def _value(a: Any, cap: Capture | dict[str, Any]) -> Any:
+    """An argument of a graph call with its recorded value (of `cap`, or of a dict of node values)."""
     import torch.fx as fx
+    values = cap if isinstance(cap, dict) else cap.values
     if isinstance(a, fx.Node):
-        return cap.values[a.name]
+        return values[a.name]
     if isinstance(a, (list, tuple)):
-        return type(a)(_value(v, cap) for v in a)
+        return type(a)(_value(v, values) for v in a)
     if isinstance(a, dict):
-        return {k: _value(v, cap) for k, v in a.items()}
+        return {k: _value(v, values) for k, v in a.items()}
     return a
+
+
+def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.Module, cap: Capture,
+                     expand: set[str]) -> dict[str, Any] | None:
+    """Every value of the captured graph at the inputs `node` received in the model (its first recorded
+    call), checked against the module itself; None for the root (its own inputs are the model's) or when
+    there is no such value. The step was captured on its own file's random inputs: a size read from data
+    (a count of global tokens, the boxes above a score) can differ there, and the children's in-model
+    trials must hold what the model really hands them, or every step passes and the composition fails."""
+    if node.parent is None:
+        return None
+    calls = [(a, k) for a, k in node.in_model
+             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+    if not calls:
+        return None
+    args, kwargs = calls[0]
+    try:
+        values = graph_values_at(model, cap.graph, list(args), dict(kwargs), expand, cap.method,
+                                 values_checked=True)
+    except (CaptureError, HdecompError):
+        values = None
+    if values is None:
+        dec.note(step_name, "deviation", f"{node.id}: children without in-model trials",
+                 "its captured graph neither replays nor is captured again at the inputs it received in the "
+                 "model: its children are verified on their own inputs only")
+    return values
+
+
+def _child_in_model(child: ChildPlan, call: Any, real: dict[str, Any] | None, at_root: bool, in_args: list[Any],
+                    in_kwargs: dict[str, Any], cap: Capture) -> list[tuple[list[Any], dict[str, Any]]]:
+    """What `child` receives in the model: its first call (and a loop's last), from the parent's values at
+    its own in-model inputs (`real`); at the root the recorded values are the model's own."""
+    if at_root:
+        values: dict[str, Any] = cap.values
+    elif real is None:
+        return []
+    else:
+        values = real
+    if call is None:   # a group of ops: its input values
+        if not at_root:
+            return [([values[a.name] for a in child.inputs], {})] if all(a.name in values for a in child.inputs) \
+                else []
+        return [real_values(list(in_args), dict(in_kwargs))]
+    keep = child.arg_keep or range(len(call.args))
+    calls = [call] + ([child.members[-1]] if len(child.members) > 1 else [])  # a loop's last call too
+    if at_root:
+        first = [real_values(list(in_args), dict(in_kwargs))]
+        return first + [real_values([_value(m.args[i], values) for i in keep],
+                                    {k: _value(v, values) for k, v in m.kwargs.items()}) for m in calls[1:]]
+    try:
+        return [([_value(m.args[i], values) for i in keep], {k: _value(v, values) for k, v in m.kwargs.items()})
+                for m in calls]
+    except KeyError:   # a value the replay does not hold
+        return []
 
 
 def _unique_attr(base: str, used: set[str]) -> str:

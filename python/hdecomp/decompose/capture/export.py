@@ -276,8 +276,10 @@ def capture_export(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
     try:
         with warnings.catch_warnings(), restored_attributes(work), _quiet_export_logs():
             warnings.simplefilter("ignore")
-            ep = torch.export.export(work, tuple(cargs), dict(ckw), strict=False,
-                                     preserve_module_call_signature=tuple(leaves))
+            # (a failed export prints its partial graph to stderr: the capture says why it failed instead)
+            with contextlib.redirect_stderr(io.StringIO()):
+                ep = torch.export.export(work, tuple(cargs), dict(ckw), strict=False,
+                                         preserve_module_call_signature=tuple(leaves))
             with contextlib.redirect_stdout(io.StringIO()):   # torch 2.14.1 prints while it unflattens
                 unflat = torch.export.unflatten(ep)
     except CaptureError:
