@@ -195,3 +195,63 @@ def test_a_self_test_leaves_sizes_that_follow_the_values_unchecked(tmp_path: Pat
     assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
     if not passes:
         assert "output rank 2 != 1" in run.stderr, run.stderr
+
+
+_BATCHED_FILE = '''import torch
+import torch.nn as nn
+
+
+class Batched:
+    """torchvision's ImageList: a padded batch and the sizes before padding."""
+
+    def __init__(self, tensors, image_sizes):
+        self.tensors = tensors
+        self.image_sizes = image_sizes
+
+
+class Opaque:
+    """State a forward fills after it is made (a cache layer): the walk does not count its tensors."""
+
+    def __init__(self):
+        self.keys = None
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        state = Opaque()
+        state.keys = x * 2
+        return Batched(x.relu(), [(8, 8)] * x.shape[0]), BATCH_OUT, state
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 8, 8)]
+
+
+def get_input_kwargs():
+    return {}
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize(("extra", "passes"), [("x.sum()", True), ("x.shape[0]", False)])
+def test_a_self_test_counts_the_tensors_an_output_object_carries(tmp_path: Path, extra: str, passes: bool) -> None:
+    # torchvision's GeneralizedRCNNTransform returns an ImageList: the recording counts its tensor (and not
+    # those of state filled after construction), so the file's own self-test must count the same way
+    import subprocess
+    import sys
+
+    from hdecomp.decompose.codegen import self_test_block
+    from hdecomp.runtime.component import load_component
+    file = tmp_path / "batched_fusion.py"
+    file.write_text(_BATCHED_FILE.replace("BATCH_OUT", "x.sum()"))
+    comp = load_component(file)
+    with torch.no_grad():
+        recorded = comp.build()(*comp.make_inputs(seed=0)[0])
+    file.write_text(_BATCHED_FILE.replace("BATCH_OUT", extra) + "\n\n" + self_test_block(recorded))
+    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+    if not passes:
+        assert "expected 2 output tensors, got 1" in run.stderr, run.stderr

@@ -366,6 +366,54 @@ def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True)
     return text
 
 
+# The self-test's walk into an object that carries tensors, as holding_tensors decides it: plain attributes
+# (tensors, numbers, strings, lists/tuples/dicts of them), at least one tensor, each tensor attribute a
+# parameter of its constructor. (Generated into a file only when its outputs hold such an object.)
+_HOLDING_CLAUSE = '''
+    if type(value).__module__ not in ("builtins", "torch") and not isinstance(value, (nn.Module, type)) and \\
+            _holds_tensors(value):
+        return [t for v in vars(value).values() for t in _tensors(v)]'''
+_HOLDING_HELPERS = '''
+
+
+def _plain(value, depth=0):
+    if isinstance(value, (torch.Tensor, int, float, bool, str, type(None), torch.dtype, torch.device, torch.Size)):
+        return True
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict) and depth < 3:
+        return all(isinstance(k, (str, int)) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _holds_tensors(value):
+    import inspect
+    state = getattr(value, "__dict__", None)
+    if not isinstance(state, dict) or not state or not all(_plain(v) for v in state.values()) or \\
+            not _tensors(list(state.values())):
+        return False
+    try:
+        params = inspect.signature(type(value)).parameters
+    except (TypeError, ValueError):
+        return False
+    return all(k in params for k, v in state.items() if _tensors(v))'''
+
+
+def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
+    """An object that carries tensors (hdecomp.runtime.component.holding_tensors) nested in `value`."""
+    from hdecomp.runtime.component import dataclass_fields, holding_tensors
+    if isinstance(value, torch.Tensor) or depth > 8:
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_holds_plain_objects(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_plain_objects(v, depth + 1) for v in value.values())
+    if holding_tensors(value):
+        return True
+    fields = dataclass_fields(value)
+    return fields is not None and any(_holds_plain_objects(v, depth + 1) for v in fields.values())
+
+
 def _self_test(outputs: Any, symbolic: bool = True) -> str:
     expected = []
     for t in flat_tensors(outputs):
@@ -374,6 +422,10 @@ def _self_test(outputs: Any, symbolic: bool = True) -> str:
         dims = dims_source(t) if symbolic else [str(int(d)) for d in t.shape]
         expected.append(f"    (({', '.join(dims)}{',' if t.dim() == 1 else ''}), {t.dtype}, {finite}),")
     exp = "\n".join(expected)
+    # an output object that carries tensors (torchvision's ImageList): the walk reads its attributes the way
+    # the recording counted them (hdecomp.runtime.component.holding_tensors); only where there is one
+    held = _holds_plain_objects(outputs)
+    clause, helpers = (_HOLDING_CLAUSE, _HOLDING_HELPERS) if held else ("", "")
     return f'''
 EXPECTED_OUTPUTS = [  # (shape, dtype, all finite) of each output tensor, recorded from the original model
 {exp}
@@ -388,8 +440,8 @@ def _tensors(value):
     if isinstance(value, dict):
         return [t for k in value for t in _tensors(value[k])]
     if hasattr(value, "__dataclass_fields__"):
-        return [t for k in value.__dataclass_fields__ for t in _tensors(getattr(value, k))]
-    return []
+        return [t for k in value.__dataclass_fields__ for t in _tensors(getattr(value, k))]{clause}
+    return []{helpers}
 
 
 if __name__ == "__main__":
