@@ -197,6 +197,46 @@ def test_a_self_test_leaves_sizes_that_follow_the_values_unchecked(tmp_path: Pat
         assert "output rank 2 != 1" in run.stderr, run.stderr
 
 
+_THRESHOLD_FILE = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, scores, boxes):
+        return boxes[scores.sigmoid() > 0.999]CUT
+
+
+def get_inputs():
+    return [torch.randn(50), torch.rand(50, 4)]
+
+
+def get_input_kwargs():
+    return {}
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize(("cut", "passes"), [("", True), ("[:, None]", False)])
+def test_a_self_test_tells_a_size_that_follows_the_values_when_both_draws_agree(tmp_path: Path, cut: str,
+                                                                                  passes: bool) -> None:
+    # a detector's boxes above a score threshold: the model kept 3, both random draws keep none; the same draw
+    # with its floats scaled keeps some, which tells the size follows the values (the rank is still checked)
+    import subprocess
+    import sys
+
+    from hdecomp.decompose.codegen import self_test_block
+    recorded = torch.rand(3, 4)
+    file = tmp_path / "threshold_kernel.py"
+    file.write_text(_THRESHOLD_FILE.replace("CUT", cut) + "\n\n" + self_test_block(recorded))
+    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+    if not passes:
+        assert "output rank 3 != 2" in run.stderr, run.stderr
+
+
 _BATCHED_FILE = '''import torch
 import torch.nn as nn
 
@@ -255,3 +295,17 @@ def test_a_self_test_counts_the_tensors_an_output_object_carries(tmp_path: Path,
     assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
     if not passes:
         assert "expected 2 output tensors, got 1" in run.stderr, run.stderr
+
+
+def test_probing_which_lines_run_leaves_lazily_set_state_as_built() -> None:
+    # torchvision's MultiScaleRoIAlign sets `scales` and a LevelMapper on its first forward: the source-level
+    # split probes the forward before it reads the module's attributes, and must read them as built
+    from collections import OrderedDict
+
+    from hdecomp.decompose.source_step import executed_lines
+    from torchvision.ops import MultiScaleRoIAlign
+    pool = MultiScaleRoIAlign(["0", "1"], output_size=2, sampling_ratio=2)
+    feats = OrderedDict([("0", torch.randn(1, 4, 16, 16)), ("1", torch.randn(1, 4, 8, 8))])
+    lines = executed_lines(pool, [feats, [torch.tensor([[1.0, 1.0, 9.0, 9.0]])], [(32, 32)]], {})
+    assert lines   # the forward ran (and took its lazy branch)
+    assert pool.scales is None and pool.map_levels is None

@@ -444,6 +444,17 @@ def _tensors(value):
     return []{helpers}
 
 
+def _scaled(value, scale):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value * scale
+    if isinstance(value, (list, tuple)):
+        items = [_scaled(v, scale) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {{k: _scaled(v, scale) for k, v in value.items()}}
+    return value
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     model = Model(*get_init_inputs())
@@ -452,12 +463,13 @@ if __name__ == "__main__":
         output = model(*get_inputs(), **get_input_kwargs())
     tensors = _tensors(output)
     assert len(tensors) == len(EXPECTED_OUTPUTS), f"expected {{len(EXPECTED_OUTPUTS)}} output tensors, got {{len(tensors)}}"
-    varying = set()   # outputs whose size follows the input's values (nonzero, a count): a second draw tells
-    if any(tuple(t.shape) != e[0] for t, e in zip(tensors, EXPECTED_OUTPUTS)):
-        torch.manual_seed(1)
-        with torch.no_grad():
-            again = _tensors(model(*get_inputs(), **get_input_kwargs()))
-        varying = {{i for i, (a, b) in enumerate(zip(tensors, again)) if a.shape != b.shape}}
+    varying = set()   # outputs whose size follows the input's values (nonzero, a count above a threshold):
+    if any(tuple(t.shape) != e[0] for t, e in zip(tensors, EXPECTED_OUTPUTS)):   # other values tell
+        for seed, scale in ((1, 1.0), (0, 10.0)):   # a second draw; the same draw, floats scaled
+            torch.manual_seed(seed)
+            with torch.no_grad():
+                again = _tensors(model(*_scaled(get_inputs(), scale), **_scaled(get_input_kwargs(), scale)))
+            varying |= {{i for i, (a, b) in enumerate(zip(tensors, again)) if a.shape != b.shape}}
     for i, (tensor, (shape, dtype, finite)) in enumerate(zip(tensors, EXPECTED_OUTPUTS)):
         if i in varying:
             assert tensor.dim() == len(shape), f"output rank {{tensor.dim()}} != {{len(shape)}}"

@@ -165,7 +165,9 @@ def function_source(fn: Any, method: bool = False) -> ForwardSource:
 def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
                    of: Any = None) -> set[int] | None:
     """The lines of `model`'s own forward (of its submodule `of`'s, or of the function `of`) one run of `model`
-    executes (a trace of that code object only), or None where it cannot be told (no source, the run raises)."""
+    executes (a trace of that code object only), or None where it cannot be told (no source, the run raises).
+    A probe: attributes the run sets lazily (MultiScaleRoIAlign's `scales`) are put back as they were."""
+    from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
     from hdecomp.runtime.component import clone_nested
     try:
         fs = function_source(of) if isinstance(of, types.FunctionType) else \
@@ -183,6 +185,7 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
         return local if frame.f_code is fs.code else None
 
     old = sys.gettrace()
+    before = plain_attributes(model)
     try:
         sys.settrace(calls)
         with torch.no_grad():
@@ -191,6 +194,7 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
         return None
     finally:
         sys.settrace(old)
+        restore_plain_attributes(model, before)
     return lines
 
 
