@@ -1098,24 +1098,34 @@ def _function_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, a
     ast.fix_missing_locations(forward)
     body = copy.deepcopy(inner.forward)
     body.name = method
-    params = _arg_names(fdef.args)
-    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
-    ctx = SourceContext(user_file=user_file)
+    local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
     loads = [n for n in names_of([forward]).loads if n != fn.__name__]
+    return _around(fs, inner, attrs, user_file, forward, [forward], loads, local_names,
+                   note=f"one call of {fn.__name__}: its body is split here, as the parent's method {method}",
+                   methods=[body, *inner.methods], key_prefix=inner.key_prefix)
+
+
+def _around(fs: ForwardSource, inner: SourcePlan, attrs: dict[str, AttrInfo], user_file: Any,
+            forward: ast.FunctionDef, own_code: list[ast.FunctionDef], loads: list[str], local_names: set[str],
+            *, note: str, methods: list[ast.FunctionDef], key_prefix: str,
+            model: nn.Module | None = None) -> SourcePlan:
+    """`inner`'s children with the parent's own code around them (`own_code`: its forward as written or
+    renamed, methods carried as they are): the names that code reads bound in the parent's file, the
+    inner plan's imports and names merged in, and the plain constants the code reads (`self.eps`) carried.
+    `model`: read an attribute `attrs` lacks from the module itself."""
+    ctx = SourceContext(user_file=user_file)
     _bind_globals(loads, local_names, fs, ctx, where="the refactored parent")
     ctx.imports.update(inner.ctx.imports)
     ctx.user_names |= inner.ctx.user_names
     ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
     consts = dict(inner.consts)
-    for a in names_of([forward]).self_attrs:
-        info = attrs.get(a)
+    for a in names_of(own_code).self_attrs:
+        info = attrs.get(a) or (attr_info(model, a) if model is not None else None)
         if info is not None and info.kind == "const" and a not in consts:
             consts[a] = info.value
     return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
                       containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
-                      ctx=ctx, notes=[f"one call of {fn.__name__}: its body is split here, as the parent's "
-                                      f"method {method}", *inner.notes],
-                      methods=[body, *inner.methods], key_prefix=inner.key_prefix)
+                      ctx=ctx, notes=[note, *inner.notes], methods=methods, key_prefix=key_prefix)
 
 
 def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
@@ -1159,25 +1169,11 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
     (name, inner), = plans.items()
     body = copy.deepcopy(inner.forward)
     body.name = name
-    params = _arg_names(fdef.args)
-    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
-    ctx = SourceContext(user_file=user_file)
-    _bind_globals(names_of([fdef, *kept]).loads, local_names | {n for k in kept for n in _arg_names(k.args)}
-                  | {n for k in kept for n in names_of(k.body).stores}, fs, ctx, where="the refactored parent")
-    ctx.imports.update(inner.ctx.imports)
-    ctx.user_names |= inner.ctx.user_names
-    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
-    consts = dict(inner.consts)
-    for a in names_of([fdef, *kept]).self_attrs:
-        info = attrs.get(a) or attr_info(model, a)
-        if info.kind == "const" and a not in consts:
-            consts[a] = info.value
-    forward = copy.deepcopy(fdef)
-    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
-                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
-                      ctx=ctx, notes=[f"its compute is in the method {name}: split here, as a method of the parent",
-                                      *inner.notes],
-                      methods=[body, *kept, *inner.methods], key_prefix=inner.key_prefix)
+    local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
+    local_names |= {n for k in kept for n in _arg_names(k.args)} | {n for k in kept for n in names_of(k.body).stores}
+    return _around(fs, inner, attrs, user_file, copy.deepcopy(fdef), [fdef, *kept], names_of([fdef, *kept]).loads,
+                   local_names, note=f"its compute is in the method {name}: split here, as a method of the parent",
+                   methods=[body, *kept, *inner.methods], key_prefix=inner.key_prefix, model=model)
 
 
 class _FunctionCallsRenamed(ast.NodeTransformer):
@@ -1242,23 +1238,10 @@ def see_through(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attr
     ast.fix_missing_locations(forward)
     body = copy.deepcopy(inner.forward)
     body.name = method
-    params = _arg_names(fdef.args)
-    local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
-    ctx = SourceContext(user_file=user_file)
-    _bind_globals(names_of([forward]).loads, local_names, fs, ctx, where="the refactored parent")
-    ctx.imports.update(inner.ctx.imports)
-    ctx.user_names |= inner.ctx.user_names
-    ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
-    consts = dict(inner.consts)
-    for a in names_of([forward]).self_attrs:
-        info = attrs.get(a)
-        if info is not None and info.kind == "const" and a not in consts:
-            consts[a] = info.value
-    return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
-                      containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
-                      ctx=ctx, notes=[f"a wrapper of self.{wrapped}: its forward is split here, as the parent's "
-                                      f"method {method}", *inner.notes],
-                      methods=[body, *inner.methods], key_prefix=f"{wrapped}.{inner.key_prefix}")
+    local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
+    return _around(fs, inner, attrs, user_file, forward, [forward], names_of([forward]).loads, local_names,
+                   note=f"a wrapper of self.{wrapped}: its forward is split here, as the parent's method {method}",
+                   methods=[body, *inner.methods], key_prefix=f"{wrapped}.{inner.key_prefix}")
 
 
 def _whole_forward(fdef: ast.FunctionDef, regions: list[Region]) -> bool:
