@@ -107,6 +107,19 @@ def test_all_nan_output_fails_and_is_flagged(capsys, tmp_path: Path) -> None:
     assert data["numerical_comparison"]["trials"][0]["output_details"][0]["nan_count"] == 64
 
 
+def test_a_trial_all_nan_on_both_sides_is_inconclusive_where_others_inform(capsys, tmp_path: Path) -> None:
+    # the log of one random number: the draw of seed 43 is negative (NaN on both sides, proves nothing), the
+    # others are not; the step rests on those. Alone (every trial NaN, above) the same case fails.
+    out = tmp_path / "r.json"
+    code, first = verify(capsys, "refactored_log_one.py", "original_log_one.py", out=out)
+    assert code == 0, first
+    data = assert_complete_result(out, "PASS")
+    trials = data["numerical_comparison"]["trials"]
+    assert [t.get("inconclusive", False) for t in trials] == [not t["pass"] for t in trials]
+    assert any(t.get("inconclusive") for t in trials) and any(t["pass"] for t in trials)
+    assert any("inconclusive" in w for w in data["warnings"])
+
+
 def test_original_mutating_its_input_does_not_poison_refactored_run(capsys, tmp_path: Path) -> None:
     # Both scale their input in place; each gets its own copy, so both see the same values.
     out = tmp_path / "r.json"

@@ -61,6 +61,8 @@ class LeafComparison:
     nan_count: int = 0
     inf_count: int = 0
     degenerate: str | None = None  # "all_nan" | "all_zero" | "constant" | None
+    # all NaN on both sides, NaN for NaN: the trial proves nothing either way (hdecomp.verify.step decides)
+    inconclusive: bool = False
 
     def to_dict(self, index: int) -> dict[str, Any]:
         # keys of the original workspace (output_idx, shape_match, shape, dtype, max_diff, mean_diff,
@@ -97,6 +99,12 @@ class OutputComparison:
     def max_diff(self) -> float:
         diffs = [leaf.max_diff for leaf in self.leaves]
         return max(diffs) if diffs else 0.0
+
+    @property
+    def inconclusive(self) -> bool:
+        """No match only because an output is all NaN on both sides (an input drawn outside the function's
+        domain: the square root of a negative width): the trial proves nothing, either way."""
+        return not self.match and all(leaf.match or leaf.inconclusive for leaf in self.leaves)
 
     @property
     def degenerate(self) -> bool:
@@ -263,6 +271,7 @@ def _compare_tensors(path: str, a: torch.Tensor, b: torch.Tensor, rtol: float | 
     if leaf.degenerate == "all_nan":
         leaf.reason = f"{path}: the original's output is all NaN; a match proves nothing"
         leaf.match = False
+        leaf.inconclusive = True
         return leaf
     leaf.match = True
     return leaf

@@ -55,7 +55,8 @@ def print_report(result: VerificationResult, console: Any, quiet: bool = False) 
                       f"-> {escape(', '.join(amb['refactored']))}[/]")
     nc = d.get("numerical_comparison", {})
     for t in nc.get("trials", []):
-        console.print(f"  trial {t['trial']} (seed {t['seed']}): {'ok' if t['pass'] else 'MISMATCH'} "
+        verdict = "ok" if t["pass"] else "inconclusive (all NaN)" if t.get("inconclusive") else "MISMATCH"
+        console.print(f"  trial {t['trial']} (seed {t['seed']}): {verdict} "
                       f"max_diff={_fmt(t['max_diff'])}")
     rt = d.get("randomized_trial", {})
     if "pass" in rt:

@@ -439,7 +439,19 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     # numerical comparison (original workspace's keys first)
     input_dtype = data.pop("_input_dtype", None)
     all_trials = trials + ([randomized] if randomized else []) + in_model
-    num_pass = all(t.comparison.match for t in trials)
+    # A trial whose output is all NaN on both sides (its draw left the function's domain) is inconclusive,
+    # not failed, where another trial carries information and matches; alone, it fails the step.
+    informative = [t for t in all_trials if t.comparison.match and not t.comparison.degenerate]
+    inconclusive = [t for t in trials + ([randomized] if randomized else []) if t.comparison.inconclusive]
+    if informative and inconclusive:
+        result.warnings.append(
+            f"trial(s) {', '.join(str(t.index) for t in inconclusive)}: the original's output is all NaN for "
+            f"those inputs (a draw outside the function's domain), the refactored's too: inconclusive; the "
+            f"verdict rests on the {len(informative)} informative trial(s)")
+    else:
+        inconclusive = []
+    unproven = {id(t) for t in inconclusive}
+    num_pass = all(t.comparison.match or id(t) in unproven for t in trials)
     max_diff = max((t.comparison.max_diff for t in all_trials), default=None)
     # the tensor leaves' dtypes (a leaf that is a Python value, None in an output tuple, names its type)
     leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves
@@ -448,7 +460,8 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     rtol, atol = tolerances_for(getattr(torch, str(dtype), torch.float32), options.rtol, options.atol)
     degenerate = [t for t in trials if t.comparison.degenerate]
     data["numerical_comparison"] = {
-        "status": "PASS" if num_pass and (randomized is None or randomized.comparison.match) else "FAIL",
+        "status": "PASS" if num_pass and (randomized is None or randomized.comparison.match or
+                                          id(randomized) in unproven) else "FAIL",
         "rtol": rtol, "atol": atol, "input_dtype": f"torch.{dtype}",
         "num_trials": options.num_trials,
         "max_diff_across_trials": max_diff,
@@ -464,8 +477,12 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         message = (f"the original's output is degenerate ({', '.join(kinds)}) for its inputs: a match proves "
                    "little")
         rnd_informative = randomized is not None and not randomized.comparison.degenerate
+        others = [t for t in trials + in_model if not t.comparison.degenerate]
         if rnd_informative:
             message += "; the randomized-weights trial (informative output) and the op inventory carry the verdict"
+        elif others:
+            message += (f"; the other trials ({', '.join(str(t.index) for t in others)}) carry information and the "
+                        "verdict")
         elif decisive:
             message += (f"; the randomized-weights trial is degenerate too; a probe with wider inputs "
                         f"({decisive[0].index}) gave an informative output and "
@@ -503,7 +520,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         reasons.append("weight_transfer")
     if not num_pass:
         reasons.append("numerical_mismatch")
-    if randomized is not None and not randomized.comparison.match:
+    if randomized is not None and not randomized.comparison.match and id(randomized) not in unproven:
         reasons.append("randomized_trial_mismatch")
     if failed_probes:
         reasons.append("probe_mismatch")

@@ -151,7 +151,8 @@ class Trial:
 
     def to_dict(self) -> dict[str, Any]:
         return {"trial": self.index, "seed": self.seed, "max_diff": self.comparison.max_diff,
-                "pass": self.comparison.match, "randomized_weights": self.randomized,
+                "pass": self.comparison.match, **({"inconclusive": True} if self.comparison.inconclusive else {}),
+                "randomized_weights": self.randomized,
                 "degenerate": self.comparison.degenerate,
                 "input_mutated_by_original": self.mutated_original,
                 "input_mutated_by_refactored": self.mutated_refactored,
