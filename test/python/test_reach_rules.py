@@ -49,7 +49,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
                                   "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
-                                  "shared_activation", "global_tokens"])
+                                  "shared_activation", "global_tokens", "multiscale_roi"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 
@@ -229,12 +229,17 @@ def test_a_self_test_tells_a_size_that_follows_the_values_when_both_draws_agree(
 
     from hdecomp.decompose.codegen import self_test_block
     recorded = torch.rand(3, 4)
-    file = tmp_path / "threshold_kernel.py"
-    file.write_text(_THRESHOLD_FILE.replace("CUT", cut) + "\n\n" + self_test_block(recorded))
-    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
-    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
-    if not passes:
-        assert "output rank 3 != 2" in run.stderr, run.stderr
+    user_file = _THRESHOLD_FILE.replace("CUT", cut)
+    # (a model file of the user's, without get_input_kwargs: its copy's self-test calls get_inputs() only)
+    plain = user_file.replace("def get_input_kwargs():\n    return {}\n\n\n", "")
+    for i, text in enumerate([user_file + "\n\n" + self_test_block(recorded),
+                              plain + "\n\n" + self_test_block(recorded, kwargs_fn=False)]):
+        file = tmp_path / f"threshold_kernel_{i}.py"
+        file.write_text(text)
+        run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+        assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+        if not passes:
+            assert "output rank 3 != 2" in run.stderr, run.stderr
 
 
 _BATCHED_FILE = '''import torch

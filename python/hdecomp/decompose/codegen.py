@@ -363,6 +363,7 @@ def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True)
     text = _self_test(outputs, symbolic).lstrip("\n")
     if not kwargs_fn:
         text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
+        text = text.replace(", **_scaled(get_input_kwargs(), scale)", "")
     return text
 
 

@@ -394,12 +394,14 @@ def _capture_like(method: str | None, model: nn.Module, args: list[Any], kwargs:
 
 def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: dict[str, Any],
                     expand: set[str] | None = None, method: str | None = None, *,
-                    values_checked: bool = False) -> dict[str, Any] | None:
+                    values_checked: bool = False, why: list[str] | None = None) -> dict[str, Any] | None:
     """Every node's value of the captured `graph` at other inputs (the second batch, the ones the module
     received in the model): the graph replayed on `model` (checked: the module's own output has the same
     shapes; with `values_checked` the same values too), else a fresh capture by the same `method` with
     the same node names. None when neither works (a graph that baked the batch or a data-dependent size
-    into its code and a capture that differs)."""
+    into its code and a capture that differs). `why` gets "module" (the module itself does not run on those
+    inputs) or "graph" (it does, the graph does not replay, and a capture there is another graph: the first
+    capture holds for the first inputs only)."""
     from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, node_values
     from hdecomp.decompose.capture.common import same_outputs
     try:
@@ -407,6 +409,8 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
             torch.manual_seed(CAPTURE_SEED)
             expected = model(*clone_nested(args), **clone_nested(kwargs))
     except Exception:  # user code (on the meta device: an op without a meta kernel, .item(), ...)
+        if why is not None:
+            why.append("module")
         return None
     owner = graph.owning_module
     on_meta = any(t.is_meta for _, t in input_tensors(args, kwargs))
@@ -429,6 +433,8 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
     except (CaptureError, NotImplementedError, RuntimeError):
         return None
     if [n.name for n in cap2.graph.nodes] != [n.name for n in graph.nodes]:
+        if why is not None:
+            why.append("graph")
         return None
     return cap2.values
 
@@ -438,6 +444,11 @@ def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scalin
     """Every recorded node value at the original batch."""
     return {name: full_size(v, values2.get(name), sc, name, deviations) if name in values2 else v
             for name, v in values.items()}
+
+
+class BatchBakedError(Exception):
+    """A graph captured at the cut batch that another batch does not run (`[b for b in boxes]` unrolled):
+    written at the original batch it would not be the module's."""
 
 
 def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | None, args: list[Any],
@@ -454,13 +465,18 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
     deviations: list[str] = []
     values2 = None
     cost = tensor_bytes(cap.values, state_storages(model)) if cost_bytes is None else cost_bytes
+    why: list[str] = []
     for model2, on_meta in second_recording_models(comp, model, sc, cost, device=device, timeout=timeout,
                                                    deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
-        values2 = graph_values_at(model2, cap.graph, a2, k2, expand, getattr(cap, "method", None))
+        values2 = graph_values_at(model2, cap.graph, a2, k2, expand, getattr(cap, "method", None),
+                                  why=None if on_meta else why)
         if values2 is not None:
             break
     if values2 is None:
+        if "graph" in why:
+            raise BatchBakedError(f"its captured graph holds at the cut batch {sc.b1} only: at batch {sc.b2} the "
+                                  "module runs another graph (a list or loop over the batch written out)")
         deviations.append(f"the forward could not be recorded again at batch {sc.b2}: every shape keeps its "
                           f"recorded (batch {sc.b1}) value")
         return cap, args, kwargs, deviations

@@ -58,7 +58,7 @@ from hdecomp.decompose.plan import (
     oversized_module_children,
     plan_children,
 )
-from hdecomp.decompose.shapes import full_size_capture, graph_values_at, real_values
+from hdecomp.decompose.shapes import BatchBakedError, full_size_capture, graph_values_at, real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
@@ -280,6 +280,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                                                    expected)
         except SourceStepError as exc:
             snapshot.restore(dec, node)
+            restore_plain_attributes(model, as_built)   # (its runs set lazy state: a capture must not see it)
             dec.note(step_name, "difficulty", f"{node.id}: not split at the source level", str(exc))
             return None
         node.capture_method = "source"
@@ -306,7 +307,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         # A fusion splits into kernels only: composite submodules are traced through.
         through = {q for q, m in model.named_modules() if q and not is_kernel_module(m)} if node.level == 1 \
             else set()
-        cap = capture(model, args, kwargs, expected, through)
+        cap = _fresh_capture(model, as_built, args, kwargs, expected, through)
         if through:
             dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
                      "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
@@ -322,7 +323,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             expand.add(str(called[0].target))
             del cap  # the last capture's values (every intermediate) must not sit next to the next one's
             dec.collect()
-            cap = capture(model, args, kwargs, expected, expand)
+            cap = _fresh_capture(model, as_built, args, kwargs, expected, expand)
             expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {called[0].target}",
                      "the forward only calls this submodule; its content is split at this step instead")
@@ -335,7 +336,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             expand |= set(one_op)
             del cap
             dec.collect()
-            cap = capture(model, args, kwargs, expected, expand)
+            cap = _fresh_capture(model, as_built, args, kwargs, expected, expand)
             expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: traced through {', '.join(one_op)}",
                      "a torch.nn container around one op: the op is a child of this step")
@@ -348,7 +349,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             expand |= set(big)
             del cap
             dec.collect()
-            cap = capture(model, args, kwargs, expected, expand)
+            cap = _fresh_capture(model, as_built, args, kwargs, expected, expand)
             expand |= cap.expanded   # (children whose internal tensors escape them: traced through)
             dec.note(step_name, "decision", f"{node.id}: split {', '.join(big)} at this step",
                      "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
@@ -398,8 +399,21 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # recorded values are taken to the original batch.
     real = _in_model_values(dec, node, step_name, model, cap, expand)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
-    cap, args_full, kwargs_full, deviations = full_size_capture(
-        comp, model, cap, opts.batch_limit, args, kwargs, expand, device=opts.device, timeout=opts.timeout)
+    try:
+        cap, args_full, kwargs_full, deviations = full_size_capture(
+            comp, model, cap, opts.batch_limit, args, kwargs, expand, device=opts.device, timeout=opts.timeout)
+    except BatchBakedError as exc:
+        # (a graph of the cut batch is no step of the file at its own batch: the Python that loops over the
+        # batch stays in a source-level step; where that cannot be written, the graph with its recorded sizes)
+        if "source" not in avoid:
+            restore_plain_attributes(model, as_built)
+            expected = reference_run(model, args, kwargs)   # (released after the capture: the split checks it)
+            restore_plain_attributes(model, as_built)
+            done = source_step(str(exc))
+            if done is not None:
+                return done
+        cap, args_full, kwargs_full = cap, args, kwargs
+        deviations = [f"{exc}: every shape keeps its recorded (batch {opts.batch_limit}) value"]
     for d in deviations:
         dec.note(step_name, "deviation", f"{node.id}: shape at the cut batch", d)
 
@@ -732,6 +746,15 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
              f"{LEVEL_DIRS[0]}/{stem}.py, generated from the recorded forward; the composition test checks it "
              "against the original model.")
     return []
+
+
+def _fresh_capture(model: nn.Module, as_built: Any, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                   expand: set[str]) -> Capture:
+    """A capture of the module as built: state its earlier runs set lazily (MultiScaleRoIAlign's scales and
+    LevelMapper, computed on the first call) goes first, so the graph holds the first call's work as a
+    fresh build of the file runs it."""
+    restore_plain_attributes(model, as_built)
+    return capture(model, args, kwargs, expected, expand)
 
 
 def _value(a: Any, cap: Capture | dict[str, Any]) -> Any:
