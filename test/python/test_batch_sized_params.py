@@ -152,3 +152,42 @@ def test_second_recording_captures_the_same_way(tmp_path: Path) -> None:
     params = {str(n.target): values2[n.name] for n in cap.graph.nodes if n.op == "get_attr"}
     assert {k: tuple(v.shape) for k, v in params.items()} == {"A": (2, 4, 6), "B": (2, 4, 6), "C": (2, 6)}
     assert isinstance(params["A"], torch.Tensor)
+
+
+CUMSUM_NEW = '''import torch
+import torch.nn as nn
+
+batch_size = 8
+
+
+class ModelNew(nn.Module):
+    """cumsum over dim 1 as a lower-triangular matmul."""
+
+    def __init__(self):
+        super().__init__()
+        self.B = nn.Parameter(torch.randn((batch_size, 4, 6)))
+
+    def forward(self):
+        tri = torch.tril(torch.ones(4, 4, dtype=self.B.dtype, device=self.B.device))
+        return torch.einsum("ij,bjd->bid", tri, self.B)
+'''
+
+
+def test_a_kernel_of_a_tied_batch_sized_tensor_is_replaced_under_the_batch_limit(run: Any, tmp_path: Path) -> None:
+    # `B` is read by two children: the composed model holds a whole copy in each (the composition's map lists
+    # both keys); the candidate sizes its state by its own `batch_size`, lowered like the kernel's
+    import shutil
+
+    from hdecomp.toolchain.replace import ReplaceOptions, replace_kernel
+    root = tmp_path / "tree"
+    shutil.copytree(run.root, root)
+    kernel = next(p for p in (root / "level_0_kernel").glob("cumsum_*.py"))
+    new = tmp_path / "cumsum_new.py"
+    new.write_text(CUMSUM_NEW)
+    result = replace_kernel(root, kernel, new, ReplaceOptions(batch_limit=1, runs=3, warmup=1))
+    assert result.status == "PASS", result.data.get("reason")
+    steps = result.data["steps"]
+    assert len(steps) >= 2 and all(r["status"] == "PASS" for r in steps), steps
+    assert result.data["composition"]["status"] == "PASS"
+    composed = (root / steps[-1]["composed_file"]).read_text()
+    assert re.search(r'"B": \[\s*"[^"]+\.B",\s*"[^"]+\.B"\s*\]', composed), composed[-800:]

@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 import torch
 from hdecomp.verify.weights import (
+    Part,
     WeightMapError,
     WeightSlice,
+    WholeCopy,
     apply_weight_map,
     build_weight_map,
     load_explicit_map,
     named_tensors,
+    parse_explicit_map,
     randomize_weights,
     share_weight_map,
 )
@@ -246,6 +249,64 @@ def test_packed_tensor_slices_share_the_original_storage() -> None:
 def test_bad_slices_are_refused_with_the_reason(value: list[WeightSlice], match: str) -> None:
     with pytest.raises(WeightMapError, match=match):
         build_weight_map(Packed(), Split(), {"in_proj_weight": value})
+
+
+class Tied(nn.Module):
+    """One tensor that two children of the refactored parent read (the parent ties them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+
+class TwoCopies(nn.Module):
+    """A composed model: each child holds its own copy of the tied tensor."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(4, 4, bias=False), nn.Linear(4, 4, bias=False)
+        self.c = nn.Linear(4, 2, bias=False)
+
+
+COPIES: dict[str, str | list[Part]] = {"w": [WholeCopy("a.weight"), WholeCopy("b.weight")]}
+
+
+def test_a_tensor_copied_whole_into_several_refactored_tensors() -> None:
+    # the composition's map of a tie (`hdecomp replace` re-verifies steps through it): each copy filled,
+    # re-randomised alike, and held once where the weights are shared
+    o, r = Tied(), TwoCopies()
+    del r.c
+    wm = build_weight_map(o, r, COPIES)
+    assert wm.status == "OK" and not wm.unmapped_original and not wm.unmapped_refactored, wm.to_dict()
+    assert wm.to_dict()["weight_map"]["w"] == ["a.weight", "b.weight"]
+    apply_weight_map(o, r, wm)
+    assert torch.equal(r.a.weight, o.w) and torch.equal(r.b.weight, o.w)
+    randomize_weights(o, r, wm, seed=4)
+    assert torch.equal(r.a.weight, o.w) and torch.equal(r.b.weight, o.w)
+    assert parse_explicit_map({"w": ["a.weight", "b.weight"]}) == COPIES
+    with torch.device("meta"):
+        m = TwoCopies()
+    del m.c
+    assert share_weight_map(o, m, build_weight_map(o, m, COPIES)) is not None
+    assert m.a.weight.data_ptr() == m.b.weight.data_ptr() == o.w.data_ptr()
+
+
+def test_whole_copies_into_one_tied_tensor_fill_it_once() -> None:
+    r = TwoCopies()
+    del r.c
+    r.b.weight = r.a.weight   # the composed model keeps the tie: both copies name one tensor
+    wm = build_weight_map(Tied(), r, COPIES)
+    assert wm.status == "OK" and wm.to_dict()["weight_map"]["w"] == ["a.weight"], wm.to_dict()
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ([WholeCopy("a.weight"), WeightSlice("a.weight", 0, 0, 4)], "twice"),
+    ([WholeCopy("a.weight"), WholeCopy("c.weight")], r"copies 'w' \[4, 4\] torch.float32 whole into 'c.weight'"),
+    ([WholeCopy("a.wieght")], "did you mean 'a.weight'"),
+])
+def test_bad_whole_copies_are_refused_with_the_reason(value: list[Part], match: str) -> None:
+    with pytest.raises(WeightMapError, match=match):
+        build_weight_map(Tied(), TwoCopies(), {"w": value})
 
 
 def test_load_explicit_map_reads_slices_and_refuses_malformed_ones(tmp_path: Path) -> None:

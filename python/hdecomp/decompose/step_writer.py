@@ -606,7 +606,10 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         shutil.rmtree(step_dir)
         return leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}")
     write_text_atomic(step_dir / "refactored.py", ref)
-    packed = {k: map_value_json(sorted(v, key=lambda p: p.start)) for k, v in slices.items()}
+    packed: dict[str, Any] = {}
+    for packed_key, pieces in slices.items():
+        ordered: list[WeightSlice] = sorted(pieces, key=lambda p: p.start)
+        packed[packed_key] = map_value_json(ordered)
     write_json_atomic(step_dir / "weight_map.json", dict(sorted({**weight_map, **packed}.items())))
     node.step = f"steps/{step_name}"
     _record_flow(dec, node, cap, children, child_files)

@@ -315,6 +315,15 @@ class Component:
                 setattr(mod, "batch_size", value)  # noqa: B010
             self.module.__dict__.update(saved)
 
+    @contextlib.contextmanager
+    def batch_lowered_like(self, other: Component, batch_limit: int | None,
+                           timeout: float | None = None) -> Iterator[None]:
+        """This file's module-level `batch_size` lowered to `batch_limit` while the body runs, where `other`'s
+        is (a candidate `ModelNew` file built like the kernel it replaces: the same state shapes)."""
+        lower = batch_limit if other.batch_size_kept(batch_limit, timeout) is None else None
+        with self._batch_size_lowered(lower, record=False, checked=False):
+            yield
+
     def _call(self, what: str, fn: Callable[[], Any], timeout: float | None) -> Any:
         return run_user_code(fn, what=what, path=self.path, timeout=timeout)
 

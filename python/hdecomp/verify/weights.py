@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -65,11 +65,29 @@ class WeightSlice:
         return WeightSlice(d["key"], d["dim"], d["start"], d["stop"])
 
 
-# weight_map.json: original key -> refactored key, or the slices of a packed tensor
-ExplicitMap = dict[str, str | list[WeightSlice]]
+@dataclass(frozen=True)
+class WholeCopy:
+    """The refactored tensor `key` holds a whole copy of the original tensor, one of several (a composed model
+    whose children each hold a tensor the refactored parent ties: written as a plain key in a list)."""
+
+    key: str
+
+    def of(self, t: torch.Tensor) -> torch.Tensor:
+        """All of `t`."""
+        return t
+
+    def to_dict(self) -> str:
+        return self.key
 
 
-def map_value_json(value: str | list[WeightSlice]) -> str | list[dict[str, Any]]:
+# a part of an original tensor one refactored tensor holds
+Part = WeightSlice | WholeCopy
+# weight_map.json: original key -> refactored key, or the parts it goes to (slices of a packed tensor, whole
+# copies)
+ExplicitMap = dict[str, str | list[Part]]
+
+
+def map_value_json(value: str | Sequence[Part]) -> str | list[dict[str, Any] | str]:
     """A map value as weight_map.json writes it."""
     return value if isinstance(value, str) else [s.to_dict() for s in value]
 
@@ -164,7 +182,7 @@ class WeightMap:
     """original name -> refactored name, how each pair was found, and what could not be paired."""
 
     mapping: dict[str, str] = field(default_factory=dict)
-    slices: dict[str, list[WeightSlice]] = field(default_factory=dict)   # a packed original tensor's parts
+    slices: dict[str, list[Part]] = field(default_factory=dict)   # a packed original tensor's parts (or copies)
     sources: dict[str, Source] = field(default_factory=dict)
     ambiguous: list[Ambiguity] = field(default_factory=list)
     unmapped_original: list[str] = field(default_factory=list)
@@ -245,12 +263,13 @@ def parse_explicit_map(data: dict[str, Any], where: str | Path | None = None) ->
             out[str(k)] = v
         elif isinstance(v, list) and v:
             try:
-                out[str(k)] = [WeightSlice.from_dict(d, f"value of {k!r}") for d in v]
+                out[str(k)] = [WholeCopy(d) if isinstance(d, str) else WeightSlice.from_dict(d, f"value of {k!r}")
+                               for d in v]
             except ValueError as exc:
                 raise WeightMapError(str(exc), where) from exc
         else:
             raise WeightMapError(f"value of {k!r} is {type(v).__name__}, expected a refactored state_dict key "
-                                 "(string) or a list of slices", where)
+                                 "(string) or a list of slices and whole copies (keys)", where)
     return out
 
 
@@ -269,7 +288,7 @@ def _hint(name: str, names: list[str]) -> str:
 
 
 def build_weight_map(original: nn.Module, refactored: nn.Module,
-                     explicit: Mapping[str, str | list[WeightSlice]] | None = None,
+                     explicit: Mapping[str, str | list[Part]] | None = None,
                      explicit_file: str | Path | None = None) -> WeightMap:
     """Pair every tensor of `original` with one of `refactored`.
 
@@ -377,20 +396,33 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
     return wm
 
 
-def _check_slices(o: TensorEntry, parts: list[WeightSlice], ref_by_name: dict[str, TensorEntry],
-                  used_ref: set[int], where: str | Path | None) -> list[WeightSlice]:
-    """The slices of packed tensor `o`, checked: known keys, in range, disjoint, shapes and dtypes exact."""
+def _check_slices(o: TensorEntry, parts: list[Part], ref_by_name: dict[str, TensorEntry],
+                  used_ref: set[int], where: str | Path | None) -> list[Part]:
+    """The slices (and whole copies) of tensor `o`, checked: known keys, in range, slices disjoint, shapes and
+    dtypes exact, no refactored tensor filled twice."""
     shape = list(o.tensor.shape)
-    taken: list[WeightSlice] = []
+    taken: list[Part] = []
     for p in parts:
         r = ref_by_name.get(p.key)
         if r is None:
             raise WeightMapError(f"weight map slice {p.key!r} (of {o.name!r}) is not a parameter or buffer of the "
                                  f"refactored model{_hint(p.key, list(ref_by_name))}", where)
+        if isinstance(p, WholeCopy) and any(isinstance(q, WholeCopy) and ref_by_name[q.key].index == r.index
+                                            for q in taken):
+            continue   # another name of a tensor a copy fills already (the refactored model ties them)
+        if r.index in used_ref or any(ref_by_name[q.key].index == r.index for q in taken):
+            raise WeightMapError(f"weight map fills {p.key!r} twice", where)
+        if isinstance(p, WholeCopy):
+            if list(r.tensor.shape) != shape or r.tensor.dtype != o.tensor.dtype:
+                raise WeightMapError(f"weight map copies {o.name!r} {shape} {o.tensor.dtype} whole into {p.key!r}, "
+                                     f"which is {list(r.tensor.shape)} {r.tensor.dtype}", where)
+            taken.append(p)
+            continue
         if not 0 <= p.dim < len(shape) or p.stop > shape[p.dim]:
             raise WeightMapError(f"weight map slice {p.start}:{p.stop} of dim {p.dim} is outside {o.name!r} "
                                  f"{shape}", where)
-        if any(q.dim != p.dim or (q.start < p.stop and p.start < q.stop) for q in taken):
+        if any(isinstance(q, WeightSlice) and (q.dim != p.dim or (q.start < p.stop and p.start < q.stop))
+               for q in taken):
             raise WeightMapError(f"weight map slices of {o.name!r} overlap or cut along different dims "
                                  f"({p.key!r})", where)
         want = list(p.of(o.tensor).shape)
@@ -398,8 +430,6 @@ def _check_slices(o: TensorEntry, parts: list[WeightSlice], ref_by_name: dict[st
             raise WeightMapError(f"weight map slice {p.start}:{p.stop} (dim {p.dim}) of {o.name!r} is {want} "
                                  f"{o.tensor.dtype}, but {p.key!r} is {list(r.tensor.shape)} {r.tensor.dtype}",
                                  where)
-        if r.index in used_ref or any(ref_by_name[q.key].index == r.index for q in taken):
-            raise WeightMapError(f"weight map fills {p.key!r} twice", where)
         taken.append(p)
     return taken
 
@@ -570,10 +600,12 @@ def forget_derived_state(model: nn.Module) -> None:
 __all__ = [
     "Ambiguity",
     "ExplicitMap",
+    "Part",
     "TensorEntry",
     "WeightMap",
     "WeightMapError",
     "WeightSlice",
+    "WholeCopy",
     "apply_weight_map",
     "build_weight_map",
     "load_explicit_map",

@@ -79,7 +79,7 @@ def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
     """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
     the path to the kernels."""
-    from hdecomp.verify.weights import WeightSlice, build_weight_map, load_explicit_map
+    from hdecomp.verify.weights import WholeCopy, build_weight_map, load_explicit_map
     if comp.kernel_root is not None or comp.top is None:
         return dict(_kernel_root_weight_map(comp, timeout))
     top = comp.top
@@ -119,7 +119,7 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
 
         out: dict[str, MapValue] = {}
         values: list[tuple[str, MapValue]] = list(wm.mapping.items())
-        values += [(k, list[WeightSlice | str](v)) for k, v in wm.slices.items()]
+        values += [(k, [q.key if isinstance(q, WholeCopy) else q for q in v]) for k, v in wm.slices.items()]
         for okey, value in values:
             got = _through(value, resolve, s.weight_map or s.refactored)
             # a tensor the refactored model ties (one tensor under several names, `self.b.w = self.a.w`) goes

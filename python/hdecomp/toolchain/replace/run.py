@@ -200,13 +200,16 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
     args0, kwargs0 = inputs[0]
     kernel_outs = [hacks.call(kernel, clone_nested(a), clone_nested(k), kernel_path, timeout) for a, k in inputs]
 
+    # (the kernel's own files are read before ModelNew's code runs: the watch below names any read after)
+    comp_k.batch_size_kept(limit, timeout)
+    init = comp_k.init_inputs(timeout, batch_limit=limit)
     watch = hacks.FileWatch(_forbidden_files(root, tree) - {copy.resolve()})
     with watch:
         comp_n = load_component(copy, class_name="ModelNew", require_inputs=False, timeout=timeout)
-        init = comp_k.init_inputs(timeout, batch_limit=limit)
         seed_everything(0)
-        new = run_user_code(lambda: comp_n.model_class(*init), what="ModelNew(*get_init_inputs())", path=copy,
-                            timeout=timeout)
+        with comp_n.batch_lowered_like(comp_k, limit, timeout):   # (its `batch_size`, as the kernel's)
+            new = run_user_code(lambda: comp_n.model_class(*init), what="ModelNew(*get_init_inputs())", path=copy,
+                                timeout=timeout)
         new = new.to(device)
         new.eval()
         record(hacks.check_signature(kernel, new, args0, kwargs0), stop_status="ERROR")
