@@ -242,6 +242,51 @@ def test_a_self_test_tells_a_size_that_follows_the_values_when_both_draws_agree(
             assert "output rank 3 != 2" in run.stderr, run.stderr
 
 
+_NMS_FILE = '''import torch
+import torch.nn as nn
+from torchvision.ops import nms
+
+
+class Model(nn.Module):
+    def forward(self, boxes, scores):
+        return nms(boxes, scores, 0.7)CUT
+
+
+def get_inputs():
+    xy = torch.rand(20, 2) * 100
+    return [torch.cat([xy, xy + torch.rand(20, 2) * 10 + 1], -1), torch.rand(20)]
+
+
+def get_input_kwargs():
+    return {}
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize(("ops", "cut", "passes"), [(["nms"], "", True), (["nms"], "[:, None]", False),
+                                                    ([], "", False)])
+def test_a_self_test_checks_only_the_rank_of_an_output_its_ops_size_by_the_values(
+        tmp_path: Path, ops: list[str], cut: str, passes: bool) -> None:
+    # Faster R-CNN's nms: the model's overlapping boxes kept 3, a random draw of scattered boxes keeps all 20,
+    # and no other draw or scale changes that; the kernel's op tells (hdecomp.vocab.ops)
+    import subprocess
+    import sys
+
+    from hdecomp.decompose.codegen import self_test_block
+    from hdecomp.vocab.ops import sizes_follow_values
+    assert sizes_follow_values(["nonzero", "add"]) and sizes_follow_values(["torchvision.nms"])
+    assert not sizes_follow_values(["add", "topk", "where", "index"])
+    file = tmp_path / "nms_kernel.py"
+    file.write_text(_NMS_FILE.replace("CUT", cut) + "\n\n" + self_test_block(torch.tensor([0, 4, 7]), ops=ops))
+    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+    if not passes:
+        assert ("output rank 2 != 1" if cut else "output shape (20,) != (3,)") in run.stderr, run.stderr
+
+
 _BATCHED_FILE = '''import torch
 import torch.nn as nn
 

@@ -46,6 +46,7 @@ from hdecomp.decompose.source import (
 from hdecomp.formats.keys import access_path
 from hdecomp.verify.weights import WeightSlice, transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
+from hdecomp.vocab.ops import sizes_follow_values
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",
@@ -357,10 +358,11 @@ class ComponentText:
         return "\n".join(lines) + "\n\n" + self.body
 
 
-def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True) -> str:
+def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True, ops: list[str] | None = None) -> str:
     """The self-test appended to a model file that has none. `symbolic`: the file defines the module-level
-    `batch_size` the full-size outputs' batch dimensions are written with (else they are numbers)."""
-    text = _self_test(outputs, symbolic).lstrip("\n")
+    `batch_size` the full-size outputs' batch dimensions are written with (else they are numbers). `ops`: as
+    assemble's."""
+    text = _self_test(outputs, symbolic, value_sized=sizes_follow_values(ops or [])).lstrip("\n")
     if not kwargs_fn:
         text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
         text = text.replace(", **_scaled(get_input_kwargs(), scale)", "")
@@ -400,6 +402,17 @@ def _holds_tensors(value):
     return all(k in params for k, v in state.items() if _tensors(v))'''
 
 
+# outputs whose size follows the input's values (nonzero, a count above a threshold): other values tell
+_VARYING_BY_DRAWS = '''    varying = set()   # outputs whose size follows the input's values (nonzero, a count above a threshold):
+    if any(tuple(t.shape) != e[0] for t, e in zip(tensors, EXPECTED_OUTPUTS)):   # other values tell
+        for seed, scale in ((1, 1.0), (0, 10.0)):   # a second draw; the same draw, floats scaled
+            torch.manual_seed(seed)
+            with torch.no_grad():
+                again = _tensors(model(*_scaled(get_inputs(), scale), **_scaled(get_input_kwargs(), scale)))
+            varying |= {i for i, (a, b) in enumerate(zip(tensors, again)) if a.shape != b.shape}
+'''
+
+
 def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
     """An object that carries tensors (hdecomp.runtime.component.holding_tensors) nested in `value`."""
     from hdecomp.runtime.component import dataclass_fields, holding_tensors
@@ -415,7 +428,7 @@ def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
     return fields is not None and any(_holds_plain_objects(v, depth + 1) for v in fields.values())
 
 
-def _self_test(outputs: Any, symbolic: bool = True) -> str:
+def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False) -> str:
     expected = []
     for t in flat_tensors(outputs):
         s = sample(t)
@@ -425,6 +438,12 @@ def _self_test(outputs: Any, symbolic: bool = True) -> str:
     exp = "\n".join(expected)
     # an output object that carries tensors (torchvision's ImageList): the walk reads its attributes the way
     # the recording counted them (hdecomp.runtime.component.holding_tensors); only where there is one
+    if value_sized:   # its ops size outputs by the values (hdecomp.vocab.ops): no draw can reproduce the count
+        varying = ("    # an output whose size follows the input's values (its ops: nms, nonzero) keeps only its rank\n"
+                   "    varying = {i for i, (t, e) in enumerate(zip(tensors, EXPECTED_OUTPUTS)) "
+                   "if tuple(t.shape) != e[0]}\n")
+    else:
+        varying = _VARYING_BY_DRAWS
     held = _holds_plain_objects(outputs)
     clause, helpers = (_HOLDING_CLAUSE, _HOLDING_HELPERS) if held else ("", "")
     return f'''
@@ -464,14 +483,7 @@ if __name__ == "__main__":
         output = model(*get_inputs(), **get_input_kwargs())
     tensors = _tensors(output)
     assert len(tensors) == len(EXPECTED_OUTPUTS), f"expected {{len(EXPECTED_OUTPUTS)}} output tensors, got {{len(tensors)}}"
-    varying = set()   # outputs whose size follows the input's values (nonzero, a count above a threshold):
-    if any(tuple(t.shape) != e[0] for t, e in zip(tensors, EXPECTED_OUTPUTS)):   # other values tell
-        for seed, scale in ((1, 1.0), (0, 10.0)):   # a second draw; the same draw, floats scaled
-            torch.manual_seed(seed)
-            with torch.no_grad():
-                again = _tensors(model(*_scaled(get_inputs(), scale), **_scaled(get_input_kwargs(), scale)))
-            varying |= {{i for i, (a, b) in enumerate(zip(tensors, again)) if a.shape != b.shape}}
-    for i, (tensor, (shape, dtype, finite)) in enumerate(zip(tensors, EXPECTED_OUTPUTS)):
+{varying}    for i, (tensor, (shape, dtype, finite)) in enumerate(zip(tensors, EXPECTED_OUTPUTS)):
         if i in varying:
             assert tensor.dim() == len(shape), f"output rank {{tensor.dim()}} != {{len(shape)}}"
         else:
@@ -505,8 +517,9 @@ def inputs_block(args: list[Any], kwargs: dict[str, Any], ctx: SourceContext, ou
 
 
 def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: Any, ctx: SourceContext,
-             extra_imports: list[str] | None = None) -> str:
-    """Imports + carried user definitions + the class + inputs + self-test."""
+             extra_imports: list[str] | None = None, ops: list[str] | None = None) -> str:
+    """Imports + carried user definitions + the class + inputs + self-test (`ops`: the component's, where
+    one sizes its output by the values, hdecomp.vocab.ops, the self-test checks that output's rank)."""
     # the inputs first: what they are built with (a user's class of an object they hold) is carried too
     inputs = inputs_block(args, kwargs, ctx, outputs)
     user_imports, defs = carried_source(ctx)
@@ -528,7 +541,8 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
         parts.append("# ---- carried over from the model file ----\n\n" + defs)
     parts.append(class_src)
     parts.append(inputs)
-    return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs)
+    return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs,
+                                                                          value_sized=sizes_follow_values(ops or []))
 
 
 def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False,

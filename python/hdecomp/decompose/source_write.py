@@ -369,7 +369,7 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
     level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False,
                                                             module=c.kind == "module", contractions=contractions)
-    body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx)
+    body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx, ops=list(c.ops))
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)
     elif kernel and c.region is not None:   # named by its workload, as a graph step's kernels

@@ -532,9 +532,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 in_names = params
             attr = _unique_attr(attr, used_attrs)
             child.attr = attr
-            body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx)
+            body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx, ops=list(ops))
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
-                                                                  canon_ctx)
+                                                                  canon_ctx, ops=list(ops))
             level = 0 if child.kernel else child.level
             stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
                                                  "" if is_shape_free(child.kernel, ops) else
@@ -719,7 +719,7 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     in_args = [cap.values[a.name] for a in child.inputs]
     outs = [cap.values[o.name] for o in child.outputs]
     out_val = outs[0] if len(outs) == 1 else tuple(outs)
-    body = assemble(class_src, list(in_args), {}, out_val, ctx)
+    body = assemble(class_src, list(in_args), {}, out_val, ctx, ops=list(child.op_names))
     stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{workload_key(body, child.kernel, child.op_names)}")
     header = {
         "Level": LEVEL_NAMES[0],
