@@ -63,6 +63,14 @@ def test_in_model_trials_hold_what_the_model_hands_a_step_below_the_root(trees: 
     assert calls and {int(args[1]) for args, _ in calls} == {1}, calls
 
 
+def test_the_model_copy_of_a_detector_checks_only_the_rank_of_what_nms_keeps(trees: dict[str, Any]) -> None:
+    dec = trees["box_suppression"]
+    copy = (dec.root / "level_3_model" / "box_suppression.py").read_text()
+    assert "keeps only its rank" in copy and "_scaled(" not in copy, copy[-1500:]
+    kernel = next(dec.root.glob("level_0_kernel/nms_*.py")).read_text()
+    assert "keeps only its rank" in kernel
+
+
 def test_a_cache_the_forward_makes_is_none_in_the_blocks_calls(trees: dict[str, Any]) -> None:
     dec = trees["cache_decoder"]
     ref = (dec.root / "steps" / "step_1_cache_decoder" / "refactored.py").read_text()

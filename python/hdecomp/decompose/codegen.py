@@ -402,6 +402,18 @@ def _holds_tensors(value):
     return all(k in params for k, v in state.items() if _tensors(v))'''
 
 
+_SCALED = '''
+
+
+def _scaled(value, scale):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value * scale
+    if isinstance(value, (list, tuple)):
+        items = [_scaled(v, scale) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {k: _scaled(v, scale) for k, v in value.items()}
+    return value'''
 # outputs whose size follows the input's values (nonzero, a count above a threshold): other values tell
 _VARYING_BY_DRAWS = '''    varying = set()   # outputs whose size follows the input's values (nonzero, a count above a threshold):
     if any(tuple(t.shape) != e[0] for t, e in zip(tensors, EXPECTED_OUTPUTS)):   # other values tell
@@ -438,6 +450,7 @@ def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False) -
     exp = "\n".join(expected)
     # an output object that carries tensors (torchvision's ImageList): the walk reads its attributes the way
     # the recording counted them (hdecomp.runtime.component.holding_tensors); only where there is one
+    scaled = "" if value_sized else _SCALED
     if value_sized:   # its ops size outputs by the values (hdecomp.vocab.ops): no draw can reproduce the count
         varying = ("    # an output whose size follows the input's values (its ops: nms, nonzero) keeps only its rank\n"
                    "    varying = {i for i, (t, e) in enumerate(zip(tensors, EXPECTED_OUTPUTS)) "
@@ -461,18 +474,7 @@ def _tensors(value):
         return [t for k in value for t in _tensors(value[k])]
     if hasattr(value, "__dataclass_fields__"):
         return [t for k in value.__dataclass_fields__ for t in _tensors(getattr(value, k))]{clause}
-    return []{helpers}
-
-
-def _scaled(value, scale):
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value * scale
-    if isinstance(value, (list, tuple)):
-        items = [_scaled(v, scale) for v in value]
-        return items if isinstance(value, list) else tuple(items)
-    if isinstance(value, dict):
-        return {{k: _scaled(v, scale) for k, v in value.items()}}
-    return value
+    return []{helpers}{scaled}
 
 
 if __name__ == "__main__":

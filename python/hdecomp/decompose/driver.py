@@ -193,7 +193,8 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     from hdecomp.runtime.component import run_user_code
     kept = comp.batch_size_kept(options.batch_limit, options.timeout)
     batch_method = batch_cut_policy(comp.module, args, kwargs, kept)
-    with torch.no_grad(), PeakRss() as peak:
+    from hdecomp.runtime.ops import recording
+    with torch.no_grad(), PeakRss() as peak, recording(model) as trace:
         full_out = None
         if options.batch_limit is None:
             full_out = run_user_code(partial(model, *clone_nested(args), **clone_nested(kwargs)), what="Model.forward",
@@ -230,8 +231,10 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
         # Its batch dimensions are written as the file's own `batch_size` (lowered by `hdecomp test
         # --batch-limit`) when it has one, else as numbers.
         from hdecomp.decompose.codegen import self_test_block
+        # (its ops: an output a detector's nms sizes keeps only its rank check, hdecomp.vocab.ops)
         source = source.rstrip() + "\n\n" + self_test_block(out, kwargs_fn="get_input_kwargs" in source,
-                                                              symbolic=batch_method == "batch_size")
+                                                              symbolic=batch_method == "batch_size",
+                                                              ops=sorted(trace.compute_inventory("aten")))
         dec.note(None, "decision", "self-test added to the model copy",
                  f"{model_file.name} has no `if __name__ == \"__main__\"` self-test; the copy in "
                  f"{LEVEL_DIRS[3]}/ got one (output shapes/dtypes as recorded)")
