@@ -394,14 +394,16 @@ def _capture_like(method: str | None, model: nn.Module, args: list[Any], kwargs:
 
 def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: dict[str, Any],
                     expand: set[str] | None = None, method: str | None = None, *,
-                    values_checked: bool = False, why: list[str] | None = None) -> dict[str, Any] | None:
+                    values_checked: bool = False, why: list[str] | None = None,
+                    keep: set[str] | None = None) -> dict[str, Any] | None:
     """Every node's value of the captured `graph` at other inputs (the second batch, the ones the module
     received in the model): the graph replayed on `model` (checked: the module's own output has the same
     shapes; with `values_checked` the same values too), else a fresh capture by the same `method` with
     the same node names. None when neither works (a graph that baked the batch or a data-dependent size
     into its code and a capture that differs). `why` gets "module" (the module itself does not run on those
     inputs) or "graph" (it does, the graph does not replay, and a capture there is another graph: the first
-    capture holds for the first inputs only)."""
+    capture holds for the first inputs only). `keep`: the nodes whose values are wanted (a replay then holds
+    no more than one forward's peak besides them)."""
     from hdecomp.decompose.capture import CAPTURE_SEED, CaptureError, node_values
     from hdecomp.decompose.capture.common import same_outputs
     try:
@@ -418,8 +420,8 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
         gm = fx.GraphModule(model, copy.deepcopy(graph))
         with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):
             torch.manual_seed(CAPTURE_SEED)
-            out, values = node_values(gm, clone_nested(args), clone_nested(kwargs))
-        if _shapes(out) == _shapes(expected) and set(values) >= {n.name for n in graph.nodes} and \
+            out, values = node_values(gm, clone_nested(args), clone_nested(kwargs), keep)
+        if _shapes(out) == _shapes(expected) and set(values) >= (keep if keep is not None else {n.name for n in graph.nodes}) and \
                 (not values_checked or same_outputs(out, expected, rtol=1e-4, atol=1e-5)):
             return values
     except Exception:  # a recorded graph may have baked the batch into a view/expand: capture again
@@ -436,7 +438,7 @@ def graph_values_at(model: nn.Module, graph: fx.Graph, args: list[Any], kwargs: 
         if why is not None:
             why.append("graph")
         return None
-    return cap2.values
+    return cap2.values if keep is None else {k: v for k, v in cap2.values.items() if k in keep}
 
 
 def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scaling,

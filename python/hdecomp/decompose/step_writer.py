@@ -58,7 +58,15 @@ from hdecomp.decompose.plan import (
     oversized_module_children,
     plan_children,
 )
-from hdecomp.decompose.shapes import BatchBakedError, full_size_capture, graph_values_at, real_values
+from hdecomp.decompose.shapes import (
+    BatchBakedError,
+    available_bytes,
+    full_size_capture,
+    graph_values_at,
+    real_values,
+    state_storages,
+    tensor_bytes,
+)
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
@@ -397,7 +405,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         return leaf(dec, node, step_name, "the forward only calls one submodule (nothing to split at this level)")
     # What each child receives where this module runs in the model (its in-model trials), before the
     # recorded values are taken to the original batch.
-    real = _in_model_values(dec, node, step_name, model, cap, expand)
+    real = _in_model_values(dec, node, step_name, model, cap, expand, children)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     try:
         cap, args_full, kwargs_full, deviations = full_size_capture(
@@ -773,8 +781,21 @@ def _value(a: Any, cap: Capture | dict[str, Any]) -> Any:
     return a
 
 
+def _needed_values(children: list[ChildPlan]) -> set[str]:
+    """The graph values the children's calls read (a module child's first and last call, a group's inputs)."""
+    names: set[str] = set()
+    for child in children:
+        if child.kind == "module":
+            calls = [child.members[0], child.members[-1]] if child.members else []
+            for m in calls:
+                names |= {v.name for v in flat_values([list(m.args), dict(m.kwargs)]) if isinstance(v, fx.Node)}
+        else:
+            names |= {a.name for a in child.inputs}
+    return names
+
+
 def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.Module, cap: Capture,
-                     expand: set[str]) -> dict[str, Any] | None:
+                     expand: set[str], children: list[ChildPlan]) -> dict[str, Any] | None:
     """Every value of the captured graph at the inputs `node` received in the model (its first recorded
     call), checked against the module itself; None for the root (its own inputs are the model's) or when
     there is no such value. The step was captured on its own file's random inputs: a size read from data
@@ -787,9 +808,17 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
     if not calls:
         return None
     args, kwargs = calls[0]
+    # (a replay holds one forward's intermediates at a time, besides the capture's: where that does not fit
+    # the memory available now, the children keep the values of the step's own inputs, and say so)
+    need, avail = tensor_bytes(cap.values, state_storages(model)), available_bytes()
+    if avail is not None and need > avail // 2:
+        dec.note(step_name, "deviation", f"{node.id}: children without in-model trials",
+                 f"running it again on the inputs it received in the model needs about {need / 2**30:.1f} GiB "
+                 f"({avail / 2**30:.1f} GiB available): its children are verified on their own inputs only")
+        return None
     try:
         values = graph_values_at(model, cap.graph, list(args), dict(kwargs), expand, cap.method,
-                                 values_checked=True)
+                                 values_checked=True, keep=_needed_values(children))
     except (CaptureError, HdecompError):
         values = None
     if values is None:

@@ -453,9 +453,10 @@ def graph_module(work: nn.Module, graph: fx.Graph, what: str) -> fx.GraphModule:
 
 
 class _ValueRecorder(fx.Interpreter):
-    def __init__(self, gm: fx.GraphModule) -> None:
-        super().__init__(gm)
+    def __init__(self, gm: fx.GraphModule, keep: set[str] | None = None) -> None:
+        super().__init__(gm)   # (fx frees each value after its last use: `keep` holds the peak to one forward's)
         self.values: dict[str, Any] = {}
+        self.keep = keep
 
     def fetch_args_kwargs_from_env(self, n: fx.Node) -> tuple[tuple[Any, ...], dict[str, Any]]:
         # lists and dicts as the generated code builds them: fresh and mutable (torchvision's LastLevelMaxPool
@@ -469,7 +470,8 @@ class _ValueRecorder(fx.Interpreter):
         out = super().run_node(n)
         if out is None and n.target is operator.setitem and isinstance(n.args[0], fx.Node):
             out = self.env[n.args[0]]   # `x[i] = v` stands for the written x afterwards (thread_inplace)
-        self.values[n.name] = frozen_view(out)
+        if self.keep is None or n.name in self.keep:
+            self.values[n.name] = frozen_view(out)
         return out
 
 
@@ -497,8 +499,10 @@ def frozen_view(value: Any) -> Any:
     return value
 
 
-def node_values(gm: fx.GraphModule, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """Run the graph, keeping every node's value (kwargs are bound to placeholders by name)."""
+def node_values(gm: fx.GraphModule, args: list[Any], kwargs: dict[str, Any],
+                keep: set[str] | None = None) -> tuple[Any, dict[str, Any]]:
+    """Run the graph, keeping every node's value (only those named in `keep`, when given); kwargs are bound
+    to placeholders by name."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     flat = list(args)
     for ph in placeholders[len(args):]:
@@ -510,7 +514,7 @@ def node_values(gm: fx.GraphModule, args: list[Any], kwargs: dict[str, Any]) -> 
             flat.append(ph.args[0])
         else:
             flat.append(None)
-    rec = _ValueRecorder(gm)
+    rec = _ValueRecorder(gm, keep)
     out = rec.run(*flat)
     return out, rec.values
 
