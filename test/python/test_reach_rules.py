@@ -71,6 +71,32 @@ def test_the_model_copy_of_a_detector_checks_only_the_rank_of_what_nms_keeps(tre
     assert "keeps only its rank" in kernel
 
 
+def test_a_source_level_child_knows_the_ops_it_ran_not_only_the_methods_it_calls() -> None:
+    # RetinaNet's postprocess: a region whose header names the methods it calls (`postprocess_detections`)
+    # runs nms inside them; its file's self-test must know (hdecomp.vocab.ops)
+    from hdecomp.decompose.source_write import record_children
+    from torchvision.ops import nms
+
+    class Post(torch.nn.Module):
+        def suppress(self, boxes, scores):
+            return boxes[nms(boxes, scores, 0.5)]
+
+        def forward(self, boxes, scores):
+            return self.suppress(boxes, scores.sigmoid())
+
+    class Parent(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.post = Post()
+
+        def forward(self, boxes, scores):
+            return self.post(boxes, scores)
+
+    xy = torch.rand(10, 2) * 20
+    rec = record_children(Parent(), ["post"], [torch.cat([xy, xy + 5], -1), torch.randn(10)], {}, 0)
+    assert {"nms", "sigmoid"} <= rec.calls["post"].op_names, rec.calls["post"].op_names
+
+
 def test_a_cache_the_forward_makes_is_none_in_the_blocks_calls(trees: dict[str, Any]) -> None:
     dec = trees["cache_decoder"]
     ref = (dec.root / "steps" / "step_1_cache_decoder" / "refactored.py").read_text()

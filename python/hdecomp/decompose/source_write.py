@@ -62,6 +62,7 @@ class CallRecord:
     ops: int = 0          # compute ops (aten) over all its calls
     last: tuple[list[Any], dict[str, Any]] | None = None   # the inputs of its last call (a loop's last iteration)
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
+    op_names: set[str] = field(default_factory=set)      # the compute ops it ran (aten names: `nms`, `topk`)
 
 
 @dataclass
@@ -114,6 +115,7 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
         if owner is not None and owner in rec.calls:
             rec.calls[owner].ops += 1
+            rec.calls[owner].op_names.add(e.name)
             if category(e.name) in STRUCTURE_KINDS or e.name == "mean":
                 rec.calls[owner].structure.append(e.name)
     return rec
@@ -369,7 +371,8 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
     level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False,
                                                             module=c.kind == "module", contractions=contractions)
-    body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx, ops=list(c.ops))
+    # (the ops it ran, not only those its header names: a region's method calls hold a detector's nms)
+    body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx, ops=[*c.ops, *sorted(r.op_names)])
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)
     elif kernel and c.region is not None:   # named by its workload, as a graph step's kernels
