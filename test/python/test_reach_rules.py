@@ -393,3 +393,21 @@ def test_probing_which_lines_run_leaves_lazily_set_state_as_built() -> None:
     lines = executed_lines(pool, [feats, [torch.tensor([[1.0, 1.0, 9.0, 9.0]])], [(32, 32)]], {})
     assert lines   # the forward ran (and took its lazy branch)
     assert pool.scales is None and pool.map_levels is None
+
+
+def test_a_full_size_int_keeps_its_expression_in_copies_and_is_its_recorded_int_in_the_model(tmp_path: Path) -> None:
+    # timm's XCiT: an int from the batch (`B * H * W`) is written `batch_size * 64` in the files; copied or
+    # pickled it stays that, and the in-model inputs hold the int the recording had (the step's own
+    # verification loads them: before, unpickling raised inside verify-step, an internal error)
+    import copy
+
+    from hdecomp.decompose.shapes import BatchInt, real_values
+    from hdecomp.verify.in_model import write_in_model_inputs
+    b = BatchInt(128, "batch_size * 64")
+    b.recorded = 64   # type: ignore[attr-defined]
+    c = copy.deepcopy(b)
+    assert isinstance(c, BatchInt) and c == 128 and c.expr == "batch_size * 64"
+    args, kwargs = real_values([torch.zeros(2), b, (b, 3)], {"n": b})
+    assert args[1:] == [64, (64, 3)] and kwargs == {"n": 64} and type(args[1]) is int
+    assert write_in_model_inputs(tmp_path, [([b], {})]) is None
+    assert [int(v) for v in read_in_model_inputs(tmp_path / "original.py")[0][0]] == [128]

@@ -59,6 +59,9 @@ class BatchInt(int):
         obj.expr = expr
         return obj
 
+    def __getnewargs__(self) -> tuple[int, str]:  # type: ignore[override]  # (copies and pickles keep the expression)
+        return int(self), self.expr
+
 
 def dim_expr(k: int) -> str:
     return BATCH if k == 1 else f"{BATCH} * {k}"
@@ -82,9 +85,22 @@ def sample(t: torch.Tensor) -> torch.Tensor:
 
 
 def real_values(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """Inputs with every full-size stand-in replaced by the recorded tensor behind it (sample)."""
+    """Inputs with every full-size stand-in replaced by the recorded tensor behind it (sample), and every
+    full-size int (BatchInt) by the plain int the recording had."""
     from hdecomp.runtime.component import map_nested
-    return map_nested(list(args), sample), map_nested(dict(kwargs), sample)
+    return _recorded_ints(map_nested(list(args), sample)), _recorded_ints(map_nested(dict(kwargs), sample))
+
+
+def _recorded_ints(value: Any) -> Any:
+    if isinstance(value, BatchInt):
+        return int(getattr(value, "recorded", value))
+    if isinstance(value, list):
+        return [_recorded_ints(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields") and not isinstance(value, torch.Size):
+        return tuple(_recorded_ints(v) for v in value)
+    if isinstance(value, dict) and type(value) is dict:
+        return {k: _recorded_ints(v) for k, v in value.items()}
+    return value
 
 
 def full_batch(value: Any) -> int | None:
@@ -149,6 +165,7 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
             return v1
         bi = BatchInt(k * sc.full, dim_expr(k))
         bi.full_batch = sc.full  # type: ignore[attr-defined]
+        bi.recorded = v1   # type: ignore[attr-defined]   # (what the recording at the cut batch had)
         return bi
     if isinstance(v1, (list, tuple)) and isinstance(v2, (list, tuple)) and len(v1) == len(v2) \
             and not isinstance(v1, torch.Size):
