@@ -49,7 +49,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
                                   "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
-                                  "shared_activation", "global_tokens", "multiscale_roi"])
+                                  "shared_activation", "global_tokens", "multiscale_roi",
+                                  "factory_activation"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 
@@ -95,6 +96,12 @@ def test_a_source_level_child_knows_the_ops_it_ran_not_only_the_methods_it_calls
     xy = torch.rand(10, 2) * 20
     rec = record_children(Parent(), ["post"], [torch.cat([xy, xy + 5], -1), torch.randn(10)], {}, 0)
     assert {"nms", "sigmoid"} <= rec.calls["post"].op_names, rec.calls["post"].op_names
+
+
+def test_a_factory_closure_is_written_as_the_factory_call(trees: dict[str, Any]) -> None:
+    dec = trees["factory_activation"]
+    texts = [p.read_text() for p in dec.root.glob("level_*/*.py")]
+    assert any("act_with_gamma(act_type='gelu', gamma=1.7)" in t for t in texts), [t[:400] for t in texts]
 
 
 def test_a_cache_the_forward_makes_is_none_in_the_blocks_calls(trees: dict[str, Any]) -> None:

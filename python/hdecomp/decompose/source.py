@@ -144,7 +144,8 @@ def literal(value: Any, ctx: SourceContext) -> str:
     if isinstance(value, type):
         return qualified_name(value, ctx)
     if callable(value) and getattr(value, "__name__", None) is not None:
-        return qualified_name(value, ctx)
+        made = factory_call(value, ctx)
+        return made if made is not None else qualified_name(value, ctx)
     # (a callable instance, diffusers' attention processors, is an object like any other: built below)
     config = config_literal(value, ctx)
     if config is not None:
@@ -190,6 +191,43 @@ _PREFERRED_HOMES: list[tuple[str, Any]] = [
     ("nn", nn), ("F", F), ("torch", torch), ("torch.special", torch.special), ("torch.linalg", torch.linalg),
     ("torch.fft", torch.fft), ("operator", operator), ("math", math),
 ]
+
+
+def factory_call(fn: Any, ctx: SourceContext) -> str | None:
+    """A function a module-level factory made and returned (timm's `act_with_gamma('gelu', gamma=1.7)`
+    returns its local `_create`, which no import reaches) as the factory's call with the values it closed
+    over (`act_with_gamma(act_type='gelu', gamma=1.7)`), where each of them is a parameter of the factory and
+    that call makes the same code closing over equal values; else None."""
+    if not isinstance(fn, types.FunctionType) or not fn.__closure__:
+        return None
+    outer, sep, inner = fn.__qualname__.partition(".<locals>.")
+    if not sep or "." in outer or ".<locals>." in inner:
+        return None
+    factory = getattr(sys.modules.get(fn.__module__), outer, None)
+    if not isinstance(factory, types.FunctionType):
+        return None
+    try:
+        params = inspect.signature(factory).parameters
+        closed = {name: cell.cell_contents for name, cell in zip(fn.__code__.co_freevars, fn.__closure__,
+                                                                 strict=True)}
+    except (TypeError, ValueError):   # (an empty cell, a signature it cannot tell)
+        return None
+    if not closed or any(params.get(n) is None or params[n].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                                    inspect.Parameter.VAR_KEYWORD,
+                                                                    inspect.Parameter.POSITIONAL_ONLY)
+                         for n in closed):
+        return None
+    try:
+        again = factory(**closed)
+        same = isinstance(again, types.FunctionType) and again.__code__ is fn.__code__ and again.__closure__ and \
+            all(c.cell_contents == closed[n] for n, c in zip(again.__code__.co_freevars, again.__closure__,
+                                                              strict=True))
+    except Exception:   # the user's factory: it does not make this function again
+        return None
+    if not same:
+        return None
+    args = ", ".join(f"{n}={literal(v, ctx)}" for n, v in closed.items())
+    return f"{qualified_name(factory, ctx)}({args})"
 
 
 def qualified_name(obj: Any, ctx: SourceContext) -> str:
