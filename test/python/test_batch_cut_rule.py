@@ -252,11 +252,13 @@ def test_scaling_follows_the_chosen_cut(tmp_path: Path) -> None:
     from hdecomp.decompose.shapes import scaling_for
     comp = load_component(_write(tmp_path, "tb", TRANSPOSED_BOTH))
     args, kwargs = limited_inputs(comp, 1)
+    assert kwargs == {}
     sc, a2, _ = scaling_for(comp, 1, args, kwargs)
     assert sc is not None and (sc.full, sc.b1, sc.b2) == (6, 1, 2)   # N, not the first input's K
     assert _shapes(a2) == [(12, 4), (2, 12)]
     comp = load_component(_write(tmp_path, "stacked", STACKED))
     args, kwargs = limited_inputs(comp, 1)
+    assert kwargs == {}
     assert scaling_for(comp, 1, args, kwargs)[0] is None                 # uncut: nothing to scale
 
 
@@ -294,3 +296,35 @@ def test_meta_first_falls_back_to_a_real_forward_when_the_meta_one_fails() -> No
     runs = meta_first(meta, real)
     assert runs([torch.ones(2, 3)], {}) is True and real_calls == [1]
     assert meta_first(None, real)([torch.ones(2, 3)], {}) is True and real_calls == [1, 1]
+
+
+GATHER = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Funnel's relative positions: rows of a table gathered by recorded indices."""
+
+    def forward(self, table, index):
+        return torch.gather(table, 0, index)
+
+
+def get_inputs():
+    return [torch.randn(128, 16), torch.full((8, 16), 96, dtype=torch.int64)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_cut_is_checked_by_a_real_forward_where_an_input_holds_indices(tmp_path: Path) -> None:
+    # cutting the table to 1 row passes a meta forward (shapes only) but reads row 96: only the index's cut
+    # runs; the meta check alone took the table's and broke the file (hf_funnel's coverage)
+    path = tmp_path / "gather_kernel.py"
+    path.write_text(GATHER)
+    comp = load_component(path)
+    args, kwargs = limited_inputs(comp, 1)
+    assert kwargs == {}
+    assert [list(a.shape) for a in args] == [[128, 16], [1, 16]]
+    assert comp.build()(*args).shape == (1, 16)

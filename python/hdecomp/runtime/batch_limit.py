@@ -247,8 +247,12 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int
         if real[0] is None:
             real[0] = comp.build(device=device, timeout=timeout, batch_limit=limit)
         return forward_runs(real[0], comp.path, timeout)(a, k)
-    chosen = choose_cut(args, kwargs, limit,
-                        meta_first(meta_build(comp, limit, timeout), real_runs, comp.path, timeout))
+    # (a meta forward checks shapes, not values: where an input holds integers, indices a cut may take out
+    # of range, a gather's table cut below the positions it reads, only a real forward tells)
+    indices = any(not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool
+                  for _, t in input_tensors(args, kwargs))
+    probe = real_runs if indices else meta_first(meta_build(comp, limit, timeout), real_runs, comp.path, timeout)
+    chosen = choose_cut(args, kwargs, limit, probe)
     _CHOSEN[key] = (chosen.batch, tuple(chosen.refused))
     return chosen
 
