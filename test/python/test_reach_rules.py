@@ -198,6 +198,16 @@ def test_an_input_never_above_zero_is_drawn_never_above_zero() -> None:
     assert input_expr(torch.rand(3, 4), ctx).startswith("torch.rand(")
 
 
+def _assert_self_test(file: Path, passes: bool, failure: str) -> None:
+    """Run a generated file's self-test: PASS where `passes`, else a failure whose message holds `failure`."""
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
+    if not passes:
+        assert failure in run.stderr, run.stderr
+
+
 _NONZERO_FILE = '''import torch
 import torch.nn as nn
 
@@ -224,18 +234,12 @@ def get_init_inputs():
 def test_a_self_test_leaves_sizes_that_follow_the_values_unchecked(tmp_path: Path, cut: str, passes: bool) -> None:
     # Longformer's global-attention indices, a detector's boxes: `nonzero` of a mask the recorded model had
     # with 1 True, a random draw with ~64; the rank is still checked (a [:, :1] cut keeps a second dim)
-    import subprocess
-    import sys
-
     from hdecomp.decompose.codegen import self_test_block
     recorded = torch.nonzero(torch.zeros(2, 64, dtype=torch.bool).index_fill_(1, torch.tensor([0]), True))[:, 0]
     text = _NONZERO_FILE.replace("CUT", cut) + "\n\n" + self_test_block(recorded)
     file = tmp_path / "nonzero_kernel.py"
     file.write_text(text)
-    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
-    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
-    if not passes:
-        assert "output rank 2 != 1" in run.stderr, run.stderr
+    _assert_self_test(file, passes, "output rank 2 != 1")
 
 
 _THRESHOLD_FILE = '''import torch
@@ -265,9 +269,6 @@ def test_a_self_test_tells_a_size_that_follows_the_values_when_both_draws_agree(
                                                                                   passes: bool) -> None:
     # a detector's boxes above a score threshold: the model kept 3, both random draws keep none; the same draw
     # with its floats scaled keeps some, which tells the size follows the values (the rank is still checked)
-    import subprocess
-    import sys
-
     from hdecomp.decompose.codegen import self_test_block
     recorded = torch.rand(3, 4)
     user_file = _THRESHOLD_FILE.replace("CUT", cut)
@@ -277,10 +278,7 @@ def test_a_self_test_tells_a_size_that_follows_the_values_when_both_draws_agree(
                               plain + "\n\n" + self_test_block(recorded, kwargs_fn=False)]):
         file = tmp_path / f"threshold_kernel_{i}.py"
         file.write_text(text)
-        run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
-        assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
-        if not passes:
-            assert "output rank 3 != 2" in run.stderr, run.stderr
+        _assert_self_test(file, passes, "output rank 3 != 2")
 
 
 _NMS_FILE = '''import torch
@@ -313,19 +311,13 @@ def test_a_self_test_checks_only_the_rank_of_an_output_its_ops_size_by_the_value
         tmp_path: Path, ops: list[str], cut: str, passes: bool) -> None:
     # Faster R-CNN's nms: the model's overlapping boxes kept 3, a random draw of scattered boxes keeps all 20,
     # and no other draw or scale changes that; the kernel's op tells (hdecomp.vocab.ops)
-    import subprocess
-    import sys
-
     from hdecomp.decompose.codegen import self_test_block
     from hdecomp.vocab.ops import sizes_follow_values
     assert sizes_follow_values(["nonzero", "add"]) and sizes_follow_values(["torchvision.nms"])
     assert not sizes_follow_values(["add", "topk", "where", "index"])
     file = tmp_path / "nms_kernel.py"
     file.write_text(_NMS_FILE.replace("CUT", cut) + "\n\n" + self_test_block(torch.tensor([0, 4, 7]), ops=ops))
-    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
-    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
-    if not passes:
-        assert ("output rank 2 != 1" if cut else "output shape (20,) != (3,)") in run.stderr, run.stderr
+    _assert_self_test(file, passes, "output rank 2 != 1" if cut else "output shape (20,) != (3,)")
 
 
 _BATCHED_FILE = '''import torch
@@ -371,9 +363,6 @@ def get_init_inputs():
 def test_a_self_test_counts_the_tensors_an_output_object_carries(tmp_path: Path, extra: str, passes: bool) -> None:
     # torchvision's GeneralizedRCNNTransform returns an ImageList: the recording counts its tensor (and not
     # those of state filled after construction), so the file's own self-test must count the same way
-    import subprocess
-    import sys
-
     from hdecomp.decompose.codegen import self_test_block
     from hdecomp.runtime.component import load_component
     file = tmp_path / "batched_fusion.py"
@@ -382,10 +371,7 @@ def test_a_self_test_counts_the_tensors_an_output_object_carries(tmp_path: Path,
     with torch.no_grad():
         recorded = comp.build()(*comp.make_inputs(seed=0)[0])
     file.write_text(_BATCHED_FILE.replace("BATCH_OUT", extra) + "\n\n" + self_test_block(recorded))
-    run = subprocess.run([sys.executable, str(file)], capture_output=True, text=True, timeout=120)
-    assert (run.returncode == 0 and "PASS" in run.stdout) is passes, run.stdout + run.stderr
-    if not passes:
-        assert "expected 2 output tensors, got 1" in run.stderr, run.stderr
+    _assert_self_test(file, passes, "expected 2 output tensors, got 1")
 
 
 def test_probing_which_lines_run_leaves_lazily_set_state_as_built() -> None:

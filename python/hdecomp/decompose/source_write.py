@@ -35,6 +35,7 @@ from hdecomp.decompose.source_step import (
 )
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
+    in_model_calls,
     init_inputs_expr,
     io_maps,
     is_shape_free,
@@ -169,15 +170,14 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     are random: a size read from data, a count of masked tokens, can differ there), checked against the
     module itself. A child those inputs do not reach has none."""
     from hdecomp.decompose.capture import CAPTURE_SEED
-    from hdecomp.decompose.capture.common import flat_values, same_outputs
+    from hdecomp.decompose.capture.common import same_outputs
     from hdecomp.runtime.component import clone_nested
 
     def calls_of(r: Recording) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
         return {a: [(c.args, c.kwargs), *([c.last] if c.last is not None else [])] for a, c in r.calls.items()}
     if node.parent is None:
         return calls_of(rec)
-    real = [(a, k) for a, k in node.in_model
-            if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+    real = in_model_calls(node)
     if not real:
         return {}
     args, kwargs = real[0]

@@ -71,6 +71,7 @@ from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     check_expr,
+    in_model_calls,
     init_inputs_expr,
     io_maps,
     is_shape_free,
@@ -576,8 +577,8 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
                           outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
                           depth=node.depth + 1, status="leaf" if level == 0 else "unverified",
-                          in_model=_child_in_model(child, call if child.kind == "module" else None, real,
-                                                   node.parent is None, in_args, in_kwargs, cap))
+                          in_model=_child_in_model(child, call if child.kind == "module" else None,
+                                                   cap.values if node.parent is None else real))
                 dec.nodes[stem] = cn
                 if level > 0:
                     child_nodes.append(cn)
@@ -803,8 +804,7 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
     trials must hold what the model really hands them, or every step passes and the composition fails."""
     if node.parent is None:
         return None
-    calls = [(a, k) for a, k in node.in_model
-             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+    calls = in_model_calls(node)
     if not calls:
         return None
     args, kwargs = calls[0]
@@ -828,33 +828,24 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
     return values
 
 
-def _child_in_model(child: ChildPlan, call: Any, real: dict[str, Any] | None, at_root: bool, in_args: list[Any],
-                    in_kwargs: dict[str, Any], cap: Capture) -> list[tuple[list[Any], dict[str, Any]]]:
-    """What `child` receives in the model: its first call (and a loop's last), from the parent's values at
-    its own in-model inputs (`real`); at the root the recorded values are the model's own."""
-    if at_root:
-        values: dict[str, Any] = cap.values
-    elif real is None:
+def _child_in_model(child: ChildPlan, call: Any, values: dict[str, Any] | None,
+                    ) -> list[tuple[list[Any], dict[str, Any]]]:
+    """What `child` receives in the model: its call (and a loop's last) read from `values`, the parent's
+    graph values where the model runs it (at the root, the recording's own: full-size stand-ins go back to
+    the recorded tensors); none where there are no such values."""
+    if values is None:
         return []
-    else:
-        values = real
-    if call is None:   # a group of ops: its input values
-        if not at_root:
-            return [([values[a.name] for a in child.inputs], {})] if all(a.name in values for a in child.inputs) \
-                else []
-        return [real_values(list(in_args), dict(in_kwargs))]
-    keep = child.arg_keep or range(len(call.args))
-    calls = [call] + ([child.members[-1]] if len(child.members) > 1 else [])  # a loop's last call too
-    if at_root:
-        first = [real_values(list(in_args), dict(in_kwargs))]
-        return first + [real_values([_value(m.args[i], values) for i in keep],
-                                    {k: _value(v, values) for k, v in m.kwargs.items()}) for m in calls[1:]]
     try:
-        return [([_value(m.args[i], values) for i in keep], {k: _value(v, values) for k, v in m.kwargs.items()})
-                for m in calls]
+        if call is None:   # a group of ops: its input values
+            calls: list[tuple[list[Any], dict[str, Any]]] = [([values[a.name] for a in child.inputs], {})]
+        else:
+            keep = child.arg_keep or range(len(call.args))
+            members = [call] + ([child.members[-1]] if len(child.members) > 1 else [])  # a loop's last call too
+            calls = [([_value(m.args[i], values) for i in keep], {k: _value(v, values) for k, v in m.kwargs.items()})
+                     for m in members]
     except KeyError:   # a value the replay does not hold
         return []
-
+    return [real_values(a, k) for a, k in calls]
 
 def _unique_attr(base: str, used: set[str]) -> str:
     from hdecomp.decompose.naming import safe_attr

@@ -168,12 +168,16 @@ def op_kernel_name(op: str, inputs: list[Any], output: Any) -> str:
     return "_".join(p for p in (op, sig, dtype_short(dtype)) if p)
 
 
+def in_model_calls(node: Any) -> list[tuple[list[Any], dict[str, Any]]]:
+    """The calls `node` received in the model that hold values (none recorded on the meta device)."""
+    from hdecomp.decompose.capture.common import flat_values
+    return [(a, k) for a, k in node.in_model
+            if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
+
+
 def write_in_model(dec: Any, node: Any, step_dir: Path, step_name: str) -> None:
     """The inputs `node` received in the model, next to its step (hdecomp.verify.in_model)."""
-    from hdecomp.decompose.capture.common import flat_values
     from hdecomp.verify.in_model import write_in_model_inputs
-    calls = [(a, k) for a, k in node.in_model
-             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
-    why = write_in_model_inputs(step_dir, calls)
+    why = write_in_model_inputs(step_dir, in_model_calls(node))
     if why is not None:
         dec.note(step_name, "deviation", f"{node.id}: no in-model trial", why)
