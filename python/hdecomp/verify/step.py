@@ -452,6 +452,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         inconclusive = []
     unproven = {id(t) for t in inconclusive}
     num_pass = all(t.comparison.match or id(t) in unproven for t in trials)
+    randomized_pass = randomized is None or randomized.comparison.match or id(randomized) in unproven
     max_diff = max((t.comparison.max_diff for t in all_trials), default=None)
     # the tensor leaves' dtypes (a leaf that is a Python value, None in an output tuple, names its type)
     leaf_dtypes = [lf.dtype for t in trials for lf in t.comparison.leaves
@@ -460,8 +461,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     rtol, atol = tolerances_for(getattr(torch, str(dtype), torch.float32), options.rtol, options.atol)
     degenerate = [t for t in trials if t.comparison.degenerate]
     data["numerical_comparison"] = {
-        "status": "PASS" if num_pass and (randomized is None or randomized.comparison.match or
-                                          id(randomized) in unproven) else "FAIL",
+        "status": "PASS" if num_pass and randomized_pass else "FAIL",
         "rtol": rtol, "atol": atol, "input_dtype": f"torch.{dtype}",
         "num_trials": options.num_trials,
         "max_diff_across_trials": max_diff,
@@ -520,7 +520,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
         reasons.append("weight_transfer")
     if not num_pass:
         reasons.append("numerical_mismatch")
-    if randomized is not None and not randomized.comparison.match and id(randomized) not in unproven:
+    if not randomized_pass:
         reasons.append("randomized_trial_mismatch")
     if failed_probes:
         reasons.append("probe_mismatch")
