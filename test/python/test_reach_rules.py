@@ -50,7 +50,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("name", ["plain_table", "returned_parameter", "layer_getter", "cache_decoder",
                                   "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
                                   "shared_activation", "global_tokens", "multiscale_roi",
-                                  "factory_activation"])
+                                  "factory_activation", "image_tokens"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 
@@ -357,6 +357,21 @@ def get_input_kwargs():
 def get_init_inputs():
     return []
 '''
+
+
+def test_a_mask_whose_count_is_part_of_the_workload_is_written_as_the_model_has_it(trees: dict[str, Any]) -> None:
+    """The merge's file must place exactly as many image tokens as there are image features (6), at the
+    original batch (the file's own self-test) and at the cut batch (the first sample's 4, fewer than 6:
+    `masked_scatter` reads what it needs)."""
+    from hdecomp.runtime.component import load_component
+    dec = trees["image_tokens"]
+    [file] = dec.root.glob("level_0_kernel/masked_scatter_*.py")
+    _assert_self_test(file, True, "")
+    comp = load_component(file)
+    _, mask, features = comp.make_inputs(seed=0)[0]
+    assert mask.shape == (2, 16, 32) and features.shape == (6, 32)
+    assert int(mask[..., 0].sum()) == 6 and mask[0, :, 0].nonzero().flatten().tolist() == [2, 3, 4, 5]
+    assert bool((mask == mask[..., :1]).all())   # expanded over the hidden size, as the model's
 
 
 @pytest.mark.parametrize(("extra", "passes"), [("x.sum()", True), ("x.shape[0]", False)])

@@ -230,6 +230,10 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
         text = f"torch.tensor({value.detach().cpu().tolist()!r}, dtype={value.dtype})"
         b1 = getattr(value, "_hdecomp_counts_of", None)
         return text if b1 is None else f"{text} * {BATCH}" if b1 == 1 else f"{text} * {BATCH} // {b1}"
+    if recorded_ints and isinstance(value, torch.Tensor) and not (value.is_floating_point() or value.is_complex()):
+        tiled = _tiled_recording(value)
+        if tiled is not None:
+            return tiled
     if isinstance(value, torch.Tensor):
         dims = dims_source(value)
         kind = getattr(value, "_hdecomp_ints", None)
@@ -286,6 +290,44 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
     if built is not None:
         return built
     return literal(value, ctx)
+
+
+def _tiled_recording(value: torch.Tensor) -> str | None:
+    """A full-size integer or boolean input holding values per sample (one batch-scaled dimension, the
+    larger recorded batch's leading rows equal to the smaller's: shapes.full_size; a recorded sample of up to
+    RECORDED_INDEX_LIMIT elements, RECORDED_MASK_LIMIT for a mask, once the dimensions it is constant along
+    are dropped) as its recorded values, repeated along the batch dimension to the file's `batch_size` and
+    expanded back. Token ids, positions and masks carry the workload's counts (the image-token positions a
+    `masked_scatter` fills from a fixed number of image features, a padded sample's length), which a random
+    draw does not keep, and the files below read them from this one. The recording at the larger of the two
+    recorded batches (shapes.full_size) where it is small enough: at the original batch it is often the
+    model's own (each sample's, the padded one's too). None: not such an input."""
+    if not is_full_size(value) or value.is_floating_point() or value.is_complex():
+        return None
+    dims = dims_source(value)
+    scaled = [i for i, d in enumerate(dims) if BATCH in d]
+    if len(scaled) != 1:
+        return None
+    d = scaled[0]
+    limit = RECORDED_MASK_LIMIT if value.dtype == torch.bool else RECORDED_INDEX_LIMIT
+    if getattr(value, "_hdecomp_sample2", None) is None:   # not per sample (shapes.full_size)
+        return None
+    for rec in (value._hdecomp_sample2, sample(value)):  # type: ignore[attr-defined]
+        if not isinstance(rec, torch.Tensor) or rec is value or rec.dim() != len(dims) or not rec.numel():
+            continue
+        rec = rec.detach().cpu()
+        expanded = False
+        for i in range(rec.dim()):   # a mask expanded over the hidden size (`mask.expand_as(h)`): one slice
+            if i != d and rec.shape[i] > 1 and bool((rec == rec.narrow(i, 0, 1)).all()):
+                rec, expanded = rec.narrow(i, 0, 1), True
+        if rec.numel() > limit:
+            continue
+        rows = int(rec.shape[d])
+        text = f"torch.tensor({rec.tolist()!r}, dtype={rec.dtype})"
+        if dims[d] != str(rows):
+            text += f".index_select({d}, torch.arange({dims[d]}) % {rows})"
+        return text + (f".expand({', '.join(dims)})" if expanded else "")
+    return None
 
 
 def object_input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> str | None:

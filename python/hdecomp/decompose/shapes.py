@@ -157,6 +157,8 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         kind = int_structure(v1, v2)
         if kind is not None:
             t._hdecomp_ints = kind  # type: ignore[attr-defined]
+        elif _per_sample(v1, v2, dims):   # ids and masks per sample: codegen writes them as recorded
+            t._hdecomp_sample2 = v2  # type: ignore[attr-defined]
         return t
     if type(v1) is int and type(v2) is int and v1 != v2:
         k = sc.dim(v1, v2)
@@ -177,6 +179,17 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
     if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
         return {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
     return v1
+
+
+def _per_sample(v1: torch.Tensor, v2: torch.Tensor, dims: list[str]) -> bool:
+    """Whether `v1`/`v2` (integer or boolean, one batch-scaled dimension) hold values per sample: the larger
+    batch's leading rows are the smaller one's (token ids, positions, a padding mask), not values that count
+    over the batch (a permutation of all rows, expert ids sorted over the batch), which tiling would break."""
+    scaled = [i for i, d in enumerate(dims) if BATCH in d]
+    if v1.is_floating_point() or v1.is_complex() or len(scaled) != 1:
+        return False
+    d = scaled[0]
+    return v2.shape[d] > v1.shape[d] and torch.equal(v2.detach().narrow(d, 0, v1.shape[d]).cpu(), v1.detach().cpu())
 
 
 def _integer(t: torch.Tensor) -> bool:
