@@ -135,3 +135,16 @@ def test_a_local_never_takes_the_name_of_a_function_the_file_calls() -> None:
     exec(compile(tree, "<child>", "exec"), ns)   # the generated class runs: no unbound local
     out = ns["Model"]()(torch.ones(2, 3))
     assert torch.equal(out, torch.ones(2, 3))
+
+
+@given(st.sampled_from(sorted((set(keyword.kwlist) | set(keyword.softkwlist)) - {"_"})), st.sampled_from(["", "2x12x1"]))
+def test_a_component_named_like_a_keyword_gets_a_file_it_can_be_imported_from(base: str, sig: str) -> None:
+    # transformers' time-series heads hold a `LambdaLayer`: a child named `lambda` was written to
+    # children/lambda.py, and `from children.lambda import Model` is a syntax error
+    from hdecomp.decompose.naming import NameRegistry
+    reg = NameRegistry()
+    first, _ = reg.name_for(base, "a", "1x4")
+    second, _ = reg.name_for(base, "b", sig)
+    for name in (first, second):
+        ast.parse(f"from children.{name} import Model")
+        assert name.isidentifier() and "__" not in name, name

@@ -609,13 +609,13 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     plain = constructor_expr(module, ctx)
     patches = construction_patches(module, ctx)
     if patches:   # the call alone; the changes made after it are statements of the constructor below
-        plain = plain[len("(_m := "):plain.index(", setattr(_m")]
+        plain = plain[len("(_m := "):plain.index(", " + patches[0].statement("_m"))]
     cls_name, _, rest = plain.partition("(")
     args = rest[:-1]
     # a parametrized module (weight_norm): the plain class, parametrized in its own constructor
     extra = "".join(f"        {call.replace(PARAMETRIZED, 'self')}\n" for call in parametrization_calls(module, ctx))
     extra += "".join(f"        {line}\n" for line in hook_registrations(module, "self", ctx))
-    extra += "".join(f"        setattr(self{path}, {name!r}, {value})\n" for path, name, value in patches)
+    extra += "".join(f"        {p.statement('self')}\n" for p in patches)
     extra += _initialise_text(module)
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")

@@ -125,10 +125,12 @@ class NameRegistry:
         named with its own (`with_signature`: a name that says how it differs), else `_v2`, `_v3`, ..."""
         if content_key in self.by_content:
             return self.by_content[content_key], False
+        if keyword_like(base):   # a file `children/lambda.py` cannot be imported: PEP 8's trailing underscore
+            base += "_"
         name = base
         if base in self.taken and shapes and shapes != self.shapes.get(base) and shapes not in base:
             name = with_signature(base, shapes)
-        stem, n = name, 1
+        stem, n = name.rstrip("_") or name, 1   # (`lambda_` -> `lambda_v2`)
         while name in self.taken:
             n += 1
             name = f"{stem}_v{n}"
@@ -149,7 +151,7 @@ def with_signature(base: str, sig: str) -> str:
     head, _, tail = base.rpartition("_")
     if head and (tail in DTYPE_SHORT.values() or tail == "any"):
         return f"{head}_{sig}_{tail}"
-    return f"{base}_{sig}"
+    return f"{base.rstrip('_')}_{sig}"   # (`lambda_`, a keyword's name, is a name again with a signature)
 
 
 def module_base_name(sub: nn.Module, target: str) -> str:

@@ -21,7 +21,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -255,6 +255,9 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         if target is not None and getattr(target, name, None) is obj:
             return f"{mod}.{name}"
         raise NotRepresentable(f"{mod}.{name} is not importable")
+    owner = _owning_class(obj)
+    if owner is not None:   # a classmethod or staticmethod held as a value (`LambdaLayer(self.domain_map)`)
+        return f"{qualified_name(owner, ctx)}.{name}"
     # (a definition a step's child file carries, `children.c0_transform.Batch`, is the model file's own)
     if mod.startswith(("_hdecomp_component_", "children.")) or mod == "__main__":
         if "." in getattr(obj, "__qualname__", name):
@@ -266,6 +269,29 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         raise NotRepresentable(f"{mod}.{name} cannot be imported by its name (defined inside a function, "
                                "or made at run time)")
     return ctx.import_name(home, name)
+
+
+def _owning_class(obj: Any) -> type | None:
+    """The class through which `obj` is reached as an attribute: a method bound to a class (a classmethod:
+    transformers' `StudentTOutput.domain_map`), or a function whose qualified name is `Class.name` (a
+    staticmethod); None otherwise (an instance's bound method, a function defined inside a function)."""
+    name = getattr(obj, "__name__", None)
+    owner = getattr(obj, "__self__", None)
+    if not isinstance(owner, type):
+        qual = getattr(obj, "__qualname__", "") or ""
+        parts = qual.split(".")
+        if len(parts) != 2 or "<" in qual:
+            return None
+        home = sys.modules.get(getattr(obj, "__module__", "") or "")
+        owner = getattr(home, parts[0], None) if home is not None else \
+            (getattr(obj, "__globals__", None) or {}).get(parts[0])   # (a model file loaded by path)
+        if not isinstance(owner, type):
+            return None
+    try:
+        same = getattr(owner, name) == obj if name else False
+    except Exception:   # noqa: BLE001  (a descriptor that raises on the class)
+        return None
+    return owner if same else None
 
 
 def _custom_op_name(op: Any, ctx: SourceContext) -> str:
@@ -536,23 +562,44 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     expr = f"{cls_name}({', '.join(parts)})"
     patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
     if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
-        sets = ", ".join(f"setattr(_m{path}, {name!r}, {value})" for path, name, value in patches)
+        sets = ", ".join(p.statement("_m") for p in patches)
         expr = f"(_m := {expr}, {sets})[0]"
     return expr
 
 
-def construction_patches(module: nn.Module, ctx: SourceContext) -> list[tuple[str, str, str]]:
+class Patch(NamedTuple):
+    """One change the model's constructor made on a module after building it: `path` below the module
+    (`.embedder`, `[0]`), the attribute, its value's source; `persistent` is set for a buffer registered
+    afterwards (Falcon-H1's `layer.mamba.register_buffer("mup_vector", ..., persistent=False)`)."""
+
+    path: str
+    name: str
+    value: str
+    persistent: bool | None = None
+
+    def statement(self, obj: str) -> str:
+        if self.persistent is None:
+            return f"setattr({obj}{self.path}, {self.name!r}, {self.value})"
+        return f"{obj}{self.path}.register_buffer({self.name!r}, {self.value}, persistent={self.persistent})"
+
+
+# a buffer registered after construction is written with its values up to this many elements (its parent's
+# weight map fills it in a step; a file of its own must compute with the model's values), else empty
+_BUFFER_VALUES_LIMIT = 1 << 14
+
+
+def construction_patches(module: nn.Module, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
     `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm, a submodule
-    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise."""
+    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise, and buffers registered afterwards."""
     call = init_call(module)
     if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
         return []
     return _set_after_construction(module, plain_class(module), call, ctx)
 
 
-def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[tuple[str, str, str]]:
+def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from the recorded arguments
     (MPT's `self.norm_1.bias = None` on a LayerNorm; a plain attribute set afterwards), as (path below the
     module, attribute, value source); [] where a build from the arguments is already the module, or where
@@ -573,7 +620,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
             rebuilt = cls(*args, **kwargs)
     except Exception:
         return []
-    out: list[tuple[str, str, str]] = []
+    out: list[Patch] = []
     mine = dict(module.named_modules())
     theirs_all = dict(rebuilt.named_modules())
     swapped: list[str] = []
@@ -593,7 +640,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                 return []
             parent, _, leaf = qual.rpartition(".")
             try:
-                out.append((path_of(parent), leaf, module_expr(target, ctx)))
+                out.append(Patch(path_of(parent), leaf, module_expr(target, ctx)))
             except NotRepresentable:
                 return []
             swapped.append(qual)
@@ -603,9 +650,18 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
             theirs, ours = getattr(sub, table), getattr(target, table)
             for name, t in theirs.items():
                 if t is not None and name in ours and ours[name] is None:
-                    out.append((path, name, "None"))
+                    out.append(Patch(path, name, "None"))
                 elif (t is None) != (ours.get(name) is None) or name not in ours:
                     return []
+            for name, t in ours.items():
+                if name in theirs or t is None:
+                    continue
+                if table == "_parameters":
+                    return []
+                # a buffer registered afterwards
+                values = exact_tensor_literal(t) if t.numel() <= _BUFFER_VALUES_LIMIT and t.device.type != "meta" \
+                    else f"torch.empty({list(t.shape)}, dtype={t.dtype})"
+                out.append(Patch(path, name, values, name not in target._non_persistent_buffers_set))
         for name, value in vars(target).items():
             if name.startswith("_") or name == "training" or isinstance(value, (torch.Tensor, nn.Module)):
                 continue
@@ -613,7 +669,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
             if theirs_value is _MISSING or not _equal_default(theirs_value, value):
                 if isinstance(value, (bool, int, float, str, type(None))) or \
                         (isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)):
-                    out.append((path, name, literal(value, ctx)))
+                    out.append(Patch(path, name, literal(value, ctx)))
     for qual, target in mine.items():
         if qual in theirs_all or any(qual.startswith(s + ".") for s in swapped):
             continue
@@ -623,7 +679,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
         if not qual or parent not in theirs_all or not leaf.isidentifier():
             return []
         try:
-            out.append((path_of(parent), leaf, module_expr(target, ctx)))
+            out.append(Patch(path_of(parent), leaf, module_expr(target, ctx)))
         except NotRepresentable:
             return []
         swapped.append(qual)

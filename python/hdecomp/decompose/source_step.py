@@ -697,6 +697,8 @@ class _Splitter:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
                 out.append(s)   # definitions: copied into the children that use them (see finish)
                 continue
+            if self.compute(s, contexts):
+                s = _ternary_as_if(s)
             simple = not isinstance(s, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
                                         ast.Try, ast.Match))
             if isinstance(s, ast.Return):
@@ -769,6 +771,21 @@ class _Splitter:
 
     def _any_compute(self, s: ast.stmt, contexts: list[ast.withitem]) -> bool:
         return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
+
+
+def _ternary_as_if(s: ast.stmt) -> ast.stmt:
+    """`x = a if cond else b` as `if cond: x = a` / `else: x = b` (the same evaluation: the test once, one
+    branch): a choice of which compute runs is control flow, whose branches are split like an `if`'s (the
+    sLSTM's `m = i if t == 0 else torch.maximum(i, f + m)`: one file per branch, not one whose recorded
+    call took the branch without compute)."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.value, ast.IfExp)):
+        return s
+    target, value = s.targets[0], s.value
+
+    def assign(v: ast.expr) -> ast.Assign:
+        return ast.copy_location(ast.Assign(targets=[copy.deepcopy(target)], value=v), s)
+
+    return ast.copy_location(ast.If(test=value.test, body=[assign(value.body)], orelse=[assign(value.orelse)]), s)
 
 
 def _plain_data(node: ast.expr) -> bool:
