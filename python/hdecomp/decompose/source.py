@@ -168,7 +168,7 @@ def plain_object_literal(value: Any, ctx: SourceContext) -> str | None:
     (`self.scale = scale`), built in a forward (no recorded constructor call): `Settings(scale=2.0)`, where
     building it so gives an object with the same attributes. None otherwise."""
     from hdecomp.decompose.capture.common import is_constant_object
-    if not is_constant_object(value):
+    if not is_constant_object(value, callables=True):   # (a processor object: a class with __call__)
         return None
     cls, state = type(value), vars(value)
     try:

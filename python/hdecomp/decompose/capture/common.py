@@ -9,6 +9,7 @@ import builtins
 import contextlib
 import copy
 import enum
+import functools
 import inspect
 import operator
 import re
@@ -324,13 +325,18 @@ def is_shape_int(n: fx.Node) -> bool:
 _NOT_OBJECTS = (bool, int, float, complex, str, bytes, torch.Tensor, nn.Module, torch.dtype, torch.device,
                 torch.memory_format, torch.layout, slice, range, type, tuple, list, dict, set, frozenset, fx.Node,
                 fx.Proxy, enum.Enum)
+_FUNCTIONS = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
+              functools.partial)
 
 
-def is_constant_object(value: Any) -> bool:
+def is_constant_object(value: Any, callables: bool = False) -> bool:
     """A plain Python object of a user or package class (a settings object, a dataclass instance) that
     holds no tensors: what a forward builds from constants and hands a child (`self.block(x, Settings(2.0))`).
-    Not a number, string, container, tensor, module, enum, function or torch value."""
-    if value is None or value is Ellipsis or isinstance(value, _NOT_OBJECTS) or callable(value):
+    Not a number, string, container, tensor, module, enum, function or torch value. `callables`: an instance
+    of a class with `__call__` counts too (diffusers' attention processors)."""
+    if value is None or value is Ellipsis or isinstance(value, _NOT_OBJECTS):
+        return False
+    if callable(value) and (not callables or isinstance(value, _FUNCTIONS)):
         return False
     module = getattr(type(value), "__module__", "") or ""
     if module == "builtins" or module == "torch" or module.startswith("torch."):
