@@ -30,6 +30,8 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from hdecomp.runtime.memoized import clear_memoized
+
 Level = Literal["aten", "function"]
 
 # Canonical (folded) names that only move, view, cast, create or assemble data. Everything else is compute.
@@ -314,8 +316,10 @@ def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None =
 
     `locations_for(module_name)`: for which modules compute events also record the user source
     location (cheap only when rare: the runtime check asks for the root only).
-    Hooks and modes are always removed, also when the body raises.
+    Hooks and modes are always removed, also when the body raises. Memoized methods are emptied first
+    (hdecomp.runtime.memoized): what the forward computes is recorded, however often it ran before.
     """
+    clear_memoized(model)
     rec = _Recorder(locations_for)
     names: dict[int, str] = {}
     for qn, m in model.named_modules(remove_duplicate=True):

@@ -6,22 +6,30 @@ from typing import Any
 
 from torch import nn
 
-from hdecomp.decompose.capture.common import Capture, CaptureError, expected_output, finish_capture
+from hdecomp.decompose.capture.common import (
+    Capture,
+    CaptureError,
+    expected_output,
+    finish_capture,
+)
 from hdecomp.decompose.capture.export import capture_export
 from hdecomp.decompose.capture.fx_trace import capture_fx
 from hdecomp.decompose.capture.record import capture_record
+from hdecomp.runtime.memoized import clear_memoized
 
 
 def capture(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
             expand: set[str] | None = None) -> Capture:
     """Capture `module`'s forward over its direct children (submodules in `expand` are traced through);
-    the result reproduces `expected`."""
+    the result reproduces `expected`. Memoized methods are emptied before each try (clear_memoized)."""
     notes: list[str] = []
     want = expected_output(expected)
+    clear_memoized(module)
     try:
         return finish_capture(capture_fx(module, args, kwargs, expected, expand or set()), want)
     except CaptureError as exc:
         notes.append(f"torch.fx: {exc}")
+    clear_memoized(module)
     try:
         cap = capture_export(module, args, kwargs, expected, expand or set())
         cap.notes = notes + cap.notes

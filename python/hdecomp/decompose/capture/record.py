@@ -26,6 +26,7 @@ from hdecomp.decompose.capture.common import (
 )
 from hdecomp.decompose.value_names import user_frame_trace
 from hdecomp.runtime.component import clone_nested
+from hdecomp.runtime.memoized import clear_memoized
 
 _DUNDER_TO_OPERATOR = {
     "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul, "__truediv__": operator.truediv,
@@ -318,6 +319,7 @@ def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], e
     internal tensor reaches the forward by a side channel is traced through as well (Capture.expanded)."""
     extra: set[str] = set()
     for _ in range(16):
+        clear_memoized(module)   # (a memoized method computes its tensors again: recorded, not constants)
         try:
             cap = _capture_record(module, args, kwargs, expected, expand | extra)
         except _Escaped as exc:
