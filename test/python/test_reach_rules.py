@@ -51,7 +51,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "side_channel", "lazy_state", "shared_adapters", "anchor_grid", "helper_axes",
                                   "shared_activation", "global_tokens", "multiscale_roi",
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
-                                  "ternary_state", "processor_object", "memoized_anchors"])
+                                  "ternary_state", "processor_object", "memoized_anchors",
+                                  "inplace_accumulate"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 

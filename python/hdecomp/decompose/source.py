@@ -289,7 +289,7 @@ def _owning_class(obj: Any) -> type | None:
             return None
     try:
         same = getattr(owner, name) == obj if name else False
-    except Exception:   # noqa: BLE001  (a descriptor that raises on the class)
+    except Exception:   # (a descriptor that raises on the class)
         return None
     return owner if same else None
 

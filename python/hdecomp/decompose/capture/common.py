@@ -554,11 +554,23 @@ def hold_built_objects(cap: Capture) -> Capture:
     return cap
 
 
-def _returns_self(n: fx.Node) -> bool:
-    """An in-place op that returns the tensor it changed (`x.unsqueeze_(1)`, `x.add_(y)`, `torch.relu_(x)`),
-    or an index assignment (`x[i] = v`: its node stands for the written `x` afterwards)."""
+# augmented assignments: in place on a tensor (`acc += x` is `acc.add_(x)`), a new value for a number
+INPLACE_OPERATORS = {"__iadd__": operator.iadd, "__isub__": operator.isub, "__imul__": operator.imul,
+                     "__itruediv__": operator.itruediv, "__ifloordiv__": operator.ifloordiv,
+                     "__imod__": operator.imod, "__ipow__": operator.ipow, "__imatmul__": operator.imatmul,
+                     "__iand__": operator.iand, "__ior__": operator.ior, "__ixor__": operator.ixor}
+_INPLACE_TARGETS = frozenset(INPLACE_OPERATORS.values())
+
+
+def _returns_self(n: fx.Node, values: dict[str, Any] | None = None) -> bool:
+    """An in-place op that returns the tensor it changed (`x.unsqueeze_(1)`, `x.add_(y)`, `torch.relu_(x)`,
+    `x += y` on a tensor), or an index assignment (`x[i] = v`: its node stands for the written `x`
+    afterwards)."""
     if n.op == "call_function" and n.target is operator.setitem:
         return bool(n.args) and isinstance(n.args[0], fx.Node)
+    if n.op == "call_function" and n.target in _INPLACE_TARGETS:
+        return bool(n.args) and isinstance(n.args[0], fx.Node) and \
+            isinstance((values or {}).get(n.args[0].name), torch.Tensor)
     if n.op == "call_method":
         name = str(n.target)
     elif n.op == "call_function":
@@ -587,7 +599,7 @@ def thread_inplace(cap: Capture) -> Capture:
             if new_args != n.args or new_kwargs != n.kwargs:
                 n.args, n.kwargs = new_args, new_kwargs
                 changed = True
-        if _returns_self(n):
+        if _returns_self(n, cap.values):
             base = first.get(n.args[0], n.args[0])   # type: ignore[arg-type]
             first[n] = base
             latest[base] = n

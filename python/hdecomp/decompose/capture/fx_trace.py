@@ -13,6 +13,7 @@ from torch import nn
 
 from hdecomp.decompose.capture.common import (
     CAPTURE_SEED,
+    INPLACE_OPERATORS,
     Capture,
     CaptureError,
     first_line,
@@ -55,8 +56,31 @@ class LeafTracer(fx.Tracer):
         return module_qualified_name not in self.expand
 
     def trace(self, root: Any, concrete_args: Any = None) -> fx.Graph:
-        with _package_wraps_traced_through():
+        with _package_wraps_traced_through(), _inplace_operators_traced():
             return super().trace(root, concrete_args)
+
+
+@contextlib.contextmanager
+def _inplace_operators_traced() -> Iterator[None]:
+    """`acc += x` on a Proxy traced as `operator.iadd` (what Python calls on a tensor: an in-place add), not
+    fx's fallback `acc = acc + x`, which leaves the caller's tensor unchanged (Autoformer's auto-correlation
+    accumulates `delays_agg += ...` in a loop: a step written from the fallback fails its input-mutation
+    check)."""
+    added = []
+    for dunder, op in INPLACE_OPERATORS.items():
+        if dunder in vars(fx.Proxy):
+            continue
+
+        def method(self: fx.Proxy, other: Any, op: Any = op) -> fx.Proxy:
+            return self.tracer.create_proxy("call_function", op, (self, other), {})
+
+        setattr(fx.Proxy, dunder, method)
+        added.append(dunder)
+    try:
+        yield
+    finally:
+        for dunder in added:
+            delattr(fx.Proxy, dunder)
 
 
 @contextlib.contextmanager

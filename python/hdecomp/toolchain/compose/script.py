@@ -124,9 +124,11 @@ def _top_level_defs(mod: ast.Module) -> dict[str, ast.stmt]:
                 out[node.name] = node
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, ast.Name) and t.id not in SKIP_TOP:
-                    out[t.id] = node
+            for t in targets:   # (`T, D, K = 8, 16, 3`: each name of an unpacking)
+                for name in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, (ast.Tuple, ast.List))
+                             else []):
+                    if isinstance(name, ast.Name) and name.id not in SKIP_TOP:
+                        out[name.id] = node
     return out
 
 
@@ -145,7 +147,7 @@ def _step_code(comp: Composition, plan: StepPlan) -> tuple[str, list[str]]:
         name = todo.pop()
         if name in defs and name not in needed and name not in child_aliases and name != plan.cls.name:
             needed.append(name)
-            todo.extend(_names_used(defs[name]))
+            todo.extend(_names_used(defs[name]))   # (the other names an unpacking binds too: renamed alike)
     names = {r.alias: comp.targets[(plan.step.dir, r.alias)] for r in plan.refs if not r.is_module}
     modules = {r.alias: comp.targets[(plan.step.dir, r.alias)] for r in plan.refs if r.is_module}
     names.update({n: prefix + n for n in needed})
