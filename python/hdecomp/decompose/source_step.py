@@ -211,7 +211,8 @@ def _raise_not_taken(where: ast.If) -> ast.stmt:
 def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed: set[int],
                              flagged: list[Span]) -> list[str]:
     """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks:
-    no trial can flip it) and one of whose branches never ran and holds compute: that branch becomes a
+    no trial can flip it) and one of whose branches never ran and holds compute or a call (BLIP's text
+    encoder: `if self.gradient_checkpointing and self.training: logger.warning(...)`): that branch becomes a
     `raise`, instead of a child that is never called and cannot be recorded. Returns notes."""
     notes: list[str] = []
 
@@ -223,7 +224,8 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
             continue
         for field_name in ("body", "orelse"):
             stmts = getattr(node, field_name)
-            if stmts and not ran(stmts) and any(_flag(st, flagged) for st in stmts):
+            # (compute, or any call: a never-run `logger.warning(...)` is one the verifier cannot prove harmless)
+            if stmts and not ran(stmts) and any(_flag(st, flagged) or _has_call(st) for st in stmts):
                 setattr(node, field_name, [_raise_not_taken(node)])
                 where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(node.lineno, node.lineno)}"
                 notes.append(f"{where} (`if {ast.unparse(node.test)}`): the "

@@ -320,14 +320,16 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         if through:
             dec.note(step_name, "decision", f"{node.id}: split straight into kernels",
                      "a fusion's children are kernels: traced through " + ", ".join(sorted(through)))
-        # A forward that only calls one container/composite submodule: split that submodule's content here.
+        # A forward that only calls one container/composite submodule (once, or several times with other
+        # arguments: BLIP's retrieval model run with its ITM head and without): split its content here.
         expand: set[str] = set(through) | cap.expanded
         while True:
             # (a submodule that computes nothing, an nn.Identity downsample, does not count)
             called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
             computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
                         and not is_parent_plumbing(n)]
-            if len(called) != 1 or computes or is_kernel_module(model.get_submodule(str(called[0].target))):
+            if len({str(n.target) for n in called}) != 1 or computes or \
+                    is_kernel_module(model.get_submodule(str(called[0].target))):
                 break
             expand.add(str(called[0].target))
             del cap  # the last capture's values (every intermediate) must not sit next to the next one's
