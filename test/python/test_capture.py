@@ -488,3 +488,15 @@ def test_a_function_a_package_wrapped_as_an_fx_leaf_is_traced_through() -> None:
     assert _scaled_tanh not in targets and torch.tanh in targets, targets
     traced = torch.fx.symbolic_trace(m)   # outside our capture the package's wrap still holds
     assert any(n.target is _scaled_tanh for n in traced.graph.nodes)
+
+
+@pytest.mark.parametrize("op", [torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype_layout])
+def test_an_exported_copy_with_a_layout_is_written_as_tensor_to(op: object) -> None:
+    # CLAP's mask conversion reaches the exported graph as `aten.to.dtype_layout(x, dtype=, layout=, device=)`:
+    # Tensor.to takes no layout, so written as it came the graph does not run
+    from hdecomp.decompose.capture.export import _aten_to_torch
+    x = torch.tensor([0.0, 1.0, 2.0])
+    kind, target, args, kwargs = _aten_to_torch(op, (x,), {"dtype": torch.bool, "layout": torch.strided,
+                                                             "device": torch.device("cpu")})
+    assert (kind, target) == ("call_method", "to") and "layout" not in kwargs
+    assert torch.equal(getattr(x, target)(*args[1:], **kwargs), x.bool())
