@@ -52,7 +52,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "shared_activation", "global_tokens", "multiscale_roi",
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
                                   "ternary_state", "processor_object", "memoized_anchors",
-                                  "inplace_accumulate", "twice_called"])
+                                  "inplace_accumulate", "twice_called", "removed_submodule"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
 

@@ -633,7 +633,15 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
             continue
         target = mine.get(qual)
         if target is None:
-            return []
+            # a submodule the model's constructor removed afterwards (Conditional DETR: every decoder layer
+            # but the first gets `encoder_attn.q_pos_proj = None`)
+            parent, _, leaf = qual.rpartition(".")
+            holder = mine.get(parent)
+            if not qual or holder is None or leaf not in holder._modules or holder._modules[leaf] is not None:
+                return []
+            out.append(Patch(path_of(parent), leaf, "None"))
+            swapped.append(qual)
+            continue
         if type(target) is not type(sub):
             # a submodule the constructor swapped afterwards (DETR's frozen BatchNorm for torchvision's)
             if not qual:
