@@ -56,7 +56,10 @@ class _EmptyWatch(TorchFunctionMode):
     def __init__(self) -> None:
         super().__init__()
         self.unwritten: set[int] = set()
-        self.seen: set[int] = set()
+        # storage address -> the size of what an op made there: a temporary freed during construction leaves
+        # its address to the allocator, and a legacy FloatTensor(d, h) of another size made there later is no
+        # op's (transformers' XLNet: q, k, v, o)
+        self.seen: dict[int, int] = {}
         self.pending: list[tuple[nn.Module, str, torch.Tensor, int]] = []
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -65,7 +68,7 @@ class _EmptyWatch(TorchFunctionMode):
         name = getattr(func, "__name__", "")
         if isinstance(out, torch.Tensor) and not out.is_meta:
             with contextlib.suppress(Exception):
-                self.seen.add(out.untyped_storage().data_ptr())
+                self.seen[out.untyped_storage().data_ptr()] = out.untyped_storage().nbytes()
         if name in _EMPTY_FACTORIES and isinstance(out, torch.Tensor) and not out.is_meta:
             with contextlib.suppress(Exception):
                 self.unwritten.add(out.untyped_storage().data_ptr())
@@ -76,7 +79,7 @@ class _EmptyWatch(TorchFunctionMode):
             if target is not None:
                 with contextlib.suppress(Exception):
                     self.unwritten.discard(target.untyped_storage().data_ptr())
-                    self.seen.add(target.untyped_storage().data_ptr())
+                    self.seen[target.untyped_storage().data_ptr()] = target.untyped_storage().nbytes()
         return out
 
     def check(self, module: nn.Module) -> None:
@@ -92,7 +95,8 @@ class _EmptyWatch(TorchFunctionMode):
                 ptr = p.untyped_storage().data_ptr()
                 if ptr in self.unwritten:
                     names.append(n)
-                elif ptr not in self.seen:   # made by no op: uninitialised if the model writes it afterwards
+                elif self.seen.get(ptr) != p.untyped_storage().nbytes():   # made by no op: uninitialised if
+                    # the model writes it afterwards
                     self.pending.append((module, n, p, p._version))
         if names:
             with contextlib.suppress(TypeError):
