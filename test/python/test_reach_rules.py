@@ -187,6 +187,22 @@ def test_a_registered_operator_is_written_as_torch_ops() -> None:
     assert ctx.imports["torchvision"] == "import torchvision"
 
 
+def test_a_model_output_handed_to_a_child_keeps_its_class_at_the_original_batch() -> None:
+    # BLIP's text model builds its output from the encoder's (`cache=encoder_outputs.cache`): a kernel file
+    # that took the encoder's ModelOutput as a dict raised AttributeError in its self-test
+    from hdecomp.decompose.shapes import Scaling, full_size
+    from transformers.modeling_outputs import BaseModelOutputWithPastAndCrossAttentions as Out
+    sc = Scaling(full=2, b1=1, b2=2, policy="cut")
+    value = full_size(Out(last_hidden_state=torch.randn(1, 5, 8)), Out(last_hidden_state=torch.randn(2, 5, 8)),
+                      sc, "x", [])
+    assert type(value) is Out and tuple(value.last_hidden_state.shape) == (2, 5, 8)
+    ctx = SourceContext(user_file=None)
+    expr = input_expr(value, ctx)
+    assert expr.startswith("BaseModelOutputWithPastAndCrossAttentions(last_hidden_state=torch.randn("), expr
+    built = eval(expr, {"torch": torch, "batch_size": 2, "BaseModelOutputWithPastAndCrossAttentions": Out})
+    assert type(built) is Out and built.cache is None and tuple(built.last_hidden_state.shape) == (2, 5, 8)
+
+
 def test_an_input_never_above_zero_is_drawn_never_above_zero() -> None:
     # RecurrentGemma's RG-LRU: sqrt(1 - exp(2 * log_a)) of a log-gate that is never positive; a draw from
     # randn made the kernel's self-test NaN

@@ -292,6 +292,16 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(value, list):
         return "[" + ", ".join(input_expr(v, ctx, recorded_ints) for v in value) + "]"
+    if isinstance(value, dict) and type(value) is not dict and all(isinstance(k, str) and k.isidentifier()
+                                                                   for k in value):
+        # a dict subclass read by attribute (a transformers ModelOutput handed to a child: `out.cache`) as
+        # its own class, built from its fields by keyword
+        try:
+            cls = qualified_name(type(value), ctx)
+        except NotRepresentable:
+            cls = None
+        if cls is not None:
+            return f"{cls}(" + ", ".join(f"{k}={input_expr(v, ctx, recorded_ints)}" for k, v in value.items()) + ")"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx, recorded_ints)}"
                                for k, v in value.items()) + "}"

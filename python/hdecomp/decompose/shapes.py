@@ -177,7 +177,13 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         except TypeError:
             return v1
     if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
-        return {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
+        out = {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
+        if type(v1) is not dict:   # (a ModelOutput keeps its class: children read it by attribute)
+            try:
+                return type(v1)(**out)
+            except Exception:   # a dict subclass built otherwise
+                return out
+        return out
     return v1
 
 
