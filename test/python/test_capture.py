@@ -490,18 +490,6 @@ def test_a_function_a_package_wrapped_as_an_fx_leaf_is_traced_through() -> None:
     assert any(n.target is _scaled_tanh for n in traced.graph.nodes)
 
 
-@pytest.mark.parametrize("op", [torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype_layout])
-def test_an_exported_copy_with_a_layout_is_written_as_tensor_to(op: object) -> None:
-    # CLAP's mask conversion reaches the exported graph as `aten.to.dtype_layout(x, dtype=, layout=, device=)`:
-    # Tensor.to takes no layout, so written as it came the graph does not run
-    from hdecomp.decompose.capture.export import _aten_to_torch
-    x = torch.tensor([0.0, 1.0, 2.0])
-    kind, target, args, kwargs = _aten_to_torch(op, (x,), {"dtype": torch.bool, "layout": torch.strided,
-                                                             "device": torch.device("cpu")})
-    assert (kind, target) == ("call_method", "to") and "layout" not in kwargs
-    assert torch.equal(getattr(x, target)(*args[1:], **kwargs), x.bool())
-
-
 def test_a_legacy_parameter_where_a_freed_temporary_was_is_still_uninitialised() -> None:
     # transformers' XLNet builds q, k, v, o as `nn.Parameter(torch.FloatTensor(d, h, k))`, memory no op made;
     # the allocator may hand it the address of a temporary an op made (and freed) earlier during construction.

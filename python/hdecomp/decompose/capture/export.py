@@ -126,8 +126,7 @@ def _aten_to_torch(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         x, indices = args
         idx = tuple(slice(None) if i is None else i for i in indices)
         return "call_function", operator.getitem, (x, idx if len(idx) > 1 else idx[0]), {}
-    if name in ("_to_copy", "to"):   # Tensor.to takes no layout / pin_memory (a strided copy is what .to makes;
-        # `aten.to.dtype_layout`, CLAP's mask conversion, carries them too)
+    if name == "_to_copy":   # Tensor.to takes no layout / pin_memory (a strided copy is what .to makes)
         kw = {k: v for k, v in kwargs.items() if not (k == "layout" and v == torch.strided)
               and not (k == "pin_memory" and not v)}
         if set(kw) - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
