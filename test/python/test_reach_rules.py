@@ -54,7 +54,9 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
-    assert_fully_verified(trees[name], unread=("adapters.",) if name == "shared_adapters" else ())
+    # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
+    unread = {"shared_adapters": ("adapters.",), "twice_called": ("crossattention.",)}.get(name, ())
+    assert_fully_verified(trees[name], unread=unread)
 
 
 def test_in_model_trials_hold_what_the_model_hands_a_step_below_the_root(trees: dict[str, Any]) -> None:
