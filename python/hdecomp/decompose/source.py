@@ -584,7 +584,8 @@ class Patch(NamedTuple):
 
 
 # a buffer registered after construction is written with its values up to this many elements (its parent's
-# weight map fills it in a step; a file of its own must compute with the model's values), else empty
+# weight map fills it in a step; a file of its own must compute with the model's values), else zeros (no
+# leftover memory, which may hold NaN)
 _BUFFER_VALUES_LIMIT = 1 << 14
 
 
@@ -668,7 +669,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                     return []
                 # a buffer registered afterwards
                 values = exact_tensor_literal(t) if t.numel() <= _BUFFER_VALUES_LIMIT and t.device.type != "meta" \
-                    else f"torch.empty({list(t.shape)}, dtype={t.dtype})"
+                    else f"torch.zeros({list(t.shape)}, dtype={t.dtype})"
                 out.append(Patch(path, name, values, name not in target._non_persistent_buffers_set))
         for name, value in vars(target).items():
             if name.startswith("_") or name == "training" or isinstance(value, (torch.Tensor, nn.Module)):
