@@ -27,6 +27,7 @@ import json
 import os
 import resource
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -322,16 +323,18 @@ def merge(path: Path, others: list[Path]) -> int:
 
 
 def _portable(entry: dict[str, Any]) -> dict[str, Any]:
-    """The entry with its machine's output folder (`--out`, a temp folder) written as `<out>`: results files
-    are committed, and their reasons name files inside the decompositions."""
+    """The entry with its machine's folders written as placeholders: the output folder (`--out`, a temp
+    folder) as `<out>`, the installed packages as `<site-packages>`: results files are committed, and their
+    reasons name files inside the decompositions and the libraries' own lines."""
     out = entry.get("output")
-    if not isinstance(out, str) or not os.path.isabs(out):
-        return entry
-    root = str(Path(out).parent)
+    folders = [(str(Path(out).parent), "<out>")] if isinstance(out, str) and os.path.isabs(out) else []
+    folders.append((sysconfig.get_paths()["purelib"], "<site-packages>"))
 
     def fix(v: Any) -> Any:
         if isinstance(v, str):
-            return v.replace(root, "<out>")
+            for folder, name in folders:
+                v = v.replace(folder, name)
+            return v
         if isinstance(v, dict):
             return {k: fix(x) for k, x in v.items()}
         if isinstance(v, list):
