@@ -17,7 +17,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.capture.common import flat_values, held_value, is_held_object
+from hdecomp.decompose.capture.common import AUGMENTED_OPERATORS, flat_values, held_value, is_held_object
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
@@ -53,9 +53,6 @@ _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.tru
            operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lt: "<", operator.le: "<=",
            operator.gt: ">", operator.ge: ">=", operator.eq: "==", operator.ne: "!="}
 _UNARY = {operator.neg: "-", operator.invert: "~", operator.pos: "+"}
-_AUGMENTED = {operator.iadd: "+", operator.isub: "-", operator.imul: "*", operator.itruediv: "/",
-              operator.ifloordiv: "//", operator.imod: "%", operator.ipow: "**", operator.imatmul: "@",
-              operator.iand: "&", operator.ior: "|", operator.ixor: "^"}
 # one spelling per arithmetic op, so that `x.mul(y)`, `torch.mul(x, y)` and `x * y` are one workload (one file)
 _METHOD_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@"}
 _FUNCTION_OPERATORS: dict[Any, str] = {torch.add: "+", torch.sub: "-", torch.mul: "*", torch.div: "/",
@@ -201,11 +198,11 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         if n.users and n in names:   # read afterwards (capture.thread_inplace): the name is the written tensor
             text += f"\n{names[n]} = {fmt(obj, names, ctx)}"
         return text
-    if n.op == "call_function" and n.target in _AUGMENTED and len(n.args) == 2 and not n.kwargs and \
+    if n.op == "call_function" and n.target in AUGMENTED_OPERATORS and len(n.args) == 2 and not n.kwargs and \
             isinstance(n.args[0], fx.Node) and n.args[0] in names:
         # `acc += x`: in place on a tensor (the caller's tensor changes), a new value for a number
         target = names[n.args[0]]
-        text = f"{target} {_AUGMENTED[n.target]}= {fmt(n.args[1], names, ctx)}"
+        text = f"{target} {AUGMENTED_OPERATORS[n.target]}= {fmt(n.args[1], names, ctx)}"
         return text + (f"\n{names[n]} = {target}" if n in names and names[n] != target else "")
     if is_held_object(n):   # a constant object the forward builds: the code that builds it
         return f"{names[n]} = {literal(held_value(n), ctx)}"

@@ -554,12 +554,11 @@ def hold_built_objects(cap: Capture) -> Capture:
     return cap
 
 
-# augmented assignments: in place on a tensor (`acc += x` is `acc.add_(x)`), a new value for a number
-INPLACE_OPERATORS = {"__iadd__": operator.iadd, "__isub__": operator.isub, "__imul__": operator.imul,
-                     "__itruediv__": operator.itruediv, "__ifloordiv__": operator.ifloordiv,
-                     "__imod__": operator.imod, "__ipow__": operator.ipow, "__imatmul__": operator.imatmul,
-                     "__iand__": operator.iand, "__ior__": operator.ior, "__ixor__": operator.ixor}
-_INPLACE_TARGETS = frozenset(INPLACE_OPERATORS.values())
+# augmented assignments, by operator (the spelling `acc += x` writes; Python's `__iadd__`): in place on a
+# tensor (`acc += x` is `acc.add_(x)`), a new value for a number
+AUGMENTED_OPERATORS = {operator.iadd: "+", operator.isub: "-", operator.imul: "*", operator.itruediv: "/",
+                       operator.ifloordiv: "//", operator.imod: "%", operator.ipow: "**", operator.imatmul: "@",
+                       operator.iand: "&", operator.ior: "|", operator.ixor: "^"}
 
 
 def _returns_self(n: fx.Node, values: dict[str, Any] | None = None) -> bool:
@@ -568,7 +567,7 @@ def _returns_self(n: fx.Node, values: dict[str, Any] | None = None) -> bool:
     afterwards)."""
     if n.op == "call_function" and n.target is operator.setitem:
         return bool(n.args) and isinstance(n.args[0], fx.Node)
-    if n.op == "call_function" and n.target in _INPLACE_TARGETS:
+    if n.op == "call_function" and n.target in AUGMENTED_OPERATORS:
         return bool(n.args) and isinstance(n.args[0], fx.Node) and \
             isinstance((values or {}).get(n.args[0].name), torch.Tensor)
     if n.op == "call_method":

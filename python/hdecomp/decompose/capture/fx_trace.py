@@ -12,8 +12,8 @@ import torch.fx as fx
 from torch import nn
 
 from hdecomp.decompose.capture.common import (
+    AUGMENTED_OPERATORS,
     CAPTURE_SEED,
-    INPLACE_OPERATORS,
     Capture,
     CaptureError,
     first_line,
@@ -67,7 +67,8 @@ def _inplace_operators_traced() -> Iterator[None]:
     accumulates `delays_agg += ...` in a loop: a step written from the fallback fails its input-mutation
     check)."""
     added = []
-    for dunder, op in INPLACE_OPERATORS.items():
+    for op in AUGMENTED_OPERATORS:
+        dunder = f"__{op.__name__}__"   # (`__iadd__` for operator.iadd)
         if dunder in vars(fx.Proxy):
             continue
 
