@@ -28,7 +28,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, input_tensors, meta_build
-from hdecomp.runtime.component import Component, clone_nested, move_to
+from hdecomp.runtime.component import Component, clone_nested, move_to, same_kind_dict
 
 BATCH = "batch_size"
 
@@ -177,13 +177,7 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         except TypeError:
             return v1
     if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
-        out = {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
-        if type(v1) is not dict:   # (a ModelOutput keeps its class: children read it by attribute)
-            try:
-                return type(v1)(**out)
-            except Exception:   # a dict subclass built otherwise
-                return out
-        return out
+        return same_kind_dict(v1, {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1})
     return v1
 
 

@@ -416,17 +416,23 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(map_nested(o, fn) for o in obj)
     if isinstance(obj, dict):
-        if type(obj) is not dict:
-            import copy
-            try:
-                new = copy.copy(obj)
-                for k, v in obj.items():
-                    new[k] = map_nested(v, fn)
-                return new
-            except Exception:
-                pass
-        return {k: map_nested(v, fn) for k, v in obj.items()}
+        return same_kind_dict(obj, {k: map_nested(v, fn) for k, v in obj.items()})
     return obj
+
+
+def same_kind_dict(like: dict[Any, Any], values: dict[Any, Any]) -> dict[Any, Any]:
+    """`values` in a dict of `like`'s type (a ModelOutput or another dict subclass keeps its type: children
+    read it by attribute); a plain dict where that type cannot be filled so."""
+    if type(like) is not dict:
+        import copy
+        try:
+            new = copy.copy(like)
+            for k, v in values.items():
+                new[k] = v
+            return new
+        except Exception:
+            pass
+    return values
 
 
 def nested_tensor_bytes(obj: Any) -> int:
