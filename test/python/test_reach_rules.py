@@ -52,7 +52,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "shared_activation", "global_tokens", "multiscale_roi",
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
                                   "ternary_state", "processor_object", "memoized_anchors",
-                                  "inplace_accumulate", "twice_called", "removed_submodule"])
+                                  "inplace_accumulate", "twice_called", "removed_submodule",
+                                  "two_paths"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     unread = {"shared_adapters": ("adapters.",), "twice_called": ("crossattention.",)}.get(name, ())

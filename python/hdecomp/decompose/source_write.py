@@ -39,6 +39,7 @@ from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
     io_maps,
     is_shape_free,
+    merged_in_model,
     module_kernel_name,
     op_kernel_name,
     tie_tied_tensors,
@@ -178,23 +179,23 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     if node.parent is None:
         return calls_of(rec)
     real = in_model_calls(node)
-    if not real:
-        return {}
-    args, kwargs = real[0]
-    try:
-        with torch.no_grad():
-            torch.manual_seed(CAPTURE_SEED)
-            expected = model(*clone_nested(list(args)), **clone_nested(dict(kwargs)))
-        rec_real = record_children(ref, attrs, list(args), dict(kwargs), CAPTURE_SEED)
-    except Exception as exc:   # user code on the inputs the model handed it
-        notes.append(f"its children have no in-model trials: the split forward does not run on the inputs "
-                     f"the module received in the model ({type(exc).__name__}: {exc})")
-        return {}
-    if not same_outputs(rec_real.output, expected, rtol=1e-4, atol=1e-5):
-        notes.append("its children have no in-model trials: the split forward differs from the module on the "
-                     "inputs it received in the model")
-        return {}
-    return calls_of(rec_real)
+    per_call: list[dict[str, list[tuple[list[Any], dict[str, Any]]]]] = []
+    for args, kwargs in real:   # every call the model made (a second one may take another path)
+        try:
+            with torch.no_grad():
+                torch.manual_seed(CAPTURE_SEED)
+                expected = model(*clone_nested(list(args)), **clone_nested(dict(kwargs)))
+            rec_real = record_children(ref, attrs, list(args), dict(kwargs), CAPTURE_SEED)
+        except Exception as exc:   # user code on the inputs the model handed it
+            notes.append(f"its children have no in-model trials: the split forward does not run on the inputs "
+                         f"the module received in the model ({type(exc).__name__}: {exc})")
+            return {}
+        if not same_outputs(rec_real.output, expected, rtol=1e-4, atol=1e-5):
+            notes.append("its children have no in-model trials: the split forward differs from the module on "
+                         "the inputs it received in the model")
+            return {}
+        per_call.append(calls_of(rec_real))
+    return {a: merged_in_model([calls.get(a, []) for calls in per_call]) for a in attrs}
 
 
 def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,

@@ -75,6 +75,7 @@ from hdecomp.decompose.stepfiles import (
     init_inputs_expr,
     io_maps,
     is_shape_free,
+    merged_in_model,
     parameter_signature,
     tie_tied_tensors,
     workload_key,
@@ -580,7 +581,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                           outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
                           depth=node.depth + 1, status="leaf" if level == 0 else "unverified",
                           in_model=_child_in_model(child, call if child.kind == "module" else None,
-                                                   cap.values if node.parent is None else real))
+                                                   [cap.values] if node.parent is None else real))
                 dec.nodes[stem] = cn
                 if level > 0:
                     child_nodes.append(cn)
@@ -798,18 +799,19 @@ def _needed_values(children: list[ChildPlan]) -> set[str]:
 
 
 def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.Module, cap: Capture,
-                     expand: set[str], children: list[ChildPlan]) -> dict[str, Any] | None:
-    """Every value of the captured graph at the inputs `node` received in the model (its first recorded
-    call), checked against the module itself; None for the root (its own inputs are the model's) or when
-    there is no such value. The step was captured on its own file's random inputs: a size read from data
-    (a count of global tokens, the boxes above a score) can differ there, and the children's in-model
-    trials must hold what the model really hands them, or every step passes and the composition fails."""
+                     expand: set[str], children: list[ChildPlan]) -> list[dict[str, Any]] | None:
+    """Every value of the captured graph at each call `node` received in the model, checked against the
+    module itself; None for the root (its own inputs are the model's) or when there is no such value. The
+    step was captured on its own file's random inputs: a size read from data (a count of global tokens, the
+    boxes above a score) can differ there, and the children's in-model trials must hold what the model
+    really hands them, or every step passes and the composition fails. A call the graph does not replay
+    (another path through the code) gives its children nothing: the step's own in-model trial of that
+    call fails first."""
     if node.parent is None:
         return None
     calls = in_model_calls(node)
     if not calls:
         return None
-    args, kwargs = calls[0]
     # (a replay holds one forward's intermediates at a time, besides the capture's: where that does not fit
     # the memory available now, the children keep the values of the step's own inputs, and say so)
     need, avail = tensor_bytes(cap.values, state_storages(model)), available_bytes()
@@ -818,33 +820,43 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
                  f"running it again on the inputs it received in the model needs about {need / 2**30:.1f} GiB "
                  f"({avail / 2**30:.1f} GiB available): its children are verified on their own inputs only")
         return None
-    try:
-        values = graph_values_at(model, cap.graph, list(args), dict(kwargs), expand, cap.method,
-                                 values_checked=True, keep=_needed_values(children))
-    except (CaptureError, HdecompError):
-        values = None
-    if values is None:
+    found: list[dict[str, Any]] = []
+    for args, kwargs in calls:
+        try:
+            values = graph_values_at(model, cap.graph, list(args), dict(kwargs), expand, cap.method,
+                                     values_checked=True, keep=_needed_values(children))
+        except (CaptureError, HdecompError):
+            values = None
+        if values is not None:
+            found.append(values)
+    if not found:
         dec.note(step_name, "deviation", f"{node.id}: children without in-model trials",
                  "its captured graph neither replays nor is captured again at the inputs it received in the "
                  "model: its children are verified on their own inputs only")
-    return values
+        return None
+    return found
 
 
-def _child_in_model(child: ChildPlan, call: Any, values: dict[str, Any] | None,
+def _child_in_model(child: ChildPlan, call: Any, per_call: list[dict[str, Any]] | None,
                     ) -> list[tuple[list[Any], dict[str, Any]]]:
-    """What `child` receives in the model: its call (and a loop's last) read from `values`, the parent's
-    graph values where the model runs it (at the root, the recording's own: full-size stand-ins go back to
-    the recorded tensors); none where there are no such values."""
-    if values is None:
-        return []
+    """What `child` receives in the model, over every call of the parent (stepfiles.merged_in_model)."""
+    return merged_in_model([_child_calls(child, call, values) for values in per_call or []])
+
+
+def _child_calls(child: ChildPlan, call: Any, values: dict[str, Any],
+                 ) -> list[tuple[list[Any], dict[str, Any]]]:
+    """What `child` receives in one call of the parent: its call (and a loop's last) read from `values`,
+    the parent's graph values where the model runs it (at the root, the recording's own: full-size
+    stand-ins go back to the recorded tensors); none where the values do not hold it."""
     try:
         if call is None:   # a group of ops: its input values
             calls: list[tuple[list[Any], dict[str, Any]]] = [([values[a.name] for a in child.inputs], {})]
         else:
-            keep = child.arg_keep or range(len(call.args))
             members = [call] + ([child.members[-1]] if len(child.members) > 1 else [])  # a loop's last call too
-            calls = [([_value(m.args[i], values) for i in keep], {k: _value(v, values) for k, v in m.kwargs.items()})
-                     for m in members]
+            # (each call with its own arguments: a second call may pass fewer, `self.encoder(x)` after
+            # `self.encoder(x, context)`)
+            calls = [([_value(m.args[i], values) for i in (child.arg_keep or range(len(m.args)))],
+                      {k: _value(v, values) for k, v in m.kwargs.items()}) for m in members]
     except KeyError:   # a value the replay does not hold
         return []
     return [real_values(a, k) for a, k in calls]

@@ -175,6 +175,39 @@ def in_model_calls(node: Any) -> list[tuple[list[Any], dict[str, Any]]]:
             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
 
 
+def call_signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """What sets a call's path through a module's code: which arguments are None, the tensors' shapes and
+    dtypes, the plain values (a flag, a count). Two calls of one signature differ in their values only."""
+    def sig(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            return ("T", tuple(v.shape), str(v.dtype))
+        if v is None or isinstance(v, (bool, int, float, str, torch.dtype, torch.device)):
+            return str(v) if isinstance(v, (torch.dtype, torch.device)) else v
+        if isinstance(v, (list, tuple)):
+            return (type(v).__name__, tuple(sig(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple((str(k), sig(x)) for k, x in v.items()))
+        return type(v).__qualname__
+    return (tuple(sig(a) for a in args), tuple((k, sig(v)) for k, v in kwargs.items()))
+
+
+def merged_in_model(per_call: list[list[tuple[list[Any], dict[str, Any]]]],
+                    ) -> list[tuple[list[Any], dict[str, Any]]]:
+    """A child's in-model calls gathered over every call its parent received in the model: those under the
+    parent's first call (the child's first and, in a loop, last), then each call under a later one whose
+    signature is new (BLIP's text encoder run with the image tokens, then without: its layers' second path).
+    Calls that differ in their values only are not repeated at each level, so the count stays bounded."""
+    merged = list(per_call[0]) if per_call else []
+    seen = {call_signature(a, k) for a, k in merged}
+    for calls in per_call[1:]:
+        for a, k in calls:
+            key = call_signature(a, k)
+            if key not in seen:
+                seen.add(key)
+                merged.append((a, k))
+    return merged
+
+
 def write_in_model(dec: Any, node: Any, step_dir: Path, step_name: str) -> None:
     """The inputs `node` received in the model, next to its step (hdecomp.verify.in_model)."""
     from hdecomp.verify.in_model import write_in_model_inputs
