@@ -53,10 +53,12 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
-                                  "two_paths"])
+                                  "two_paths", "inherited_helper"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
-    unread = {"shared_adapters": ("adapters.",), "twice_called": ("crossattention.",)}.get(name, ())
+    # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
+    unread = {"shared_adapters": ("adapters.",), "twice_called": ("crossattention.",),
+              "inherited_helper": ("position_ids",)}.get(name, ())
     assert_fully_verified(trees[name], unread=unread)
 
 
@@ -149,6 +151,22 @@ def test_a_loop_over_a_moduledicts_own_items_is_traced_not_split_at_the_source_l
     tree = json.loads((dec.root / "decomposition_tree.json").read_text())
     getter = tree["nodes"]["getter"]
     assert getter["status"] == "pass" and getter.get("capture_method") != "source", getter
+
+
+def test_a_method_from_another_module_keeps_its_globals_at_the_source_level(trees: dict[str, Any]) -> None:
+    # the root reads a tensor in Python (`int(mask.sum(-1).max())`): a graph would hold only the recorded
+    # path, so the step is written at the source level, where the child carrying the base class's
+    # `warn_if_padding_and_no_attention_mask` imports `is_tracing` from transformers' modeling_utils
+    dec = trees["inherited_helper"]
+    ref = (dec.root / "steps" / "step_1_inherited_helper" / "refactored.py").read_text()
+    assert "input_ids[:, :longest]" in ref, ref
+    assert not any("not split at the source level" in e["title"] for e in _log(dec)
+                   if e["step"] == "step_1_inherited_helper")
+    child = (dec.root / "steps" / "step_1_inherited_helper" / "children" / "reduction.py").read_text()
+    assert "from transformers.modeling_utils import is_tracing" in child, child
+    # below it, the library's encoder returns a ModelOutput: a recording writes its class, not a dict
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    assert any(n.startswith("base_model_output") for n in tree["nodes"]), sorted(tree["nodes"])
 
 
 def test_a_wrapper_is_seen_through_at_the_source_level(trees: dict[str, Any]) -> None:

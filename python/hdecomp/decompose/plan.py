@@ -16,6 +16,7 @@ one kernel child, whatever the level.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import operator
 import re
 from dataclasses import dataclass, field
@@ -167,6 +168,14 @@ def is_namedtuple_call(n: fx.Node) -> bool:
     t = n.target
     return n.op == "call_function" and isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields") \
         and (t.__module__.split(".")[0] == "torch" or is_namedtuple_class(f"{t.__module__}.{t.__qualname__}"))
+
+
+def is_output_object_call(n: fx.Node) -> bool:
+    """A call of an output class that packs values by name (transformers' ModelOutputs: dataclasses that
+    are dicts), as a recording writes `BaseModelOutput(last_hidden_state=h)`."""
+    t = n.target
+    return n.op == "call_function" and isinstance(t, type) and issubclass(t, dict) and \
+        dataclasses.is_dataclass(t) and not n.args
 
 
 def is_host_scalar(n: fx.Node) -> bool:

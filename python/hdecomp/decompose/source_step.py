@@ -31,7 +31,7 @@ import sys
 import textwrap
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -1638,6 +1638,7 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
     init: list[str] = []
     wm: dict[str, str] = {}
     methods: list[str] = []
+    method_homes: list[ForwardSource] = []
     attr_list = list(used.self_attrs)
     i = 0
     while i < len(attr_list):
@@ -1649,6 +1650,7 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
         if info.kind == "method":
             src = _method_source(info.value, a)
             methods.append(src)
+            method_homes.append(_method_home(info.value, fs))
             for sub in names_of([ast.parse(textwrap.dedent(src))]).self_attrs:
                 if sub not in attr_list:
                     attr_list.append(sub)
@@ -1687,8 +1689,10 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
             except NotRepresentable as exc:
                 raise SourceStepError(f"self.{a} ({type(info.value).__name__}) cannot be written as code") from exc
     _bind_globals(used.loads, local_names, fs, ctx, where="a child")
-    for m in methods:
-        _bind_globals(names_of([ast.parse(textwrap.dedent(m))]).loads, set(), fs, ctx, where="a child")
+    for m, home in zip(methods, method_homes, strict=True):
+        # (a method another module defines, a base class's `warn_if_padding_and_no_attention_mask` in
+        # transformers' modeling_utils, reads that module's globals: `is_tracing`)
+        _bind_globals(names_of([ast.parse(textwrap.dedent(m))]).loads, set(), home, ctx, where="a child")
     body: list[str] = []
     for d in r.local_defs:
         body += ast.unparse(d).split("\n")
@@ -1728,6 +1732,17 @@ def _region_doc(r: Region) -> str:
         first = first[:77] + "..."
     where = " (a loop body: called once per iteration)" if r.in_loop else ""
     return f"`{first}`{' ...' if len(r.stmts) > 1 else ''} from the parent's forward{where}.".replace('"""', "'''")
+
+
+def _method_home(method: Any, fs: ForwardSource) -> ForwardSource:
+    """Where the names a copied method reads are bound: its own module's globals, not the forward's."""
+    fn = inspect.unwrap(getattr(method, "__func__", method))
+    glb = getattr(fn, "__globals__", None)
+    if not isinstance(glb, dict) or glb is fs.globals:
+        return fs
+    mod = getattr(fn, "__module__", "") or ""
+    return replace(fs, globals=glb, module_name=mod,
+                   user_code=mod.startswith("_hdecomp_component_") or mod == "__main__")
 
 
 def _method_source(method: Any, name: str) -> str:

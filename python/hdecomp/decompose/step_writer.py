@@ -52,6 +52,7 @@ from hdecomp.decompose.plan import (
     ChildPlan,
     PlanError,
     is_kernel_module,
+    is_output_object_call,
     is_parent_plumbing,
     mark_host_numbers,
     node_op_name,
@@ -327,8 +328,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         while True:
             # (a submodule that computes nothing, an nn.Identity downsample, does not count)
             called = [n for n in cap.graph.nodes if n.op == "call_module" and per_module.get(str(n.target), 0) > 0]
+            # (nor does packing the output, `BaseModelOutput(last_hidden_state=h)`: a wrapper all the same)
             computes = [n for n in cap.graph.nodes if n.op in ("call_function", "call_method")
-                        and not is_parent_plumbing(n)]
+                        and not is_parent_plumbing(n) and not is_output_object_call(n)]
             if len({str(n.target) for n in called}) != 1 or computes or \
                     is_kernel_module(model.get_submodule(str(called[0].target))):
                 break

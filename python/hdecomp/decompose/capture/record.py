@@ -4,6 +4,7 @@ the ops in between, built into the same kind of graph (the last method, for what
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import operator
 import weakref
 from typing import Any
@@ -143,6 +144,18 @@ class _GraphBuilder:
             return tuple(self.arg(v) for v in value)
         if isinstance(value, list):
             return [self.arg(v) for v in value]
+        if isinstance(value, dict) and type(value) is not dict and dataclasses.is_dataclass(value) and \
+                all(isinstance(k, str) for k in value) and any(isinstance(t, torch.Tensor) for t in flat_values(value)):
+            # a ModelOutput the forward built (BaseModelOutput(last_hidden_state=...)): the call of its class,
+            # as the forward wrote it (a plain dict in its place is another kind of output)
+            node = self.by_id.get(id(value))
+            if node is None:
+                node = self.graph.call_function(type(value), (), {k: self.arg(v) for k, v in value.items()})
+                node.meta["stack_trace"] = user_frame_trace()
+                self.values[node.name] = value
+                self.by_id[id(value)] = node
+                self.keep.append(value)
+            return node
         if isinstance(value, dict):
             return {k: self.arg(v) for k, v in value.items()}
         if isinstance(value, nn.Module):
