@@ -53,7 +53,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
-                                  "two_paths", "inherited_helper"])
+                                  "two_paths", "inherited_helper", "no_grad_routing"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -167,6 +167,14 @@ def test_a_method_from_another_module_keeps_its_globals_at_the_source_level(tree
     # below it, the library's encoder returns a ModelOutput: a recording writes its class, not a dict
     tree = json.loads((dec.root / "decomposition_tree.json").read_text())
     assert any(n.startswith("base_model_output") for n in tree["nodes"]), sorted(tree["nodes"])
+
+
+def test_names_a_with_block_binds_are_handed_on_at_the_source_level(trees: dict[str, Any]) -> None:
+    # DBRX's experts: the routing mask is bound in one `torch.no_grad()` block and read in another, in the
+    # loop over the experts hit; the data-dependent loop stays in the parent (no graph holds it)
+    dec = trees["no_grad_routing"]
+    assert any(e["title"] == "experts: split at the source level" for e in _log(dec))
+    assert not any(e["title"] == "experts: not split at the source level" for e in _log(dec))
 
 
 def test_a_wrapper_is_seen_through_at_the_source_level(trees: dict[str, Any]) -> None:

@@ -1522,7 +1522,16 @@ def _reads_before_writes(r: Region) -> list[str]:
     """Names a region reads before it writes them (its inputs, before filtering to locals)."""
     reads: list[str] = []
     written: set[str] = set()
-    nodes: list[ast.AST] = [it.context_expr for it in r.contexts] + r.nodes
+
+    def in_order(node: ast.AST) -> list[ast.AST]:
+        # a `with` block runs its body in order, every time: a name its first statement writes is no input
+        # of its second (`with torch.no_grad(): mask = one_hot(i); hit = mask.sum(...)`)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            return [*(ast.Assign(targets=[it.optional_vars], value=it.context_expr, lineno=node.lineno)
+                      if it.optional_vars is not None else it.context_expr for it in node.items),
+                    *(x for b in node.body for x in in_order(b))]
+        return [node]
+    nodes: list[ast.AST] = [it.context_expr for it in r.contexts] + [x for n in r.nodes for x in in_order(n)]
     for node in nodes:
         v = names_of([node])
         for n in v.loads:
