@@ -466,3 +466,17 @@ def test_a_full_size_int_keeps_its_expression_in_copies_and_is_its_recorded_int_
     assert args[1:] == [64, (64, 3)] and kwargs == {"n": 64} and type(args[1]) is int
     assert write_in_model_inputs(tmp_path, [([b], {})]) is None
     assert [int(v) for v in read_in_model_inputs(tmp_path / "original.py")[0][0]] == [128]
+
+
+def test_a_source_level_parent_never_reads_a_tensor_inside_a_child_it_calls() -> None:
+    # DBRX's experts slice the weights of the module they call (`self.mlp.w1.view(...)[e]`): once that
+    # child is split, its composed version holds no `w1`, so the step is refused rather than passed
+    import importlib.util
+
+    from hdecomp.decompose.source_step import SourceStepError, plan_source_step
+    spec = importlib.util.spec_from_file_location("child_tensor_read", FIX / "child_tensor_read.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(SourceStepError, match=r"self\.mlp\.w1, a tensor inside a child"):
+        plan_source_step(mod.Experts(), None)

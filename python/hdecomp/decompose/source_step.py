@@ -1409,6 +1409,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     fill = _FillRegions(regions)
     forward = fill.visit(fdef)
     ast.fix_missing_locations(forward)
+    _no_reads_into_children(forward, attrs)
     ctx = SourceContext(user_file=user_file)
     _bind_globals(names_of([forward]).loads, local_names, fs, ctx, where="the refactored parent")
     children: list[SourceChild] = []
@@ -1516,6 +1517,21 @@ class _ElementReads(ast.NodeTransformer):
                 and ast.dump(node.slice) == self.index:
             return ast.copy_location(ast.Name(id=self.part, ctx=ast.Load()), node)
         return self.generic_visit(node)
+
+
+def _no_reads_into_children(forward: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> None:
+    """The parent calls its module children and reads nothing inside them: a child's own tensor read by the
+    parent (DBRX's experts: `self.mlp.v1.view(shape)[e]`, handed back to `self.mlp(...)`) is not there once
+    the child is composed of its own children, so such a step would pass and its composition fail."""
+    calls = {id(n.func) for n in ast.walk(forward) if isinstance(n, ast.Call)}
+    for n in ast.walk(forward):
+        if isinstance(n, ast.Attribute) and id(n) not in calls and isinstance(n.value, ast.Attribute) and \
+                isinstance(n.value.value, ast.Name) and n.value.value.id == "self":
+            info = attrs.get(n.value.attr)
+            if info is not None and info.kind in ("module", "container") and \
+                    isinstance(getattr(info.value, n.attr, None), torch.Tensor):
+                raise SourceStepError(f"the parent reads self.{n.value.attr}.{n.attr}, a tensor inside a child "
+                                      "it calls (gone once that child is split)")
 
 
 def _reads_before_writes(r: Region) -> list[str]:
