@@ -632,7 +632,7 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     extra = "".join(f"        {call.replace(PARAMETRIZED, 'self')}\n" for call in parametrization_calls(module, ctx))
     extra += "".join(f"        {line}\n" for line in hook_registrations(module, "self", ctx))
     extra += "".join(f"        {p.statement('self')}\n" for p in patches)
-    extra += _initialise_text(module)
+    extra += initialise_text(module)
     src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")
     if built:
@@ -647,9 +647,10 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     return src, expr
 
 
-def _initialise_text(module: nn.Module) -> str:
+def initialise_text(module: nn.Module, prefix: str = "") -> str:
     """Lines that fill the parameters `module`'s constructor leaves as torch.empty memory (the model's
-    post_init fills them: transformers' MoE experts and routers), drawn like the model's own values."""
+    post_init fills them: transformers' MoE experts and routers), drawn like the model's own values;
+    `prefix`: where `module` sits in the class the lines go into (`mlp.` for `self.mlp`)."""
     from hdecomp.decompose.capture import uninitialised_parameters
     names = uninitialised_parameters(module)
     if not names:
@@ -661,9 +662,9 @@ def _initialise_text(module: nn.Module) -> str:
         step = max(1, p.numel() // 100_000)   # a strided sample of a multi-GB expert tensor
         std = float(p.detach().flatten()[::step].float().std()) if p.numel() > 1 and p.is_floating_point() else 0.0
         if not math.isfinite(std) or std == 0.0:
-            lines.append(f"        nn.init.zeros_(self.get_parameter({name!r}))")
+            lines.append(f"        nn.init.zeros_(self.get_parameter({prefix + name!r}))")
         else:
-            lines.append(f"        nn.init.normal_(self.get_parameter({name!r}), std={std:.4g})")
+            lines.append(f"        nn.init.normal_(self.get_parameter({prefix + name!r}), std={std:.4g})")
     return "\n".join(lines) + "\n"
 
 

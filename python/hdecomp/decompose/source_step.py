@@ -1314,12 +1314,16 @@ def _statements_to_force(fdef: ast.FunctionDef, regions: list[Region],
     region_attrs: set[str] = set()
     for r in regions:
         region_attrs |= set(names_of(r.nodes).self_attrs)
+    # a submodule whose tensors the forward reads (DBRX's `self.mlp.v1`) goes with those reads: its calls too
+    region_attrs |= {read.split(".")[1] for st in _kept_statements(fdef.body) for n in _own_nodes(st)
+                     for read in _child_tensor_reads(n, attrs)}
     force: set[tuple[int, int]] = set()
     for stmt in _kept_statements(fdef.body):
         nodes = _own_nodes(stmt)
         used = set(names_of(nodes).self_attrs)
         bad = any(attrs[a].kind in ("tensor", "method") for a in used if a in attrs) or \
-            any(a in region_attrs and attrs[a].kind in ("module", "container") for a in used if a in attrs)
+            any(a in region_attrs and attrs[a].kind in ("module", "container") for a in used if a in attrs) or \
+            any(_child_tensor_reads(n, attrs) for n in nodes)
         if bad:
             for n in nodes:
                 if isinstance(n, (ast.stmt, ast.expr)) and _uses_bad(n, attrs, region_attrs):
@@ -1352,6 +1356,8 @@ def _own_nodes(stmt: ast.stmt) -> list[ast.AST]:
 def _uses_bad(node: ast.AST, attrs: dict[str, AttrInfo], region_attrs: set[str]) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == _PLACEHOLDER:
         return False
+    if _child_tensor_reads(node, attrs):
+        return True
     for a in names_of([node]).self_attrs:
         info = attrs.get(a)
         if info is None:
@@ -1519,19 +1525,29 @@ class _ElementReads(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _no_reads_into_children(forward: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> None:
-    """The parent calls its module children and reads nothing inside them: a child's own tensor read by the
-    parent (DBRX's experts: `self.mlp.v1.view(shape)[e]`, handed back to `self.mlp(...)`) is not there once
-    the child is composed of its own children, so such a step would pass and its composition fail."""
-    calls = {id(n.func) for n in ast.walk(forward) if isinstance(n, ast.Call)}
-    for n in ast.walk(forward):
+def _child_tensor_reads(node: ast.AST, attrs: dict[str, AttrInfo]) -> list[str]:
+    """`self.<module>.<tensor>` read (not called) in `node`: a tensor inside a submodule."""
+    calls = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    found: list[str] = []
+    for n in ast.walk(node):
         if isinstance(n, ast.Attribute) and id(n) not in calls and isinstance(n.value, ast.Attribute) and \
                 isinstance(n.value.value, ast.Name) and n.value.value.id == "self":
             info = attrs.get(n.value.attr)
             if info is not None and info.kind in ("module", "container") and \
                     isinstance(getattr(info.value, n.attr, None), torch.Tensor):
-                raise SourceStepError(f"the parent reads self.{n.value.attr}.{n.attr}, a tensor inside a child "
-                                      "it calls (gone once that child is split)")
+                found.append(f"self.{n.value.attr}.{n.attr}")
+    return found
+
+
+def _no_reads_into_children(forward: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> None:
+    """The parent calls its module children and reads nothing inside them: a child's own tensor read by the
+    parent (DBRX's experts: `self.mlp.v1.view(shape)[e]`, handed back to `self.mlp(...)`) is not there once
+    the child is composed of its own children, so such a step would pass and its composition fail. (Such
+    reads are moved into regions with the calls of that module, _statements_to_force: this is the check.)"""
+    reads = _child_tensor_reads(forward, attrs)
+    if reads:
+        raise SourceStepError(f"the parent reads {reads[0]}, a tensor inside a child it calls (gone once that "
+                              "child is split)")
 
 
 def _reads_before_writes(r: Region) -> list[str]:
@@ -1698,6 +1714,11 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
                 raise SourceStepError(problem)
             init.append(f"        self.{a} = {expr}")
             init.extend(f"        {line}" for line in hook_registrations(info.value, f"self.{a}", ctx))
+            # (a constructor that leaves its parameters as torch.empty memory: DBRX's expert GLU)
+            from hdecomp.decompose.codegen import initialise_text
+            fill = initialise_text(info.value, prefix=f"{a}.")
+            if fill:
+                init.extend(fill.rstrip("\n").split("\n"))
             if first is r:
                 for key in _state_keys(info.value):
                     wm[f"{a}.{key}"] = f"{a}.{key}"

@@ -65,6 +65,7 @@ class CallRecord:
     last: tuple[list[Any], dict[str, Any]] | None = None   # the inputs of its last call (a loop's last iteration)
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
     op_names: set[str] = field(default_factory=set)      # the compute ops it ran (aten names: `nms`, `topk`)
+    calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
 
 
 @dataclass
@@ -112,6 +113,10 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         for h in handles:
             h.remove()
     for e in trace.events:
+        if e.level == "function" and e.compute:
+            owner = next((a for a in attrs if e.module == a), None)
+            if owner is not None and owner in rec.calls:
+                rec.calls[owner].calls_made += 1
         if e.level != "aten" or not e.compute:
             continue
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
@@ -365,8 +370,8 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
     if c.kind == "module":
         assert c.module is not None
         kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
-    else:
-        kernel = ops_per_call <= 1
+    else:   # (one call of torch's API is one kernel however many aten ops it runs: `F.one_hot`, an SDPA)
+        kernel = ops_per_call <= 1 or (r.calls > 0 and r.calls_made // r.calls == 1 and r.calls_made % r.calls == 0)
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's
     # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
