@@ -320,6 +320,18 @@ def test_config_literal_writes_non_default_fields_and_rebuilds() -> None:
     assert text is not None and "vision_config=CLIPVisionConfig(" in text and "hidden_size=48" in text, text
 
 
+def test_config_literal_writes_a_field_kept_behind_a_property_by_its_public_name() -> None:
+    # SmolVLM's config keeps `pad_token_id=` in `_pad_token_id` behind a (deprecated) property
+    import warnings
+
+    from transformers import SmolVLMConfig
+    ctx = SourceContext(user_file=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = config_literal(SmolVLMConfig(pad_token_id=2, scale_factor=4), ctx)
+    assert text is not None and "pad_token_id=2" in text and "_pad_token_id" not in text, text
+
+
 def test_import_home_is_the_shortest_public_path() -> None:
     from transformers import GPT2Model
     from transformers.models.gpt2.modeling_gpt2 import GPT2Block

@@ -353,7 +353,16 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
     current, base = value.to_dict(), default.to_dict()
     parts = []
     for key in current:
-        if key in _CONFIG_SKIP or key.startswith("_"):
+        if key in _CONFIG_SKIP:
+            continue
+        if key.startswith("_"):
+            # a field kept private behind a property of the public name (SmolVLM's `_pad_token_id`, set by
+            # the constructor's `pad_token_id=`): written by that name
+            public = key.lstrip("_")
+            prop = getattr(cls, public, None)
+            if isinstance(prop, property) and prop.fset is not None and public not in current and \
+                    not _same_value(current[key], base.get(key)):
+                parts.append(f"{public}={literal(current[key], ctx)}")
             continue
         mine = getattr(value, key, current[key])
         if _is_hf_config(mine):
