@@ -477,3 +477,18 @@ def test_a_source_level_parent_never_reads_a_tensor_inside_a_child_it_calls(tree
     dec = trees["child_tensor_read"]
     ref = (dec.root / "steps" / "step_2_experts" / "refactored.py").read_text()
     assert "for expert_idx in " in ref and "self.mlp" not in ref, ref
+
+
+def test_a_mask_drawn_at_random_never_masks_a_whole_row_the_model_never_did() -> None:
+    # Mask2Former's masked cross-attention: the model unmasks every row it would mask whole (a row of -inf is
+    # NaN after softmax); a random draw over 12 keys for 1,600 query rows masks some whole, and its file's
+    # self-test then finds NaN where the model had none
+    recorded = torch.rand(16, 100, 12) > 0.5
+    recorded[..., 0] = False   # never a whole row masked
+    expr = input_expr(recorded, SourceContext(user_file=None))
+    for seed in range(5):
+        torch.manual_seed(seed)
+        drawn = eval(expr, {"torch": torch})
+        assert drawn.shape == recorded.shape and drawn.dtype == torch.bool
+        assert not bool(drawn.all(-1).any()), expr
+        assert bool(drawn.any()) and not bool(drawn.all())

@@ -254,7 +254,20 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
         if value.dtype == torch.bool:
             if value.numel() and bool(value.all()):
                 return f"torch.ones({shape_t}, dtype=torch.bool)"
-            return f"torch.randint(0, 2, {shape_t}).bool()"
+            drawn = f"torch.randint(0, 2, {shape_t}).bool()"
+            # (a mask over keys the model never fills or empties along its last dimension keeps that: an
+            # attention row all masked is NaN, Mask2Former's masked attention unmasks such rows itself)
+            if value.numel() and len(dims) >= 2 and value.shape[-1] > 1:
+                rows = f"({', '.join(dims[:-1])}, 1)"
+                never_full, never_empty = not bool(value.all(-1).any()), not bool((~value).all(-1).any())
+                if never_full and never_empty:   # one False and one True per row, at different places
+                    drawn = (f"(lambda m, i: m.scatter(-1, i, False).scatter(-1, (i + 1) % {dims[-1]}, True))"
+                             f"({drawn}, torch.randint(0, {dims[-1]}, {rows}))")
+                elif never_full:
+                    drawn += f".scatter(-1, torch.randint(0, {dims[-1]}, {rows}), False)"
+                elif never_empty:
+                    drawn += f".scatter(-1, torch.randint(0, {dims[-1]}, {rows}), True)"
+            return drawn
         if value.is_floating_point():
             dt = "" if value.dtype == torch.float32 else f", dtype={value.dtype}"
             if value.numel() and float(value.detach().min()) >= 0:
