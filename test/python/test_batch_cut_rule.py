@@ -328,3 +328,17 @@ def test_a_cut_is_checked_by_a_real_forward_where_an_input_holds_indices(tmp_pat
     assert kwargs == {}
     assert [list(a.shape) for a in args] == [[128, 16], [1, 16]]
     assert comp.build()(*args).shape == (1, 16)
+
+
+def test_rows_grouped_by_the_batch_go_with_their_samples() -> None:
+    # OWLv2: `batch x queries` rows of token ids and masks beside `batch` images; a cut keeps each kept
+    # image's queries (not all six on one image) and the ids are no batch of their own
+    ids, mask, pixels = torch.zeros(6, 5, dtype=torch.long), torch.ones(6, 5, dtype=torch.long), torch.randn(2, 3, 8)
+    assert batch_candidates([ids, mask, pixels], {}, 1) == [2]
+    assert batch_candidates([ids, mask, pixels], {}, 2) == []      # the batch (2) is within the limit
+    a, _, cuts = cut_batch([ids, mask, pixels], {}, 1)
+    assert [tuple(t.shape) for t in a] == [(3, 5), (3, 5), (1, 3, 8)]
+    assert [c["to"] for c in cuts] == [3, 3, 1]
+    # float rows are data of their own: a (6, 8) float input beside (2, 8) ones is no group
+    floats = torch.randn(6, 8)
+    assert batch_candidates([floats, pixels], {}, 1) == [6, 2]

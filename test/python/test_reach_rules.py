@@ -53,7 +53,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "factory_activation", "image_tokens", "held_method", "late_buffer",
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
-                                  "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read"])
+                                  "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
+                                  "grouped_queries"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -492,3 +493,15 @@ def test_a_mask_drawn_at_random_never_masks_a_whole_row_the_model_never_did() ->
         assert drawn.shape == recorded.shape and drawn.dtype == torch.bool
         assert not bool(drawn.all(-1).any()), expr
         assert bool(drawn.any()) and not bool(drawn.all())
+
+
+def test_rows_grouped_by_the_batch_are_cut_with_their_samples(tmp_path: Path) -> None:
+    # OWLv2's layout: batch x queries rows of ids beside batch images. Cutting the images alone put all six
+    # queries on one image: every step passed, and the model file's own self-test found (2, 4, 3) where
+    # (1, 4, 6) had been recorded
+    dec = decompose(FIX / "grouped_queries.py", tmp_path, DecomposeOptions(batch_limit=1, self_tests=True),
+                    progress=False)
+    res = assert_fully_verified(dec, pipeline=False)
+    assert res["self_tests"]["status"] == "PASS", res["self_tests"]
+    model_file = (dec.root / "level_3_model" / "grouped_queries.py").read_text()
+    assert "((2, 4, 3), torch.float32, True)" in model_file

@@ -27,7 +27,7 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, input_tensors, meta_build
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, grouped_sizes, input_tensors, meta_build
 from hdecomp.runtime.component import Component, clone_nested, move_to, same_kind_dict
 
 BATCH = "batch_size"
@@ -277,9 +277,12 @@ def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dic
     fa, fk = comp.make_inputs(seed=seed, device=device, timeout=timeout)
     # the leading size the rule cut (hdecomp.runtime.batch_limit.choose_cut: not always the first input's): the full
     # size of the first input the cut shortened; none shortened (every cut broke the model) -> full size
+    # (not an input grouped by the batch: OWLv2's batch x queries rows of ids, batch_limit.grouped_sizes)
+    grouped = grouped_sizes(fa, fk)
     full_b = next((int(f.shape[0]) for (_, f), (_, c) in zip(input_tensors(fa, fk), input_tensors(args, kwargs),
                                                               strict=False)
-                   if f.dim() >= 1 and c.dim() >= 1 and c.shape[0] != f.shape[0]), None)
+                   if f.dim() >= 1 and c.dim() >= 1 and c.shape[0] != f.shape[0] and int(f.shape[0]) not in grouped),
+                  None)
     if full_b is None or full_b <= limit:
         return None, [], {}
     sc = Scaling(full=full_b, b1=limit, b2=limit + 1, policy=policy)

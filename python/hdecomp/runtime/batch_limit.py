@@ -83,13 +83,33 @@ def batch_cut_policy(module: Any, args: list[Any], kwargs: dict[str, Any], kept:
     return "cut"
 
 
+def grouped_sizes(args: list[Any], kwargs: dict[str, Any]) -> dict[int, int]:
+    """Leading sizes of integer inputs laid out batch-major with several rows per sample: {k * b: b}, where
+    b is the leading size of a float input (OWLv2's text queries, `batch x queries` rows of ids and masks
+    beside `batch` images; MusicGen's `batch x codebooks` rows of codes beside `batch` text states). Such
+    an input is no batch of its own: a cut keeps its first k rows per sample kept."""
+    tensors = [t for _, t in input_tensors(args, kwargs) if t.dim() >= 1]
+    data = {int(t.shape[0]) for t in tensors if t.is_floating_point() or t.is_complex()}
+    out: dict[int, int] = {}
+    for t in tensors:
+        n = int(t.shape[0])
+        if t.dim() < 2 or t.is_floating_point() or t.is_complex() or n in data:
+            continue
+        bases = [b for b in data if 1 < b < n and n % b == 0]
+        if bases and all(not (u.is_floating_point() or u.is_complex()) for u in tensors if int(u.shape[0]) == n):
+            out[n] = max(bases)
+    return out
+
+
 def batch_candidates(args: list[Any], kwargs: dict[str, Any], limit: int) -> list[int]:
     """The leading sizes a cut to `limit` may take as the batch, in the order they are tried: the first
-    input's leading size, then every other distinct one in input order (only sizes above `limit`). None
-    when the first input with a leading dimension is within the limit already: the batch is small, and
-    another input's leading size is no batch (a convolution's weight handed in as an input)."""
+    input's leading size, then every other distinct one in input order (only sizes above `limit`; not the
+    sizes of grouped_sizes, whose tensors follow their batch). None when the first input with a leading
+    dimension is within the limit already: the batch is small, and another input's leading size is no
+    batch (a convolution's weight handed in as an input)."""
     out: list[int] = []
-    tensors = [t for _, t in input_tensors(args, kwargs) if t.dim() >= 1]
+    grouped = grouped_sizes(args, kwargs)
+    tensors = [t for _, t in input_tensors(args, kwargs) if t.dim() >= 1 and int(t.shape[0]) not in grouped]
     if tensors and int(tensors[0].shape[0]) <= limit:
         return out
     for t in tensors:
@@ -101,10 +121,12 @@ def batch_candidates(args: list[Any], kwargs: dict[str, Any], limit: int) -> lis
 def cut_batch(args: list[Any], kwargs: dict[str, Any], limit: int, batch: int | None = None,
               ) -> tuple[list[Any], dict[str, Any], list[dict[str, Any]]]:
     """Cut the leading dimension of every input tensor whose leading size is `batch` (default: the first
-    input's) to `limit`. Returns the new inputs and the cuts made ({input, from, to}); copies so the
+    input's) to `limit`, and of those grouped by it (grouped_sizes: k rows per sample) to `k * limit`. Returns the new inputs and the cuts made ({input, from, to}); copies so the
     full-size tensors can go."""
+    grouped = grouped_sizes(args, kwargs)
     if batch is None:
-        batch = next((int(t.shape[0]) for _, t in input_tensors(args, kwargs) if t.dim() >= 1), None)
+        batch = next((int(t.shape[0]) for _, t in input_tensors(args, kwargs)
+                      if t.dim() >= 1 and int(t.shape[0]) not in grouped), None)
     cuts: list[dict[str, Any]] = []
     if batch is None or batch <= limit:
         return args, kwargs, cuts
@@ -114,6 +136,11 @@ def cut_batch(args: list[Any], kwargs: dict[str, Any], limit: int, batch: int | 
             if obj.dim() >= 1 and obj.shape[0] == batch:
                 cuts.append({"input": path, "from": int(batch), "to": int(limit)})
                 return obj[:limit].clone()
+            n = int(obj.shape[0]) if obj.dim() >= 1 else 0
+            if grouped.get(n) == batch:   # k rows per sample: the first `limit` samples' rows
+                per = n // batch
+                cuts.append({"input": path, "from": n, "to": int(limit * per), "per_sample": per})
+                return obj[:limit * per].clone()
             return obj
         if isinstance(obj, (list, tuple)):
             return type(obj)(cut(o, f"{path}[{i}]") for i, o in enumerate(obj))
@@ -138,8 +165,8 @@ class BatchCut:
 
     @property
     def batch(self) -> int | None:
-        """The leading size that was cut (None: nothing was)."""
-        return int(self.cuts[0]["from"]) if self.cuts else None
+        """The leading size that was cut (None: nothing was): the batch, not a size grouped by it."""
+        return int(self.cuts[0]["from"]) // int(self.cuts[0].get("per_sample", 1)) if self.cuts else None
 
     @property
     def full_size(self) -> bool:

@@ -206,12 +206,29 @@ def batch_cut_policy(module, args, kwargs, kept=False):
     return "cut"
 
 
+def grouped_sizes(args, kwargs):
+    """hdecomp.runtime.batch_limit.grouped_sizes: {k * b: b} for integer inputs (2-D or more) laid out batch-major
+    with k rows per sample of a float input's leading size b (OWLv2's batch x queries ids beside batch images)."""
+    tensors = [t for t in tensors_in([list(args), kwargs]) if t.dim() >= 1]
+    data = {int(t.shape[0]) for t in tensors if t.is_floating_point() or t.is_complex()}
+    out = {}
+    for t in tensors:
+        size = int(t.shape[0])
+        if t.dim() < 2 or t.is_floating_point() or t.is_complex() or size in data:
+            continue
+        bases = [b for b in data if 1 < b < size and size % b == 0]
+        if bases and all(not (u.is_floating_point() or u.is_complex()) for u in tensors if int(u.shape[0]) == size):
+            out[size] = max(bases)
+    return out
+
+
 def batch_candidates(args, kwargs, n):
     """hdecomp.runtime.batch_limit.batch_candidates: the leading sizes above n a cut may take as the batch, in the
-    order they are tried: the first input's, then every other distinct one in input order; none when the first
-    input with a leading dimension is within n already."""
+    order they are tried: the first input's, then every other distinct one in input order (not grouped sizes);
+    none when the first input with a leading dimension is within n already."""
     out: list[int] = []
-    tensors = [t for t in tensors_in([list(args), kwargs]) if t.dim() >= 1]
+    grouped = grouped_sizes(args, kwargs)
+    tensors = [t for t in tensors_in([list(args), kwargs]) if t.dim() >= 1 and int(t.shape[0]) not in grouped]
     if tensors and int(tensors[0].shape[0]) <= n:
         return out
     for t in tensors:
@@ -222,15 +239,21 @@ def batch_candidates(args, kwargs, n):
 
 def cut_batch(args, kwargs, n, batch=None):
     """hdecomp.runtime.batch_limit.cut_batch: cut the leading dimension of every input tensor whose leading size is
-    `batch` (default: the first input's) to n; every other input is left as it is."""
+    `batch` (default: the first input's) to n, and of those grouped by it (k rows per sample) to k * n; every other
+    input is left as it is."""
+    grouped = grouped_sizes(args, kwargs)
     if batch is None:
-        batch = next((t.shape[0] for t in tensors_in([list(args), kwargs]) if t.dim() >= 1), None)
+        batch = next((t.shape[0] for t in tensors_in([list(args), kwargs])
+                      if t.dim() >= 1 and int(t.shape[0]) not in grouped), None)
     if batch is None or batch <= n:
         return args, kwargs
 
     def cut(obj):
         if isinstance(obj, torch.Tensor):
-            return obj[:n].clone() if obj.dim() >= 1 and obj.shape[0] == batch else obj
+            if obj.dim() >= 1 and obj.shape[0] == batch:
+                return obj[:n].clone()
+            size = int(obj.shape[0]) if obj.dim() >= 1 else 0
+            return obj[:n * (size // batch)].clone() if grouped.get(size) == batch else obj
         if isinstance(obj, (list, tuple)):
             return type(obj)(cut(o) for o in obj)
         if isinstance(obj, dict):
