@@ -505,3 +505,34 @@ def test_rows_grouped_by_the_batch_are_cut_with_their_samples(tmp_path: Path) ->
     assert res["self_tests"]["status"] == "PASS", res["self_tests"]
     model_file = (dec.root / "level_3_model" / "grouped_queries.py").read_text()
     assert "((2, 4, 3), torch.float32, True)" in model_file
+
+
+def test_an_output_object_a_recording_writes_is_a_kernel_of_its_own() -> None:
+    # CLAP's audio encoder, captured by recording: `BaseModelOutputWithPooling(..., pooler_output=flatten(
+    # avgpool(h)))` joined the pooling fusion, whose own split could not import the class; a ModelOutput
+    # packs values and is a kernel of its own, as in a graph fx traces
+    from hdecomp.decompose.capture import reference_run
+    from hdecomp.decompose.capture.record import capture_record
+    from hdecomp.decompose.plan import plan_children
+    from torch import nn
+    from transformers.modeling_outputs import BaseModelOutputWithPooling
+
+    class Encoder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = nn.Linear(16, 16)
+            self.pool = nn.AdaptiveAvgPool1d(1)
+
+        def forward(self, x: torch.Tensor) -> Any:
+            h = torch.relu(self.proj(x))
+            return BaseModelOutputWithPooling(last_hidden_state=h,
+                                              pooler_output=torch.flatten(self.pool(h.transpose(1, 2)), 1))
+
+    m = Encoder().eval()
+    x = torch.randn(2, 5, 16)
+    ref = reference_run(m, [x], {})
+    cap = capture_record(m, [x], {}, ref, set())
+    children = plan_children(m, cap.graph, 2, ref.per_module, cap.child_calls, 8, ref.contraction_ops,
+                             ref.module_calls)
+    packing = [c for c in children if any(n.target is BaseModelOutputWithPooling for n in c.members)]
+    assert len(packing) == 1 and len(packing[0].core) == 1, [[str(n.target) for n in c.members] for c in children]

@@ -547,9 +547,11 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
             module_child[target] = child
             children.append(child)
             continue
-        # fusable: try to extend the group whose last op feeds this one through a chain
+        # fusable: try to extend the group whose last op feeds this one through a chain (an output object
+        # a recording writes, `BaseModelOutputWithPooling(...)`, packs values: a kernel of its own, as in
+        # a graph fx traces, never the end of a fusion)
         joined = None
-        if cap > 1:
+        if cap > 1 and not is_output_object_call(n):
             for a in _tensor_inputs(n):
                 via: list[fx.Node] = []
                 cur = a
@@ -558,7 +560,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                     cur = cur.all_input_nodes[0]
                 g = group_of.get(cur)
                 if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
-                        len(cur.users) != 1:
+                        len(cur.users) != 1 or is_output_object_call(cur):
                     continue
                 # An in-place op stays with the op that produced its input (a child never mutates its input).
                 if not _inplace(n, root):
