@@ -113,8 +113,8 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         for h in handles:
             h.remove()
     for e in trace.events:
-        if e.level == "function" and e.compute:
-            owner = next((a for a in attrs if e.module == a), None)
+        if e.level == "function" and e.compute:   # (in the region's own code and in the modules it calls)
+            owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
             if owner is not None and owner in rec.calls:
                 rec.calls[owner].calls_made += 1
         if e.level != "aten" or not e.compute:
