@@ -215,7 +215,7 @@ def _tensor_shapes(obj: object) -> object:
 
 
 @pytest.mark.parametrize("case", ["transposed_both", "standard", "stacked", "kwargs", "nested", "small",
-                                  "scalar_first"])
+                                  "scalar_first", "grouped"])
 def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
     """The script's choose_cut takes the same candidate as hdecomp.runtime.batch_limit.choose_cut under the same model
     check: the first input's leading size when its cut runs, the next one when not, whole inputs when no
@@ -239,6 +239,9 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
         fn = lambda pair: pair[0] @ pair[1]  # noqa: E731
     elif case == "small":                    # nothing above the limit: nothing to try
         args, fn = [torch.zeros(1, 3), torch.zeros(3, 1)], lambda a, b: a @ b
+    elif case == "grouped":                  # OWLv2: batch x queries rows of ids beside batch images
+        args = [torch.zeros(6, 5, dtype=torch.long), torch.ones(6, 5, dtype=torch.long), torch.zeros(2, 3, 8)]
+        fn = lambda ids, mask, px: ids.view(px.shape[0], -1, 5)   # noqa: E731
     else:                                    # a 0-dim first input: the first leading size is the matrix's
         args, fn = [torch.tensor(2.0), torch.zeros(5, 2)], lambda s, a: s * a
 
@@ -256,7 +259,7 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
     assert _tensor_shapes(got_args) == _tensor_shapes(want.args)
     assert _tensor_shapes(got_kwargs) == _tensor_shapes(want.kwargs)
     expected = {"transposed_both": [(12, 4), (1, 12)], "standard": [(1, 12), (12, 4)],
-                "stacked": [(3, 5), (5, 3)], "kwargs": [(7, 2)]}
+                "stacked": [(3, 5), (5, 3)], "kwargs": [(7, 2)], "grouped": [(3, 5), (3, 5), (1, 3, 8)]}
     if case in expected:
         assert _tensor_shapes(got_args) == expected[case]
     if case == "kwargs":

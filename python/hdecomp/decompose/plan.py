@@ -16,7 +16,6 @@ one kernel child, whatever the level.
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import operator
 import re
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
+from hdecomp.runtime.component import is_output_class
 from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 
@@ -173,9 +173,7 @@ def is_namedtuple_call(n: fx.Node) -> bool:
 def is_output_object_call(n: fx.Node) -> bool:
     """A call of an output class that packs values by name (transformers' ModelOutputs: dataclasses that
     are dicts), as a recording writes `BaseModelOutput(last_hidden_state=h)`."""
-    t = n.target
-    return n.op == "call_function" and isinstance(t, type) and issubclass(t, dict) and \
-        dataclasses.is_dataclass(t) and not n.args
+    return n.op == "call_function" and is_output_class(n.target) and not n.args
 
 
 def is_host_scalar(n: fx.Node) -> bool:

@@ -1674,6 +1674,7 @@ def _call_sites(fdef: ast.FunctionDef, attr: str) -> list[ast.expr]:
 def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region_uses: dict[str, list[Region]],
                   fs: ForwardSource, user_file: Any, local_names: set[str],
                   ties: list[tuple[str, str]], full_tensors: dict[str, torch.Tensor]) -> SourceChild:
+    from hdecomp.decompose.codegen import initialise_text
     ctx = SourceContext(user_file=user_file)
     used = names_of([*r.local_defs, *r.nodes, *(it.context_expr for it in r.contexts)])
     init: list[str] = []
@@ -1715,7 +1716,6 @@ def _region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], regio
             init.append(f"        self.{a} = {expr}")
             init.extend(f"        {line}" for line in hook_registrations(info.value, f"self.{a}", ctx))
             # (a constructor that leaves its parameters as torch.empty memory: DBRX's expert GLU)
-            from hdecomp.decompose.codegen import initialise_text
             fill = initialise_text(info.value, prefix=f"{a}.")
             if fill:
                 init.extend(fill.rstrip("\n").split("\n"))

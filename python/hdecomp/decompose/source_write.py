@@ -113,18 +113,20 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         for h in handles:
             h.remove()
     for e in trace.events:
-        if e.level == "function" and e.compute:   # (in the region's own code and in the modules it calls)
-            owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
-            if owner is not None and owner in rec.calls:
-                rec.calls[owner].calls_made += 1
-        if e.level != "aten" or not e.compute:
+        if not e.compute or e.level not in ("function", "aten"):
             continue
+        # (in the child's own code and in the modules it calls)
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
-        if owner is not None and owner in rec.calls:
-            rec.calls[owner].ops += 1
-            rec.calls[owner].op_names.add(e.name)
-            if category(e.name) in STRUCTURE_KINDS or e.name == "mean":
-                rec.calls[owner].structure.append(e.name)
+        if owner is None or owner not in rec.calls:
+            continue
+        call = rec.calls[owner]
+        if e.level == "function":
+            call.calls_made += 1
+            continue
+        call.ops += 1
+        call.op_names.add(e.name)
+        if category(e.name) in STRUCTURE_KINDS or e.name == "mean":
+            call.structure.append(e.name)
     return rec
 
 

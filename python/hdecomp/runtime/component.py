@@ -420,6 +420,13 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
+def is_output_class(cls: Any) -> bool:
+    """A class of output objects that pack values by name: a dict subclass that is a dataclass
+    (transformers' ModelOutputs), built by keyword from its fields."""
+    import dataclasses
+    return isinstance(cls, type) and issubclass(cls, dict) and cls is not dict and dataclasses.is_dataclass(cls)
+
+
 def same_kind_dict(like: dict[Any, Any], values: dict[Any, Any]) -> dict[Any, Any]:
     """`values` in a dict of `like`'s type (a ModelOutput or another dict subclass keeps its type: children
     read it by attribute); a plain dict where that type cannot be filled so."""

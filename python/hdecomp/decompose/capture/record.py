@@ -4,7 +4,6 @@ the ops in between, built into the same kind of graph (the last method, for what
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import operator
 import weakref
 from typing import Any
@@ -26,7 +25,7 @@ from hdecomp.decompose.capture.common import (
     work_copy,
 )
 from hdecomp.decompose.value_names import user_frame_trace
-from hdecomp.runtime.component import clone_nested
+from hdecomp.runtime.component import clone_nested, is_output_class
 from hdecomp.runtime.memoized import clear_memoized
 
 _DUNDER_TO_OPERATOR = {
@@ -144,8 +143,8 @@ class _GraphBuilder:
             return tuple(self.arg(v) for v in value)
         if isinstance(value, list):
             return [self.arg(v) for v in value]
-        if isinstance(value, dict) and type(value) is not dict and dataclasses.is_dataclass(value) and \
-                all(isinstance(k, str) for k in value) and any(isinstance(t, torch.Tensor) for t in flat_values(value)):
+        if is_output_class(type(value)) and all(isinstance(k, str) for k in value) and \
+                any(isinstance(t, torch.Tensor) for t in flat_values(value)):
             # a ModelOutput the forward built (BaseModelOutput(last_hidden_state=...)): the call of its class,
             # as the forward wrote it (a plain dict in its place is another kind of output)
             node = self.by_id.get(id(value))
