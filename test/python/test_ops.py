@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from hdecomp.runtime.ops import (
     canonical_op_name,
     format_counter_diff,
+    is_identity_op,
     is_plumbing,
     record_ops,
     record_ops_meta,
@@ -215,3 +216,25 @@ def test_fast_path_queries_are_not_compute() -> None:
     assert is_plumbing("is_nested")
     assert "is_nested" not in trace.compute_inventory("function", invisible_only=True)
     assert trace.compute_inventory("aten") == Counter({"relu": 1})
+
+
+def test_an_op_with_a_neutral_number_computes_nothing() -> None:
+    # `acc = 0; for ...: acc = acc + y`: the first turn adds a Python 0 (timm's FocalNet modulation). It
+    # computes nothing, so it is no kernel instance the tree must hold, at either level; a non-neutral
+    # number (`h + 1.0`, a bias) still is.
+    class Accumulates(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            acc = 0
+            for k in range(3):
+                acc = acc + torch.relu(x * (k + 2))
+            return acc + 1.0
+
+    _, trace = record_ops(Accumulates(), [torch.randn(2, 3)], {})
+    # two accumulations of tensors (residual adds a parent may keep) and the bias; the `0 + y` is none
+    assert trace.compute_inventory("aten") == Counter({"relu": 3, "mul": 3, "add": 3})
+    adds = [e for e in trace.events if e.level == "aten" and e.name == "add"]
+    assert [(e.compute, e.residual) for e in adds] == [(False, False), (True, True), (True, True), (True, False)]
+    assert trace.compute_inventory("function", invisible_only=True) == Counter()
+    assert is_identity_op("add", (torch.ones(2), 0)) and is_identity_op("mul", (torch.ones(2), 1.0))
+    assert not is_identity_op("add", (torch.ones(2), 1.0)) and not is_identity_op("add", (torch.ones(2), True))
+    assert not is_identity_op("mul", (torch.ones(2), torch.ones(2)))

@@ -140,6 +140,20 @@ def is_plumbing(name: str) -> bool:
     return canon in PLUMBING_OPS or canon in _FUNCTION_PLUMBING
 
 
+_IDENTITY_SCALAR = {"add": 0, "sub": 0, "mul": 1, "div": 1}
+
+
+def is_identity_op(name: str, args: tuple[Any, ...]) -> bool:
+    """True for an aten op whose Python-number operand makes it return its tensor unchanged: `0 + x`
+    (the `acc = 0; for ...: acc = acc + y` accumulator's first turn), `x - 0`, `x * 1`, `x / 1`. It
+    computes nothing, so it is data plumbing (a copy) wherever it runs, in the model or in a tree."""
+    neutral = _IDENTITY_SCALAR.get(name)
+    if neutral is None or len(args) < 2 or not isinstance(args[0], torch.Tensor):
+        return False
+    scalar = args[1]
+    return isinstance(scalar, (int, float)) and not isinstance(scalar, bool) and scalar == neutral
+
+
 def _is_inplace(raw: str) -> bool:
     base = raw.split("::")[-1]
     base = base.split(".")[-1] if base.startswith(("torch.", "Tensor.")) else base.split(".")[0]
@@ -269,7 +283,7 @@ class _DispatchRecorder(TorchDispatchMode):
         raw = str(func._schema.name) + (f".{func._overloadname}" if getattr(func, "_overloadname", "") else "")
         packet = func.overloadpacket.__name__
         name = canonical_op_name(packet)
-        compute = not is_plumbing(name)
+        compute = not is_plumbing(name) and not is_identity_op(name, args)
         module, mtype = self.rec.current()
         residual = (name == "add" and len(args) >= 2 and isinstance(args[0], torch.Tensor)
                     and isinstance(args[1], torch.Tensor) and kwargs.get("alpha", 1) == 1
@@ -298,7 +312,7 @@ class _FunctionRecorder(TorchFunctionMode):
         except Exception:  # resolve_name can fail on exotic callables
             raw = getattr(func, "__name__", repr(func))
         name = canonical_op_name(raw)
-        compute = not is_plumbing(name)
+        compute = not is_plumbing(name) and not is_identity_op(name, args)
         module, mtype = self.rec.current()
         event = OpEvent(name=name, level="function", module=module, module_type=mtype, compute=compute,
                         inplace=_is_inplace(raw), raw=raw)
