@@ -54,7 +54,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
-                                  "grouped_queries"])
+                                  "grouped_queries", "self_indexed_experts"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -536,3 +536,37 @@ def test_an_output_object_a_recording_writes_is_a_kernel_of_its_own() -> None:
                              ref.module_calls)
     packing = [c for c in children if any(n.target is BaseModelOutputWithPooling for n in c.members)]
     assert len(packing) == 1 and len(packing[0].core) == 1, [[str(n.target) for n in c.members] for c in children]
+
+
+def test_a_containers_items_reached_through_self_are_its_children_even_where_no_input_picks_one(
+        trees: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Switch Transformers' experts: a ModuleDict's own forward calls `self[f"expert_{i}"](x)` for the experts
+    # its router picked. The recorded graph holds the picks of one input only (its steps passed, the
+    # composition failed); the source-level split keeps the loop and calls each item, and an item no
+    # recorded input picks is written from a picked twin, idle in the original as in the split.
+    from hdecomp.verify.step import verify_step
+    dec = trees["self_indexed_experts"]
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    experts = tree["nodes"]["experts"]
+    assert experts["capture"] == "source", experts
+    step = dec.root / experts["step"]
+    refactored = (step / "refactored.py").read_text()
+    assert "self.self_items[f'expert_{e[0]}'](" in refactored
+    result = json.loads((step / "verification_result.json").read_text())
+    assert result["status"] == "PASS" and sorted(result["child_calls"]) == sorted(
+        ["self_items.expert_0", "self_items.expert_1", "self_items.expert_2", "self_items.expert_3",
+         *[k for k in result["child_calls"] if not k.startswith("self_items.")]])
+    idle = [k for k, n in result["child_calls"].items() if n == 0]
+    assert len(idle) == 1 and idle[0].startswith("self_items."), result["child_calls"]
+    # the original's side from the reference cache, twice: what it ran is cached with it
+    monkeypatch.setenv("HDECOMP_CACHE_DIR", str(tmp_path / "cache"))
+    cold = verify_step(step / "original.py", step / "refactored.py")
+    warm = verify_step(step / "original.py", step / "refactored.py")
+    assert cold.status == warm.status == "PASS", [v.format() for v in warm.violations]
+    assert warm.data["reference_cache"]["trials_from_cache"] > 0
+    # an item the original does call, skipped by the split, is still refused
+    skipped = (step / "refactored.py").read_text().replace(
+        "self.self_items[f'expert_{e[0]}'](", "(lambda h: h * 0)(")
+    (step / "skipped.py").write_text(skipped)
+    bad = verify_step(step / "original.py", step / "skipped.py")
+    assert bad.status == "FAIL" and "HD306" in {v.rule for v in bad.violations}

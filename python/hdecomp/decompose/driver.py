@@ -35,7 +35,7 @@ from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.layout import read_result_file
 from hdecomp.formats.tree import TREE_FILE
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for
-from hdecomp.runtime.component import clone_nested, load_component
+from hdecomp.runtime.component import BUILD_SEED, clone_nested, load_component
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 logger = logging.getLogger(__name__)
@@ -181,7 +181,8 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     t0 = time.perf_counter()
     # Check the model runs before writing anything else: a broken model is exit 2.
     top = root / LEVEL_DIRS[3] / f"{name}.py"
-    model = comp.build(device=options.device, timeout=options.timeout, batch_limit=options.batch_limit)
+    model = comp.build(device=options.device, timeout=options.timeout, batch_limit=options.batch_limit,
+                       seed=BUILD_SEED)
     # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
     # (`batch_size` lowered, else cut; see batch_cut_policy).
     args, kwargs = comp.make_inputs(seed=42, device=options.device, timeout=options.timeout,

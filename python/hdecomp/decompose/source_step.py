@@ -107,6 +107,8 @@ def forward_source(model: nn.Module) -> ForwardSource:
         if isinstance(n, ast.AnnAssign) and n.value is None:
             raise SourceStepError(f"{owner.__name__}.forward declares a name without a value")
     _strip_annotations(fdef)
+    if _reads_self_items(model):
+        _SelfItems().visit(fdef)
     text = ast.unparse(fdef)
     canon = ast.parse(text).body[0]
     assert isinstance(canon, ast.FunctionDef)
@@ -119,6 +121,66 @@ def forward_source(model: nn.Module) -> ForwardSource:
                                  [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
                          owner=owner, code=fn.__code__, file_line=file_line)
+
+
+# A container with a forward of its own (`class Experts(nn.ModuleDict)` whose forward calls
+# `self[f"expert_{i}"](x)`, a Sequential subclass looping `for m in self`) reads its items through `self`.
+# The forward is read as if they were a container attribute of that name; the refactored parent holds them
+# there, and the weight map takes the name off the original's keys (strip_self_items).
+SELF_ITEMS = "self_items"
+_CONTAINER_TYPES = (nn.ModuleDict, nn.ModuleList, nn.Sequential)
+_ITEM_METHODS = {"items", "values", "keys"}
+
+
+class _SelfItems(ast.NodeTransformer):
+    """`self[k]`, `for m in self`, `len(self)`, `self.items()` -> the same of `self.<SELF_ITEMS>`."""
+
+    @staticmethod
+    def _items(node: ast.expr) -> ast.expr:
+        return ast.copy_location(ast.Attribute(value=node, attr=SELF_ITEMS, ctx=ast.Load()), node)
+
+    @staticmethod
+    def _is_self(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == "self"
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        if self._is_self(node.value):
+            node.value = self._items(node.value)
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        if self._is_self(node.iter):
+            node.iter = self._items(node.iter)
+        return node
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        if self._is_self(node.iter):
+            node.iter = self._items(node.iter)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in ("len", "enumerate", "list", "tuple", "reversed", "zip"):
+            node.args = [self._items(a) if self._is_self(a) else a for a in node.args]
+        elif isinstance(f, ast.Attribute) and f.attr in _ITEM_METHODS and self._is_self(f.value):
+            f.value = self._items(f.value)
+        return node
+
+
+def _reads_self_items(model: nn.Module) -> bool:
+    return isinstance(model, _CONTAINER_TYPES) and SELF_ITEMS not in vars(model)
+
+
+def strip_self_items(model: nn.Module, key: str) -> str:
+    """An original state key as the container `model` itself names it (`self_items.expert_0.wi.weight` ->
+    `expert_0.wi.weight`); any other module's keys as they are."""
+    if _reads_self_items(model) and key.startswith(SELF_ITEMS + "."):
+        return key[len(SELF_ITEMS) + 1:]
+    return key
 
 
 def function_source(fn: Any, method: bool = False) -> ForwardSource:
@@ -422,6 +484,10 @@ class AttrInfo:
 
 
 def attr_info(model: nn.Module, name: str) -> AttrInfo:
+    if name == SELF_ITEMS and _reads_self_items(model):
+        view: nn.Module = (nn.ModuleDict(dict(model.named_children())) if isinstance(model, nn.ModuleDict)
+                           else nn.ModuleList(list(model.children())))
+        return AttrInfo(name, "container", view)
     try:
         static = inspect.getattr_static(model, name)
     except AttributeError:
@@ -619,6 +685,7 @@ class _Splitter:
         # whole forward: its statements are the children) and in a fusion (whose children are kernels)
         self.per_statement = per_statement
         self.local_modules: set[str] = set()   # local names the forward calls (modules from a container)
+        self.containers: set[str] = set()      # container attributes (`self.experts[i](x)` calls an item)
         self.kept: set[int] = set()            # statements made here that the parent keeps
         self.hoist_count = 0
 
@@ -630,11 +697,20 @@ class _Splitter:
             return True
         return bool(contexts) and _has_call(node)   # under a pushed-down context every call needs it
 
+    def _module_call(self, f: ast.expr) -> bool:
+        """A call of a module the parent holds through a local name (a module taken from a container in a
+        loop: `for e, expert in enumerate(self.experts)`) or an item of a container (`self.experts[i]`,
+        `self[f"expert_{i}"]` in a ModuleDict's own forward)."""
+        if isinstance(f, ast.Name):
+            return f.id in self.local_modules
+        return (isinstance(f, ast.Subscript) and isinstance(f.value, ast.Attribute)
+                and isinstance(f.value.value, ast.Name) and f.value.value.id == "self"
+                and f.value.attr in self.containers and not _has_call(f.slice))
+
     def hoist_local_calls(self, s: ast.stmt) -> list[ast.stmt]:
-        """Calls of a local name inside a compute statement (a module taken from a container in a loop:
-        `for e, expert in enumerate(self.experts)`) move before it as `_child_out_N = expert(...)`, kept in
-        the parent: a child must not be handed a module. Their arguments that are not plain data
-        plumbing become expression regions."""
+        """Calls of a module inside a compute statement (_module_call) move before it as
+        `_child_out_N = expert(...)`, kept in the parent: a child must not be handed a module. Their
+        arguments that are not plain data plumbing become expression regions."""
         hoisted: list[ast.stmt] = []
         splitter = self
 
@@ -644,8 +720,7 @@ class _Splitter:
 
             def visit_Call(self, node: ast.Call) -> ast.AST:
                 self.generic_visit(node)
-                f = node.func
-                if not (isinstance(f, ast.Name) and f.id in splitter.local_modules):
+                if not splitter._module_call(node.func):
                     return node
                 node.args = [a if _plain_data(a) else splitter.expr_region(a, True, []) for a in node.args]
                 name = f"_child_out_{splitter.hoist_count}"
@@ -1010,6 +1085,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
+        splitter.containers = {a for a, i in attrs.items() if i.kind == "container"}
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
         regions = splitter.regions
         if not regions:

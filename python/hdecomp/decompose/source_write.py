@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from hdecomp.decompose.source_step import (
     SourceStepError,
     executed_lines,
     plan_source_step,
+    strip_self_items,
 )
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
@@ -66,6 +68,8 @@ class CallRecord:
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
     op_names: set[str] = field(default_factory=set)      # the compute ops it ran (aten names: `nms`, `topk`)
     calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
+    twin: str = ""        # never called in the recorded runs: the calls of this item of its container are
+                          # taken (_reached_twin)
 
 
 @dataclass
@@ -166,9 +170,38 @@ def _fill_by_name(plan: SourcePlan, rec: Recording, args: list[Any], kwargs: dic
                         names = []
         if names and all(n in values for n in names):
             rec.calls[c.attr] = CallRecord(args=[values[n] for n in names], kwargs={}, calls=0)
+        elif (twin := _reached_twin(plan, rec, c)) is not None:
+            rec.calls[c.attr] = _as_twin(c, rec.calls[twin], twin)
         else:
             missing.append(c.attr)
     return missing
+
+
+def _reached_twin(plan: SourcePlan, rec: Recording, c: SourceChild) -> str | None:
+    """A reached item of the container that holds `c`, of its class and its state's shapes: the items of one
+    container are called at one call site (`self.experts[i](x)`), so an expert the router never picked in the
+    recorded runs takes the inputs a picked one did (_as_twin)."""
+    if c.module is None:
+        return None
+    items = next((items for items in plan.containers.values() if c.attr in items), [])
+    by_attr = {ch.attr: ch for ch in plan.children}
+
+    def state(m: nn.Module) -> list[tuple[str, tuple[int, ...]]]:
+        return [(k, tuple(v.shape)) for k, v in m.state_dict().items()]
+    for a in items:
+        other = by_attr[a].module
+        if a in rec.calls and not rec.calls[a].twin and other is not None and type(other) is type(c.module) \
+                and state(other) == state(c.module):
+            return a
+    return None
+
+
+def _as_twin(c: SourceChild, twin: CallRecord, name: str) -> CallRecord:
+    """`c`'s call: its twin's inputs, and what `c` itself gives on them."""
+    assert c.module is not None
+    with torch.no_grad():
+        out = c.module(*clone_nested(list(twin.args)), **clone_nested(dict(twin.kwargs)))
+    return dataclasses.replace(twin, out=_clone(out), last=None, twin=name)
 
 
 def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list[str], rec: Recording,
@@ -240,7 +273,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     weight_map: dict[str, str] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
-            full = f"{c.attr}.{okey}" if c.kind == "module" else okey
+            full = strip_self_items(model, f"{c.attr}.{okey}" if c.kind == "module" else okey)
             weight_map.setdefault(plan.key_prefix + full, f"{c.attr}.{ckey}")
     plan.ties += tie_tied_tensors(model, weight_map)
     # the parent's own inputs at the original batch
@@ -289,6 +322,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
             del ref2
             for a, r in rec.calls.items():
                 r2 = rec2.calls.get(a)
+                if r.twin:
+                    continue   # (taken from its twin's below)
                 if r2 is None:
                     notes.append(f"child {a}: not reached at batch {sc.b2}; its inputs keep the recorded sizes")
                     continue
@@ -298,6 +333,10 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         except Exception as exc:   # user code at another batch: the recorded sizes stay, said as deviation
             notes.append(f"the refactored forward does not run at batch {sc.b2} ({type(exc).__name__}: {exc}): "
                          "the children keep the recorded sizes")
+    by_attr = {c.attr: c for c in plan.children}
+    for a, r in list(rec.calls.items()):
+        if r.twin:   # (at the twin's sizes, the original batch's where it was taken there)
+            rec.calls[a] = _as_twin(by_attr[a], rec.calls[r.twin], r.twin)
     del ref
     # pass 2: the files for good
     module_children = {id(c.module) for c in plan.children if c.module is not None}
@@ -325,7 +364,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
                 child_nodes.append(cn)
         if stem not in node.children:
             node.children.append(stem)
-        node.uses[stem] = node.uses.get(stem, 0) + max(1, r.calls)
+        node.uses[stem] = node.uses.get(stem, 0) + (1 if r.twin else max(1, r.calls))
     shutil.rmtree(step_dir / "children")
     (step_dir / "children").mkdir()
     for stem, text in sorted(texts.items()):

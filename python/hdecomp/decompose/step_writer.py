@@ -86,7 +86,7 @@ from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
-from hdecomp.runtime.component import load_component
+from hdecomp.runtime.component import BUILD_SEED, load_component
 from hdecomp.verify.weights import WeightSlice, map_value_json, transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
@@ -270,8 +270,8 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     step_name = f"step_{step_number}_{node.id}"
     step_dir = dec.root / "steps" / step_name
     comp = load_component(node.path, timeout=opts.timeout)
-    with record_init_args():
-        model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    with record_init_args():   # (the root's weights as its coverage draws them: BUILD_SEED)
+        model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit, seed=BUILD_SEED)
     as_built = plain_attributes(model)   # the children are written from the model as built (restored below)
     args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.

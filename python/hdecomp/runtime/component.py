@@ -132,6 +132,11 @@ def display_path(fn: str | Path) -> str:
         return str(fn)
 
 
+# The weights of the model a decomposition splits and of the one its coverage counts: one seed, so that a
+# count that follows the weights (the experts a router picks, each a loop turn) is the same in both.
+BUILD_SEED = 0
+
+
 @dataclass
 class Component:
     """A loaded component file: its module, model class and input factories."""
@@ -155,8 +160,9 @@ class Component:
         return [self.path.parent]
 
     def build(self, device: str | torch.device | None = None, timeout: float | None = None,
-              batch_limit: int | None = None, checked: bool = True) -> nn.Module:
-        """Instantiate the model from get_init_inputs() (eval mode, on `device`).
+              batch_limit: int | None = None, checked: bool = True, seed: int | None = None) -> nn.Module:
+        """Instantiate the model from get_init_inputs() (eval mode, on `device`); with `seed`, its weights drawn
+        from that torch seed (the caller's random state left as it was).
 
         With `batch_limit`, the module-level int `batch_size` is lowered while get_init_inputs() and the
         constructor run, exactly as in make_inputs: a model that sizes state by the batch in `__init__`
@@ -164,7 +170,10 @@ class Component:
         `checked=False` lowers it even where the file does not work lowered (batch_size_kept): the
         decomposer's own probe at a second batch, never the user's limit.
         """
-        with self._batch_size_lowered(batch_limit, record=False, checked=checked):
+        with self._batch_size_lowered(batch_limit, record=False, checked=checked), \
+                torch.random.fork_rng(devices=[], enabled=seed is not None):
+            if seed is not None:
+                torch.manual_seed(seed)
             init = self.init_inputs(timeout)
             model = self._call(f"{self.class_name}(*get_init_inputs())",
                                lambda: self.model_class(*init), timeout)

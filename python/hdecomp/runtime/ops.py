@@ -84,6 +84,8 @@ _FUNCTION_PLUMBING: frozenset[str] = frozenset({
     "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
     # `torch._assert(H % window == 0, msg)`: a check of the forward's sizes, no compute
     "_assert",
+    # `module.to(dtype)` parses its arguments with torch._C._nn._parse_to; the casts show at aten (_to_copy)
+    "_parse_to",
 })
 
 _DUNDER_ALIASES = {"radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul",

@@ -32,7 +32,7 @@ from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import Step, level_files
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.runtime.batch_limit import limited_inputs
-from hdecomp.runtime.component import class_source_file, load_component, map_nested, run_user_code
+from hdecomp.runtime.component import BUILD_SEED, class_source_file, load_component, map_nested, run_user_code
 from hdecomp.runtime.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
@@ -153,11 +153,11 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
     path = Path(path)
     try:
         comp = load_component(path, timeout=timeout)
-        model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
+        model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
         args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
         return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
                                       rebuild=lambda: comp.build(device=device, timeout=timeout,
-                                                                 batch_limit=batch_limit))
+                                                                 batch_limit=batch_limit, seed=BUILD_SEED))
     except HdecompError as exc:
         return Inventory(file=str(path), error=exc.headline, input_mode="none")
 

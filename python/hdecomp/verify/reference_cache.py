@@ -66,6 +66,7 @@ class Reference:
     mutated: list[str]
     drew_random: bool
     trace: OpTrace | None
+    module_calls: dict[str, int] | None = None   # how often each submodule of the original ran (None: unknown)
 
 
 _IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
@@ -143,7 +144,8 @@ class ReferenceCache:
         with contextlib.suppress(OSError):
             os.utime(self.dir)   # recently used: evicted last
         self.hits += 1
-        return Reference(data["output"], list(data["mutated"]), bool(data["drew_random"]), data["trace"])
+        return Reference(data["output"], list(data["mutated"]), bool(data["drew_random"]), data["trace"],
+                         data.get("module_calls"))
 
     def put(self, label: str, ref: Reference) -> None:
         if self.poisoned:
@@ -157,7 +159,7 @@ class ReferenceCache:
         os.close(fd)
         try:
             torch.save({"format": FORMAT, "output": _to_cpu(ref.output), "mutated": ref.mutated,
-                        "drew_random": ref.drew_random, "trace": ref.trace}, tmp)
+                        "drew_random": ref.drew_random, "trace": ref.trace, "module_calls": ref.module_calls}, tmp)
             os.replace(tmp, self.dir / _label_file(label))
             self.stored += 1
         except Exception:   # an output that cannot be pickled, a full disk: not cached

@@ -289,10 +289,11 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     trace_o = trace_r = None
     batch_info: dict[str, Any] = {}  # filled by the first trial: see run_trial
     child_calls = ChildCalls(m_ref)   # every trial's child calls (a branch one trial does not take)
+    original_calls = ChildCalls(m_orig, every_module=True)   # (an item no trial reaches in either model)
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
         trial, to, tr = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
-                                   record, batch_info, reference=reference)
+                                   record, batch_info, reference=reference, original_calls=original_calls)
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
@@ -344,7 +345,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         clock.add("weights", time.perf_counter() - t0)
         randomized, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
                                       "randomized", options, clock, device, False, batch_info,
-                                      reference=reference, weights=weights_state)
+                                      reference=reference, weights=weights_state, original_calls=original_calls)
         randomized.randomized = True
         data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
                                     "tensors_randomized": len(names)}
@@ -361,11 +362,14 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
             names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
             weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}{_attributes_label(m_orig, names)}"
         bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
-                              clock, device, False, batch_info, reference=reference, weights=weights_state)
+                              clock, device, False, batch_info, reference=reference, weights=weights_state,
+                              original_calls=original_calls)
         branch_trials.append(bt)
     child_calls.close()
+    original_calls.close()
     if called_later:
-        never = set(child_calls.never_called())
+        never = {c for c in child_calls.never_called()
+                 if not child_calls.mirrors_idle_original(c, wm, original_calls)}
         structural += [v for v in called_later if v.details.get("child") in never]
     data["branch_trials"] = [t.to_dict() for t in branch_trials]
     data["child_calls"] = dict(child_calls.counts)   # over every trial

@@ -163,13 +163,16 @@ BRANCH_TRIALS = 8  # extra trials at most, looking for the inputs/weights that t
 
 
 class ChildCalls:
-    """Counts the calls of the refactored model's children across trials (forward pre-hooks)."""
+    """Counts the calls of the refactored model's children across trials (forward pre-hooks); with
+    `every_module`, of every submodule (the original's, whose items a child may mirror)."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: nn.Module, every_module: bool = False) -> None:
         from hdecomp.anticheat.structural import component_children
         self.counts: dict[str, int] = {}
+        self.unknown = False   # a run whose calls these counts miss
         self._handles: list[Any] = []
-        for qn, child in component_children(model):
+        named = list(model.named_modules()) if every_module else component_children(model)
+        for qn, child in named:
             self.counts[qn] = 0
             self._handles.append(child.register_forward_pre_hook(self._hook(qn)))
 
@@ -180,6 +183,28 @@ class ChildCalls:
 
     def never_called(self) -> list[str]:
         return [qn for qn, n in self.counts.items() if n == 0]
+
+    def add(self, counts: dict[str, int] | None) -> None:
+        """The calls of a run these hooks did not see (a cached reference's); None: not known."""
+        if counts is None:
+            self.unknown = True
+            return
+        for q, n in counts.items():
+            if q in self.counts:
+                self.counts[q] += n
+
+    def mirrors_idle_original(self, child: str, wm: Any, original_calls: ChildCalls) -> bool:
+        """Whether the never-called `child` holds (by the weight map `wm`) only state of original submodules
+        that the same trials never called either: an expert the router picked in no trial, in the original
+        as in the refactored model. Nothing runs on either side, so nothing is skipped."""
+        if original_calls.unknown or original_calls.counts.get("", 0) == 0:
+            return False   # not known which of the original's submodules ran
+        inverse = {r: o for o, r in wm.mapping.items()}
+        originals = [o for r, o in inverse.items() if r.startswith(child + ".")]
+        if not originals:
+            return False
+        owners = {o.rsplit(".", 1)[0] if "." in o else "" for o in originals}
+        return all(o and original_calls.counts.get(o, 1) == 0 for o in owners)
 
     def close(self) -> None:
         for h in self._handles:
@@ -224,10 +249,12 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
                index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
                record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
                reference: ReferenceCache | None = None, weights: str = "init",
+               original_calls: ChildCalls | None = None,
                ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
     """One trial. `reference`: where the original's side may come from; `weights` names the state of the
     original's weights (its initialisation, or the seed they were last re-randomised with), part of the
-    reference's label with the trial's seed and input scale."""
+    reference's label with the trial's seed and input scale. `original_calls`: the counts of the original's
+    submodule calls (hooked on `m_orig`), to which a cached reference adds the ones it stands for."""
     t0 = time.perf_counter()
     args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
                                     batch_limit=options.batch_limit)
@@ -270,7 +297,10 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     if cached is not None:
         out_o, trace_o, mutated_o = cached.output, cached.trace, cached.mutated
         clock.random_draws += cached.drew_random
+        if original_calls is not None:
+            original_calls.add(cached.module_calls)
     else:
+        calls_before = dict(original_calls.counts) if original_calls is not None else {}
         t0 = time.perf_counter()
         o_args, o_kwargs = clone_nested(args), clone_nested(kwargs)
         # (the input tensors themselves, read again after the run: a forward that appends to an input list,
@@ -295,7 +325,9 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
             if state != state_signature(m_orig):
                 reference.poison()   # its own state changed: a later trial would start elsewhere
             else:
-                reference.put(label, Reference(out_o, mutated_o, clock.random_draws > draws, trace_o))
+                ran = ({q: n - calls_before.get(q, 0) for q, n in original_calls.counts.items()}
+                       if original_calls is not None else None)
+                reference.put(label, Reference(out_o, mutated_o, clock.random_draws > draws, trace_o, ran))
             clock.add("reference_cache", time.perf_counter() - t0)
     t0 = time.perf_counter()
     # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
