@@ -311,6 +311,26 @@ def test_changes_a_constructor_makes_after_building_a_submodule_are_written() ->
     assert module_expr(plain, ctx) == "nn.Linear(4, 4)"
 
 
+def test_a_parameter_a_constructor_sets_after_building_a_submodule_is_written() -> None:
+    # BLIP-2's vision attention: `self.qkv = nn.Linear(d, 3 * d, bias=False)`, then
+    # `self.qkv.bias = nn.Parameter(torch.cat((q_bias, zeros, v_bias)))`; a parameter registered afterwards
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        qkv = nn.Linear(4, 12, bias=False)
+        qkv.bias = nn.Parameter(torch.randn(12))
+        scaled = nn.Linear(4, 4)
+        scaled.register_parameter("gain", nn.Parameter(torch.ones(4), requires_grad=False))
+    ns = {"torch": torch, "nn": nn}
+    expr = module_expr(qkv, ctx)
+    assert expr == ("(_m := nn.Linear(4, 12, bias=False), setattr(_m, 'bias', "
+                    "nn.Parameter(torch.zeros([12], dtype=torch.float32))))[0]"), expr
+    assert check_rebuild(expr, qkv, ns) is None
+    assert check_rebuild("nn.Linear(4, 12, bias=False)", qkv, ns) is not None
+    expr = module_expr(scaled, ctx)
+    assert "setattr(_m, 'gain', nn.Parameter(torch.zeros([4], dtype=torch.float32), requires_grad=False))" in expr
+    assert check_rebuild(expr, scaled, ns) is None
+
+
 class FrozenNorm(nn.Module):
     def __init__(self, n: int) -> None:
         super().__init__()

@@ -598,6 +598,12 @@ class Patch(NamedTuple):
 _BUFFER_VALUES_LIMIT = 1 << 14
 
 
+def _parameter_expr(p: nn.Parameter) -> str:
+    """A parameter of `p`'s shape, dtype and requires_grad, its values zero (the weights bring them)."""
+    grad = "" if p.requires_grad else ", requires_grad=False"
+    return f"nn.Parameter(torch.zeros({list(p.shape)}, dtype={p.dtype}){grad})"
+
+
 def construction_patches(module: nn.Module, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
@@ -669,13 +675,21 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
             for name, t in theirs.items():
                 if t is not None and name in ours and ours[name] is None:
                     out.append(Patch(path, name, "None"))
+                elif t is None and table == "_parameters" and isinstance(ours.get(name), nn.Parameter):
+                    # a parameter set afterwards where the build left None (BLIP-2's `self.qkv.bias =
+                    # nn.Parameter(cat(q_bias, 0, v_bias))` on a Linear built with bias=False): its
+                    # values come with the weights
+                    out.append(Patch(path, name, _parameter_expr(ours[name])))
                 elif (t is None) != (ours.get(name) is None) or name not in ours:
                     return []
             for name, t in ours.items():
                 if name in theirs or t is None:
                     continue
                 if table == "_parameters":
-                    return []
+                    if not isinstance(t, nn.Parameter):
+                        return []
+                    out.append(Patch(path, name, _parameter_expr(t)))   # registered afterwards
+                    continue
                 # a buffer registered afterwards
                 values = exact_tensor_literal(t) if t.numel() <= _BUFFER_VALUES_LIMIT and t.device.type != "meta" \
                     else f"torch.zeros({list(t.shape)}, dtype={t.dtype})"
