@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import operator
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -77,6 +78,14 @@ def _inplace_operators_traced() -> Iterator[None]:
 
         setattr(fx.Proxy, dunder, method)
         added.append(dunder)
+    if "__setitem__" not in vars(fx.Proxy):
+        # `attn[..., i, :i] = row + ...` (a chunked delta rule's loop body): operator.setitem, as a recording
+        # writes it, where fx itself refuses item assignment on a Proxy
+        def setitem(self: fx.Proxy, key: Any, value: Any) -> None:
+            self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
+        setattr(fx.Proxy, "__setitem__", setitem)
+        added.append("__setitem__")
     try:
         yield
     finally:
