@@ -570,3 +570,17 @@ def test_a_containers_items_reached_through_self_are_its_children_even_where_no_
     (step / "skipped.py").write_text(skipped)
     bad = verify_step(step / "original.py", step / "skipped.py")
     assert bad.status == "FAIL" and "HD306" in {v.rule for v in bad.violations}
+
+
+def test_a_cache_object_is_dropped_from_the_blocks_calls_on_the_values_behind_meta_stand_ins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Falcon-Mamba: the batch is cut, not lowered (one padded sample), and the recording at the original batch
+    # is made on the meta device (big); whether a block computes the same without the cache is asked of the
+    # recorded values behind the stand-ins, not of meta tensors (which refused it: "a DynamicCache value")
+    from hdecomp.decompose import shapes
+    monkeypatch.setattr(shapes, "META_FIRST_BYTES", 0)
+    dec = decompose(FIX / "cache_decoder_padded.py", tmp_path, DecomposeOptions(batch_limit=1, self_tests=False),
+                    progress=False)
+    assert_fully_verified(dec)
+    block = (dec.root / "level_2_layer" / "block.py").read_text()
+    assert "Cache" not in block.split("def get_inputs")[1], block

@@ -191,11 +191,12 @@ def _paren(a: Any, names: dict[fx.Node, str], ctx: SourceContext) -> str:
 
 
 def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_attr: dict[str, str],
-              attr_of_param: dict[str, str]) -> str:
+              attr_of_param: dict[str, str], returned: bool = False) -> str:
     if n.op == "call_function" and n.target is operator.setitem:
         obj, idx, val = n.args
         text = f"{fmt(obj, names, ctx)}[{_index(idx, names, ctx)}] = {fmt(val, names, ctx)}"
-        if n.users and n in names:   # read afterwards (capture.thread_inplace): the name is the written tensor
+        # read afterwards (capture.thread_inplace), or what a child returns: the name is the written tensor
+        if (n.users or returned) and n in names:
             text += f"\n{names[n]} = {fmt(obj, names, ctx)}"
         return text
     if n.op == "call_function" and n.target in AUGMENTED_OPERATORS and len(n.args) == 2 and not n.kwargs and \
@@ -782,7 +783,7 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
     if params_out is not None:
         params_out[:] = [names[a] for a in child.inputs]
     params = ", ".join(names[a] for a in child.inputs)
-    body = [statement(m, names, ctx, module_attr, attr_of_param) for m in child.members
+    body = [statement(m, names, ctx, module_attr, attr_of_param, returned=m in child.outputs) for m in child.members
             if m.op != "get_attr" and m not in piece_attr]
     getattrs = [f"        {names[m]} = self.{piece_attr[m] if m in piece_attr else attr_of_param[str(m.target)]}"
                 for m in child.members if m.op == "get_attr" or m in piece_attr]

@@ -186,7 +186,7 @@ def _per_sample(v1: torch.Tensor, v2: torch.Tensor, dims: list[str]) -> bool:
     batch's leading rows are the smaller one's (token ids, positions, a padding mask), not values that count
     over the batch (a permutation of all rows, expert ids sorted over the batch), which tiling would break."""
     scaled = [i for i, d in enumerate(dims) if BATCH in d]
-    if v1.is_floating_point() or v1.is_complex() or len(scaled) != 1:
+    if v1.is_floating_point() or v1.is_complex() or len(scaled) != 1 or v2.is_meta:   # (meta: no values)
         return False
     d = scaled[0]
     return v2.shape[d] > v1.shape[d] and torch.equal(v2.detach().narrow(d, 0, v1.shape[d]).cpu(), v1.detach().cpu())

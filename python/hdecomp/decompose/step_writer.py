@@ -215,8 +215,20 @@ def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str,
     new_args, new_kwargs = list(args), dict(kwargs)
     slots: list[int | str] = [i for i, v in enumerate(args) if not writable(v)] + \
         [k for k, v in kwargs.items() if not writable(v)]
+    if not slots:
+        return new_args, new_kwargs
+    # values at the original batch (--batch-limit's full-size stand-ins, on the meta device for a big one):
+    # checked on the recorded tensors behind them and the output they gave
+    from hdecomp.decompose.shapes import real_values, sample
+    from hdecomp.runtime.component import map_nested
+    real_args, real_kwargs = real_values(args, kwargs)
+    out = map_nested(out, sample)
     for slot in slots:
-        trial_args, trial_kwargs = list(new_args), dict(new_kwargs)
+        trial_args, trial_kwargs = list(real_args), dict(real_kwargs)
+        for i, v in enumerate(new_args):
+            if v is None:
+                trial_args[i] = None
+        trial_kwargs.update({k: None for k, v in new_kwargs.items() if v is None})
         if isinstance(slot, int):
             trial_args[slot] = None
         else:
@@ -227,8 +239,12 @@ def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str,
         except Exception:   # the child needs the object: it stays (and cannot be written)
             continue
         if same_outputs(out, got):
-            new_args, new_kwargs = trial_args, trial_kwargs
+            if isinstance(slot, int):
+                new_args[slot] = None
+            else:
+                new_kwargs[slot] = None
     return new_args, new_kwargs
+
 
 
 def _objects_built_by_child(child: ChildPlan, names: list[str] | None, ctx: SourceContext) -> dict[int | str, str]:
