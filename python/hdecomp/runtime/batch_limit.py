@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch import nn
 
 from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
 from hdecomp.runtime.component import (
@@ -44,6 +45,8 @@ from hdecomp.runtime.component import (
     dataclass_fields,
     is_oom,
     move_to,
+    plain_attributes,
+    restore_plain_attributes,
     run_user_code,
 )
 
@@ -194,6 +197,9 @@ def forward_runs(model: Any, path: Any = "<model>", timeout: float | None = None
         def call() -> Any:
             with torch.no_grad():
                 return model(*clone_nested(args), **clone_nested(kwargs))
+        # (the probe leaves the model as built: state its forward sets lazily, a rotary table it memoises,
+        # would let the caller's next forward skip work the other model it is compared with does)
+        before = plain_attributes(model) if isinstance(model, nn.Module) else None
         try:
             run_user_code(call, what="Model.forward at the cut batch", path=path, timeout=timeout)
         except ComponentTimeout:
@@ -202,6 +208,9 @@ def forward_runs(model: Any, path: Any = "<model>", timeout: float | None = None
             if exc.__cause__ is not None and is_oom(exc.__cause__):
                 raise
             return False
+        finally:
+            if before is not None:
+                restore_plain_attributes(model, before)
         return True
     return runs
 

@@ -23,7 +23,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.runtime.component import clone_nested, dataclass_fields
+from hdecomp.runtime.component import clone_nested, dataclass_fields, plain_attributes, restore_plain_attributes
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 
@@ -204,31 +204,6 @@ class Reference:
         if self._plain is None:
             self._plain = (self._rerun(),)
         return bool(same_outputs(self._plain[0], out))
-
-
-def plain_attributes(module: nn.Module) -> list[tuple[nn.Module, dict[str, Any]]]:
-    """Each submodule's public attributes that are not modules (plain values and plain tensors; one a
-    constructor computed with autograd on, weight_norm's `weight`, detached: restored, a non-leaf tensor
-    would make the module one copy.deepcopy refuses)."""
-    def kept(v: Any) -> Any:
-        return v.detach() if isinstance(v, torch.Tensor) and v.grad_fn is not None else v
-    return [(m, {k: kept(v) for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)})
-            for m in module.modules()]
-
-
-def restore_plain_attributes(module: nn.Module, before: list[tuple[nn.Module, dict[str, Any]]]) -> None:
-    """A module as built, not as its first forward left it: attributes a forward sets lazily (torchvision's
-    MultiScaleRoIAlign keeps `scales` and a `LevelMapper` after its first call; RecurrentGemma's temporal
-    block a `conv1d_state` tensor) go back to their constructed values or away, so the step that splits it
-    reads what a fresh build holds (and its own first forward sets them again)."""
-    for m, attrs in before:
-        now = {k: v for k, v in vars(m).items() if not k.startswith("_") and not isinstance(v, nn.Module)}
-        for k, v in attrs.items():
-            if k in now and now[k] is not v:
-                m.__dict__[k] = v
-        for k in now:
-            if k not in attrs:
-                del m.__dict__[k]
 
 
 def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Reference:
