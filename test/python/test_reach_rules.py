@@ -54,7 +54,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
-                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary"])
+                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -584,3 +584,33 @@ def test_a_cache_object_is_dropped_from_the_blocks_calls_on_the_values_behind_me
     assert_fully_verified(dec)
     block = (dec.root / "level_2_layer" / "block.py").read_text()
     assert "Cache" not in block.split("def get_inputs")[1], block
+
+
+def test_a_branch_a_flag_method_never_takes_raises_in_the_source_level_parent(trees: dict[str, Any]) -> None:
+    # torchvision's RoIHeads in a keypoint model: `if self.has_mask():` never holds, and its body computes;
+    # the method answers from the configuration (no torch op, a bool), so the branch is one no trial takes
+    dec = trees["flag_method"]
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    heads = tree["nodes"]["heads"]
+    assert heads["status"] == "pass" and heads["capture"] == "source", heads
+    refactored = (dec.root / heads["step"] / "refactored.py").read_text()
+    branch = refactored.split("if self.has_mask():", 1)[1].strip().splitlines()[0]
+    assert branch.startswith("raise NotImplementedError("), refactored
+
+
+@pytest.mark.parametrize(("where", "written"), [("children/c.py", True), ("refactored.py", True),
+                                                ("original.py", False), (None, False)])
+def test_an_error_raised_by_the_code_a_step_wrote_is_the_planners_to_retry(tmp_path: Path, where: str | None,
+                                                                            written: bool) -> None:
+    # a recorded graph running `boxes.max()` on the empty tensor a guard of the original skipped, on another
+    # trial's inputs: the step is written the other way, as a FAIL is (tv_keypointrcnn's postprocess)
+    from types import SimpleNamespace
+
+    from hdecomp.decompose.driver import _written_code_raised
+    step_dir = tmp_path / "steps" / "step_3_post"
+    step_dir.mkdir(parents=True)
+    result = step_dir / "verification_result.json"
+    details = {"file": str(step_dir / where)} if where else {}
+    result.write_text(json.dumps({"status": "ERROR", "error_details": details}))
+    outcome = SimpleNamespace(step=SimpleNamespace(result_file=result))
+    assert _written_code_raised(outcome, step_dir) is written

@@ -69,8 +69,11 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         # step one way rejects is written the other way before the branch stops)
         retry = {"numerical_mismatch", "randomized_trial_mismatch", "probe_mismatch", "input_mutation",
                  "anticheat_violation", "in_model_mismatch"}
-        if status == "FAIL" and len(tried) == 1 and set(outcome_reasons(outcome)) <= retry:
-            reason = outcome.fail_reason or "verification did not pass"
+        # (and an ERROR raised by the code the step wrote, not by the original: a recorded graph that runs a
+        # reduction on the empty tensor a guard of the original's Python skipped, on another trial's inputs)
+        if len(tried) == 1 and ((status == "FAIL" and set(outcome_reasons(outcome)) <= retry) or
+                                (status == "ERROR" and _written_code_raised(outcome, step_dir))):
+            reason = outcome.fail_reason or outcome.error or "verification did not pass"
             other = "graph" if tried[0] == "source" else "source"
             dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
                      str(reason), f"written again from {other}")
@@ -90,6 +93,22 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
              ", ".join(f"{c} ({LEVEL_NAMES[dec.nodes[c].level]})" for c in node.children)
              + f"; captured with {method}")
     return child_nodes
+
+
+def _written_code_raised(outcome: Any, step_dir: Path) -> bool:
+    """Whether a step's ERROR was raised in the code the step wrote (its refactored.py or a child's file),
+    not in the original's or in hdecomp's own."""
+    step = getattr(outcome, "step", None)
+    data = read_result_file(step.result_file) if step is not None else None
+    where = ((data or {}).get("error_details") or {}).get("file")
+    if not where:
+        return False
+    path = Path(where)
+    try:
+        inside = path.resolve().is_relative_to(step_dir.resolve())
+    except OSError:
+        return False
+    return inside and path.name != "original.py"
 
 
 def outcome_reasons(outcome: Any) -> list[str]:

@@ -270,19 +270,65 @@ def _raise_not_taken(where: ast.If) -> ast.stmt:
     return stmt
 
 
+def _flag_methods(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> set[str]:
+    """The module's methods the forward calls with no arguments that answer from its configuration alone
+    (torchvision's RoIHeads `self.has_mask()`: whether the mask head exists): called once here, they run no
+    torch op and return a bool, an int or None."""
+    from hdecomp.runtime.ops import recording
+    found: set[str] = set()
+    for n in ast.walk(fdef):
+        if not (isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"):
+            continue
+        name = n.func.attr
+        info = attrs.get(name)
+        if name in found or info is None or info.kind != "method":
+            continue
+        try:
+            with torch.no_grad(), recording(model) as trace:
+                value = info.value()
+        except Exception:
+            continue
+        if isinstance(value, (bool, int, type(None))) and not any(e.compute for e in trace.events):
+            found.add(name)
+    return found
+
+
+def _flags_only(test: ast.expr, flag_methods: set[str]) -> bool:
+    """Whether an `if` test reads flags only: the module's attributes, names, constants, `is None` checks,
+    `and`/`or`/`not`, and calls of its flag methods (_flag_methods)."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id == "self" and n.func.attr in flag_methods):
+                return False
+        elif isinstance(n, ast.Compare):
+            if not all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+                return False
+        elif not isinstance(n, (ast.BoolOp, ast.UnaryOp, ast.Attribute, ast.Name, ast.Constant, ast.Load,
+                                ast.And, ast.Or, ast.Not, ast.Is, ast.IsNot)):
+            return False
+    return True
+
+
 def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed: set[int],
-                             flagged: list[Span]) -> list[str]:
-    """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks:
-    no trial can flip it) and one of whose branches never ran and holds compute or a call (BLIP's text
-    encoder: `if self.gradient_checkpointing and self.training: logger.warning(...)`): that branch becomes a
-    `raise`, instead of a child that is never called and cannot be recorded. Returns notes."""
+                             flagged: list[Span], flag_methods: set[str] | None = None) -> list[str]:
+    """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks,
+    or a method answering from the configuration, `if self.has_mask():`: no trial can flip it) and one of
+    whose branches never ran and holds compute or a call (BLIP's text encoder: `if self.gradient_checkpointing
+    and self.training: logger.warning(...)`): that branch becomes a `raise`, instead of a child that is never
+    called and cannot be recorded. Returns notes."""
     notes: list[str] = []
+    flag_methods = flag_methods or set()
+
+    def fixed(test: ast.expr) -> bool:
+        return not _flag(test, flagged) or (bool(flag_methods) and _flags_only(test, flag_methods))
 
     def ran(stmts: list[ast.stmt]) -> bool:
         return any(fs.file_line.get(st.lineno) in executed for st in stmts)
 
     for node in ast.walk(fdef):
-        if not isinstance(node, ast.If) or _flag(node.test, flagged) or fs.file_line.get(node.lineno) not in executed:
+        if not isinstance(node, ast.If) or not fixed(node.test) or fs.file_line.get(node.lineno) not in executed:
             continue
         for field_name in ("body", "orelse"):
             stmts = getattr(node, field_name)
@@ -301,7 +347,7 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                 continue
             for j, st in enumerate(stmts[:-1]):
                 rest = stmts[j + 1:]
-                if isinstance(st, ast.If) and not _flag(st.test, flagged) and \
+                if isinstance(st, ast.If) and fixed(st.test) and \
                         fs.file_line.get(st.lineno) in executed and not ran(rest) and \
                         any(_flag(r, flagged) for r in rest):
                     stmts[j + 1:] = [_raise_not_taken(st)]
@@ -1081,7 +1127,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         if executed is not None:
-            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged)
+            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, _flag_methods(model, fdef, attrs))
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
