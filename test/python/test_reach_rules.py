@@ -54,7 +54,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
-                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method"])
+                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -594,8 +594,21 @@ def test_a_branch_a_flag_method_never_takes_raises_in_the_source_level_parent(tr
     heads = tree["nodes"]["heads"]
     assert heads["status"] == "pass" and heads["capture"] == "source", heads
     refactored = (dec.root / heads["step"] / "refactored.py").read_text()
-    branch = refactored.split("if self.has_mask():", 1)[1].strip().splitlines()[0]
-    assert branch.startswith("raise NotImplementedError("), refactored
+    lines = [ln.strip() for ln in refactored.splitlines()]
+    for asked in ("has_mask()", "exporting()"):   # (the test itself stays: a child that asks it)
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("if ") and asked in ln)
+        assert lines[at + 1].startswith("raise NotImplementedError("), refactored
+
+
+def test_a_plain_function_a_loop_calls_as_the_only_compute_is_split_in_its_place(trees: dict[str, Any]) -> None:
+    # keypointrcnn_inference's per-image heatmaps_to_keypoints: one child holding the call would be the whole
+    # parent at one image (HD305); the function's body is split as a method of the parent its loop calls
+    dec = trees["looped_helper"]
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    root = tree["nodes"]["looped_helper"]
+    assert root["capture"] == "source" and len(root["children"]) >= 2, root
+    refactored = (dec.root / root["step"] / "refactored.py").read_text()
+    assert "out.append(self.decode(m, r))" in refactored and "def decode(self, maps, rois):" in refactored
 
 
 @pytest.mark.parametrize(("where", "written"), [("children/c.py", True), ("refactored.py", True),

@@ -270,37 +270,45 @@ def _raise_not_taken(where: ast.If) -> ast.stmt:
     return stmt
 
 
-def _flag_methods(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> set[str]:
-    """The module's methods the forward calls with no arguments that answer from its configuration alone
-    (torchvision's RoIHeads `self.has_mask()`: whether the mask head exists): called once here, they run no
-    torch op and return a bool, an int or None."""
+def _flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo], fs: ForwardSource) -> set[str]:
+    """The calls with no arguments a forward's tests make that answer from configuration alone: a method of the
+    module (torchvision's RoIHeads `self.has_mask()`: whether the mask head exists) or a plain function of the
+    forward's globals (`torchvision._is_tracing()`), called once here, run no torch op and return a bool, an
+    int or None. Returned as their source (`self.has_mask`)."""
     from hdecomp.runtime.ops import recording
     found: set[str] = set()
-    for n in ast.walk(fdef):
-        if not (isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"):
+    tested = [n for t in ast.walk(fdef) if isinstance(t, (ast.If, ast.While, ast.IfExp)) for n in ast.walk(t.test)]
+    for n in tested:
+        if not (isinstance(n, ast.Call) and not n.args and not n.keywords):
             continue
-        name = n.func.attr
-        info = attrs.get(name)
-        if name in found or info is None or info.kind != "method":
+        text = ast.unparse(n.func)
+        f = n.func
+        fn: Any = None
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            info = attrs.get(f.attr)
+            fn = info.value if info is not None and info.kind == "method" else None
+        elif isinstance(f, ast.Name):
+            fn = fs.globals.get(f.id)
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            fn = getattr(fs.globals.get(f.value.id), f.attr, None)
+        if text in found or not (inspect.ismethod(fn) or isinstance(fn, types.FunctionType)):
             continue
         try:
             with torch.no_grad(), recording(model) as trace:
-                value = info.value()
+                value = fn()
         except Exception:
             continue
         if isinstance(value, (bool, int, type(None))) and not any(e.compute for e in trace.events):
-            found.add(name)
+            found.add(text)
     return found
 
 
-def _flags_only(test: ast.expr, flag_methods: set[str]) -> bool:
+def _flags_only(test: ast.expr, flag_calls: set[str]) -> bool:
     """Whether an `if` test reads flags only: the module's attributes, names, constants, `is None` checks,
-    `and`/`or`/`not`, and calls of its flag methods (_flag_methods)."""
+    `and`/`or`/`not`, and its flag calls (_flag_calls)."""
     for n in ast.walk(test):
         if isinstance(n, ast.Call):
-            if not (isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-                    and n.func.value.id == "self" and n.func.attr in flag_methods):
+            if n.args or n.keywords or ast.unparse(n.func) not in flag_calls:
                 return False
         elif isinstance(n, ast.Compare):
             if not all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
@@ -312,17 +320,17 @@ def _flags_only(test: ast.expr, flag_methods: set[str]) -> bool:
 
 
 def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed: set[int],
-                             flagged: list[Span], flag_methods: set[str] | None = None) -> list[str]:
+                             flagged: list[Span], flag_calls: set[str] | None = None) -> list[str]:
     """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks,
-    or a method answering from the configuration, `if self.has_mask():`: no trial can flip it) and one of
+    or a call answering from the configuration, `if self.has_mask():`: no trial can flip it) and one of
     whose branches never ran and holds compute or a call (BLIP's text encoder: `if self.gradient_checkpointing
     and self.training: logger.warning(...)`): that branch becomes a `raise`, instead of a child that is never
     called and cannot be recorded. Returns notes."""
     notes: list[str] = []
-    flag_methods = flag_methods or set()
+    flag_calls = flag_calls or set()
 
     def fixed(test: ast.expr) -> bool:
-        return not _flag(test, flagged) or (bool(flag_methods) and _flags_only(test, flag_methods))
+        return not _flag(test, flagged) or (bool(flag_calls) and _flags_only(test, flag_calls))
 
     def ran(stmts: list[ast.stmt]) -> bool:
         return any(fs.file_line.get(st.lineno) in executed for st in stmts)
@@ -1127,7 +1135,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         if executed is not None:
-            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, _flag_methods(model, fdef, attrs))
+            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, _flag_calls(model, fdef, attrs, fs))
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
@@ -1157,6 +1165,17 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                                     max_iterations, executed_of)
             if methods is not None:
                 return methods
+        only = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
+            if len(regions) == 1 else []
+        if len(only) == 1 and not _whole_forward(fdef, regions) and not _called_submodules(fdef, attrs):
+            # the only compute is one call of a plain function, in a loop or among plumbing (torchvision's
+            # keypointrcnn_inference: `kp_prob, scores = heatmaps_to_keypoints(xx, bb)` per image): one child
+            # holding it would be the parent in disguise at one image; the function's body is split instead,
+            # as a method of the parent that its code, kept as written, calls in the function's place
+            fn = _called_function(only, fs)
+            if fn is not None:
+                return _function_plan(model, fs, as_written, attrs, fn, user_file, per_statement, max_iterations,
+                                      executed_of)
         if _whole_forward(fdef, regions):
             fn = _called_function(regions[0].stmts, fs) if len(regions[0].stmts) == 1 else None
             if fn is not None:
