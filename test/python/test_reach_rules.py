@@ -54,7 +54,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
-                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper"])
+                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper", "scalar_offset"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -627,3 +627,14 @@ def test_an_error_raised_by_the_code_a_step_wrote_is_the_planners_to_retry(tmp_p
     result.write_text(json.dumps({"status": "ERROR", "error_details": details}))
     outcome = SimpleNamespace(step=SimpleNamespace(result_file=result))
     assert _written_code_raised(outcome, step_dir) is written
+
+
+def test_a_line_that_adds_a_scalar_tensor_is_compute_as_the_verifier_runs_it(trees: dict[str, Any]) -> None:
+    # `out[i, :] = y + offsets[i]` reads as a residual add; it runs as the add of a 0-dim tensor (HD401 in a
+    # parent that kept it): the planner forces the lines where a run computes in the module's own code
+    dec = trees["scalar_offset"]
+    tree = json.loads((dec.root / "decomposition_tree.json").read_text())
+    root = tree["nodes"]["scalar_offset"]
+    assert root["status"] == "pass" and root["capture"] == "source", root
+    refactored = (dec.root / root["step"] / "refactored.py").read_text()
+    assert "+ offsets[i]" not in refactored.split("def forward", 1)[1], refactored

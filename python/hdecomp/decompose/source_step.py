@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import contextvars
 import copy
 import inspect
 import sys
@@ -1094,11 +1095,36 @@ def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
     return carried_source(ctx) if ctx.user_names else ([], "")
 
 
+# where a run of the module being split computes in its own code (file, line): set by plan_source_step
+_COMPUTES_AT: contextvars.ContextVar[frozenset[tuple[str, int]]] = contextvars.ContextVar(
+    "hdecomp_computes_at", default=frozenset())
+
+
+def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> frozenset[tuple[str, int]]:
+    """The (file, line) where one run of `model` computes in its own code, not in a submodule's (aten compute
+    ops that are not residual adds, where the verifier's HD401 would find them in a parent that kept the
+    line): `xy_preds[i, 0, :] = x + offset_x[i]` adds a 0-dim tensor, which no static reading tells from a
+    residual. Empty where the run raises. A probe: the model is left as built."""
+    from hdecomp.runtime.component import clone_nested, plain_attributes, restore_plain_attributes
+    from hdecomp.runtime.ops import record_ops
+    before = plain_attributes(model)
+    try:
+        _, trace = record_ops(model, clone_nested(args), clone_nested(kwargs), locations_for=lambda m: m == "",
+                              frames=True)
+    except Exception:
+        return frozenset()
+    finally:
+        restore_plain_attributes(model, before)
+    return frozenset(f for e in trace.events
+                     if e.level == "aten" and e.compute and not e.residual and e.module == "" for f in e.frames)
+
+
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,
                      full_tensors: dict[str, torch.Tensor] | None = None, max_iterations: int = 8,
                      executed: set[int] | None = None,
                      executed_of: Callable[[nn.Module], set[int] | None] | None = None,
-                     full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None) -> SourcePlan:
+                     full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None,
+                     computing: frozenset[tuple[str, int]] = frozenset()) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
@@ -1120,9 +1146,13 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
             for sub in _method_self_attrs(a.value):
                 if sub not in attrs:
                     attrs[sub] = attr_info(model, sub)
-    return _plan_source(model, fs, attrs, user_file, per_statement=per_statement, full_tensors=full_tensors,
-                        max_iterations=max_iterations, executed=executed, executed_of=executed_of,
-                        full_tensors_of=full_tensors_of)
+    token = _COMPUTES_AT.set(computing)
+    try:
+        return _plan_source(model, fs, attrs, user_file, per_statement=per_statement, full_tensors=full_tensors,
+                            max_iterations=max_iterations, executed=executed, executed_of=executed_of,
+                            full_tensors_of=full_tensors_of)
+    finally:
+        _COMPUTES_AT.reset(token)
 
 
 def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo], user_file: Any, *,
@@ -1130,7 +1160,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                  executed: set[int] | None, executed_of: Callable[[Any], set[int] | None] | None,
                  full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None) -> SourcePlan:
     flagged = flagged_lines(fs, attrs)
-    forced: set[tuple[int, int]] = set()
+    forced: set[tuple[int, int]] = _computing_statements(fs)
     dropped: list[str] = []
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
@@ -1195,6 +1225,18 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     plan = _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
     plan.notes.extend(dropped)
     return plan
+
+
+def _computing_statements(fs: ForwardSource) -> set[tuple[int, int]]:
+    """The simple statements of `fs` on a line where a run computed in the module's own code (computes_at):
+    compute, whatever the static reading says, as the verifier will find it."""
+    lines = _COMPUTES_AT.get()
+    if not lines or fs.code is None:
+        return set()
+    here = {ln for f, ln in lines if f == fs.code.co_filename}
+    return {(st.lineno, st.col_offset) for st in ast.walk(fs.fdef)
+            if isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return))
+            and fs.file_line.get(st.lineno) in here}
 
 
 def _wrapper_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],

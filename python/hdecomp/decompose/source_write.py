@@ -31,6 +31,7 @@ from hdecomp.decompose.source_step import (
     SourceChild,
     SourcePlan,
     SourceStepError,
+    computes_at,
     executed_lines,
     plan_source_step,
     strip_self_items,
@@ -265,7 +266,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
     plan = plan_source_step(
         model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
-        executed=executed_lines(model, args, kwargs),
+        executed=executed_lines(model, args, kwargs), computing=computes_at(model, args, kwargs),
         executed_of=lambda sub: executed_lines(model, args, kwargs, of=sub),
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
     # the weight map: module children keep their keys under their attribute, regions hold what they read

@@ -178,6 +178,7 @@ class OpEvent:
     aten_invisible: bool = False  # function-level call that left no aten compute trace (dropout in eval)
     residual: bool = False  # aten add of two tensors: a residual connection, allowed in a parent's forward
     where: tuple[str, int] | None = None  # innermost user source location (recorded for root compute only)
+    frames: tuple[tuple[str, int], ...] = ()   # every frame outside torch it was called from (on request)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "level": self.level, "module": self.module,
@@ -238,6 +239,20 @@ _THIS_FILE = __file__
 _TORCH_DIR = torch.__file__.rsplit("/", 1)[0] if "/" in torch.__file__ else ""
 
 
+def _code_locations() -> tuple[tuple[str, int], ...]:
+    """Every Python frame outside torch's own package and hdecomp (a library's helper called by the forward,
+    the forward's line that calls it, ...), innermost first."""
+    out = []
+    frame = sys._getframe(2)
+    while frame is not None:
+        fn = frame.f_code.co_filename
+        if fn != _THIS_FILE and not (_TORCH_DIR and fn.startswith(_TORCH_DIR + "/")) \
+                and "/contextlib.py" not in fn and "/hdecomp/" not in fn:
+            out.append((fn, frame.f_lineno))
+        frame = frame.f_back  # type: ignore[assignment]
+    return tuple(out)
+
+
 def _user_location() -> tuple[str, int] | None:
     """The innermost Python frame outside torch and this module (where a recorded op was called)."""
     frame = sys._getframe(2)
@@ -253,10 +268,11 @@ def _user_location() -> tuple[str, int] | None:
 class _Recorder:
     """Shared state of the two modes and the module hooks."""
 
-    def __init__(self, want_locations: Callable[[str], bool] | None) -> None:
+    def __init__(self, want_locations: Callable[[str], bool] | None, frames: bool = False) -> None:
         self.trace = OpTrace()
         self.stack: list[tuple[str, str]] = []  # (qualified name, type name)
         self.want_locations = want_locations
+        self.frames = frames
         self.aten_compute_count = 0
 
     def current(self) -> tuple[str, str]:
@@ -265,6 +281,8 @@ class _Recorder:
     def add(self, event: OpEvent) -> None:
         if event.compute and self.want_locations is not None and self.want_locations(event.module):
             event.where = _user_location()
+            if self.frames:
+                event.frames = _code_locations()
         self.trace.events.append(event)
 
 
@@ -327,16 +345,18 @@ class _FunctionRecorder(TorchFunctionMode):
 
 
 @contextlib.contextmanager
-def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None = None) -> Iterator[OpTrace]:
+def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None = None,
+              frames: bool = False) -> Iterator[OpTrace]:
     """Record every op run inside the block; events are attributed to `model`'s modules.
 
     `locations_for(module_name)`: for which modules compute events also record the user source
-    location (cheap only when rare: the runtime check asks for the root only).
+    location (cheap only when rare: the runtime check asks for the root only); with `frames`, every frame
+    outside torch as well.
     Hooks and modes are always removed, also when the body raises. Memoized methods are emptied first
     (hdecomp.runtime.memoized): what the forward computes is recorded, however often it ran before.
     """
     clear_memoized(model)
-    rec = _Recorder(locations_for)
+    rec = _Recorder(locations_for, frames)
     names: dict[int, str] = {}
     for qn, m in model.named_modules(remove_duplicate=True):
         names.setdefault(id(m), qn)
@@ -373,13 +393,13 @@ def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None =
 
 def record_ops(model: nn.Module, args: Any = (), kwargs: dict[str, Any] | None = None, *,
                locations_for: Callable[[str], bool] | None = None,
-               call: Callable[[], Any] | None = None) -> tuple[Any, OpTrace]:
+               call: Callable[[], Any] | None = None, frames: bool = False) -> tuple[Any, OpTrace]:
     """Run `model(*args, **kwargs)` (or `call()`) under no_grad and record its ops.
 
     Returns (output, OpTrace). The caller puts the model in eval mode and on the device it wants.
     """
     kwargs = kwargs or {}
-    with torch.no_grad(), recording(model, locations_for=locations_for) as trace:
+    with torch.no_grad(), recording(model, locations_for=locations_for, frames=frames) as trace:
         out = call() if call is not None else model(*args, **kwargs)
     return out, trace
 
