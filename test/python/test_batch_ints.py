@@ -154,9 +154,17 @@ def test_integer_invariants_need_evidence_at_both_batches() -> None:
     assert _counts_per_batch(t([0, 1]), t([0, 1]), sc) is None              # the same at both: a constant
 
 
-def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path) -> None:
+def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """At batch 1 torch.export turns `inv[perm] = torch.arange(n)` into a one-element view, so the graphs
-    at batch 1 and 2 differ: the forward is recorded instead, and its ints written batch-relative."""
+    at batch 1 and 2 differ: the forward is recorded instead, and its ints written batch-relative. (torch.fx
+    traces the item assignment, and the export is what this asks of: fx is made to refuse.)"""
+    from hdecomp.decompose.capture import choose
+    from hdecomp.decompose.capture.common import CaptureError
+
+    def no_fx(*_a: Any, **_k: Any) -> Any:
+        raise CaptureError("trace failed (refused by the test)")
+    monkeypatch.setattr(choose, "capture_fx", no_fx)
     src = tmp_path / "inverse_perm.py"
     src.write_text(INVERSE_PERM)
     dec = decompose(src, tmp_path / "out", DecomposeOptions(batch_limit=1, self_tests=False), progress=False)

@@ -26,7 +26,7 @@ class Model(nn.Module):
         self.b = nn.Parameter(torch.randn(8))
 
     def forward(self, x):
-        return torch.where(x > 100, x * 1.0, x) + self.b
+        return torch.where(x > 100, x * 2.0, x) + self.b
 
 
 def get_inputs():
@@ -121,7 +121,7 @@ def test_a_refactoring_right_for_random_inputs_only_fails_its_in_model_trial(tmp
     res = verify_step(wrong / "original.py", wrong / "refactored.py")
     assert res.status == "FAIL" and res.data["fail_reasons"] == ["in_model_mismatch"], res.data.get("fail_reasons")
     assert [t["trial"] for t in res.data["in_model_trials"]] == ["in_model_0"]
-    right = _step(tmp_path, "1.0")
+    right = _step(tmp_path, "2.0")
     write_in_model_inputs(right, [([torch.full((4, 8), 1000.0)], {}), ([torch.randn(1, 8)], {})])
     ok = verify_step(right / "original.py", right / "refactored.py")
     assert ok.status == "PASS" and [t["pass"] for t in ok.data["in_model_trials"]] == [True, True]
