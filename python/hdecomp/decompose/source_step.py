@@ -1195,8 +1195,9 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                                     max_iterations, executed_of)
             if methods is not None:
                 return methods
-        only = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
-            if len(regions) == 1 else []
+        only: list[ast.stmt] = []
+        if len(regions) == 1:
+            only = [ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else list(regions[0].stmts)
         if len(only) == 1 and not _whole_forward(fdef, regions) and not _called_submodules(fdef, attrs):
             # the only compute is one call of a plain function, in a loop or among plumbing (torchvision's
             # keypointrcnn_inference: `kp_prob, scores = heatmaps_to_keypoints(xx, bb)` per image): one child

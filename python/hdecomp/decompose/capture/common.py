@@ -23,7 +23,12 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.runtime.component import clone_nested, dataclass_fields, plain_attributes, restore_plain_attributes
+from hdecomp.runtime.component import (
+    clone_nested,
+    dataclass_fields,
+    plain_attributes,
+    restore_plain_attributes,
+)
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 

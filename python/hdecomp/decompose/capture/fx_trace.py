@@ -84,7 +84,7 @@ def _inplace_operators_traced() -> Iterator[None]:
         def setitem(self: fx.Proxy, key: Any, value: Any) -> None:
             self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
 
-        setattr(fx.Proxy, "__setitem__", setitem)
+        fx.Proxy.__setitem__ = setitem  # type: ignore[index]
         added.append("__setitem__")
     try:
         yield
