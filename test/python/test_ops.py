@@ -238,3 +238,7 @@ def test_an_op_with_a_neutral_number_computes_nothing() -> None:
     assert is_identity_op("add", (torch.ones(2), 0)) and is_identity_op("mul", (torch.ones(2), 1.0))
     assert not is_identity_op("add", (torch.ones(2), 1.0)) and not is_identity_op("add", (torch.ones(2), True))
     assert not is_identity_op("mul", (torch.ones(2), torch.ones(2)))
+    # `0 - x` and `1 / x` (Tensor.__rsub__ / __rtruediv__ with the number second) compute
+    _, trace = record_ops(nn.Identity(), [torch.randn(3)], {}, call=lambda: (0 - torch.ones(3), 1 / torch.ones(3)))
+    assert trace.compute_inventory("function") == Counter({"sub": 1, "div": 1})
+    assert trace.compute_inventory("aten") == Counter({"sub": 1, "reciprocal": 1})

@@ -142,13 +142,14 @@ def is_plumbing(name: str) -> bool:
     return canon in PLUMBING_OPS or canon in _FUNCTION_PLUMBING
 
 
-_IDENTITY_SCALAR = {"add": 0, "sub": 0, "mul": 1, "div": 1}
+# (commutative ones only: a reflected `0 - x` or `1 / x`, which the recorders name sub / div, computes)
+_IDENTITY_SCALAR = {"add": 0, "mul": 1}
 
 
 def is_identity_op(name: str, args: tuple[Any, ...]) -> bool:
-    """True for an aten op whose Python-number operand makes it return its tensor unchanged: `0 + x`
-    (the `acc = 0; for ...: acc = acc + y` accumulator's first turn), `x - 0`, `x * 1`, `x / 1`. It
-    computes nothing, so it is data plumbing (a copy) wherever it runs, in the model or in a tree."""
+    """True for an op whose Python-number operand makes it return its tensor unchanged: `0 + x` (the
+    `acc = 0; for ...: acc = acc + y` accumulator's first turn), `x + 0`, `x * 1`. It computes nothing, so
+    it is data plumbing (a copy) wherever it runs, in the model or in a tree."""
     neutral = _IDENTITY_SCALAR.get(name)
     if neutral is None or len(args) < 2 or not isinstance(args[0], torch.Tensor):
         return False
