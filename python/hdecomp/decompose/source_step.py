@@ -1162,10 +1162,11 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     flagged = flagged_lines(fs, attrs)
     forced: set[tuple[int, int]] = _computing_statements(fs)
     dropped: list[str] = []
+    flags = _flag_calls(model, fs.fdef, attrs, fs) if executed is not None else set()
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         if executed is not None:
-            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, _flag_calls(model, fdef, attrs, fs))
+            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, flags)
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)

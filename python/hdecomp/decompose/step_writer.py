@@ -246,7 +246,6 @@ def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str,
     return new_args, new_kwargs
 
 
-
 def _objects_built_by_child(child: ChildPlan, names: list[str] | None, ctx: SourceContext) -> dict[int | str, str]:
     """The constant objects (capture.common.is_constant_object) the parent built in its forward and hands
     this submodule child (`self.block(x, Settings(2.0))`), by argument position or keyword, each as the
