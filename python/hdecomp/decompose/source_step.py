@@ -150,17 +150,13 @@ class _SelfItems(ast.NodeTransformer):
             node.value = self._items(node.value)
         return node
 
-    def visit_For(self, node: ast.For) -> ast.AST:
+    def visit_For(self, node: ast.For | ast.comprehension) -> ast.AST:
         self.generic_visit(node)
         if self._is_self(node.iter):
             node.iter = self._items(node.iter)
         return node
 
-    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
-        self.generic_visit(node)
-        if self._is_self(node.iter):
-            node.iter = self._items(node.iter)
-        return node
+    visit_comprehension = visit_For  # type: ignore[assignment]
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
