@@ -95,12 +95,16 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     return child_nodes
 
 
+def _result_data(outcome: Any) -> dict[str, Any] | None:
+    """The step's verification_result.json, None when there is none."""
+    step = getattr(outcome, "step", None)
+    return read_result_file(step.result_file) if step is not None else None
+
+
 def _written_code_raised(outcome: Any, step_dir: Path) -> bool:
     """Whether a step's ERROR was raised in the code the step wrote (its refactored.py or a child's file),
     not in the original's or in hdecomp's own."""
-    step = getattr(outcome, "step", None)
-    data = read_result_file(step.result_file) if step is not None else None
-    where = ((data or {}).get("error_details") or {}).get("file")
+    where = ((_result_data(outcome) or {}).get("error_details") or {}).get("file")
     if not where:
         return False
     path = Path(where)
@@ -113,8 +117,7 @@ def _written_code_raised(outcome: Any, step_dir: Path) -> bool:
 
 def outcome_reasons(outcome: Any) -> list[str]:
     """Why a step failed (verification_result.json's fail_reasons), [] when that is not known."""
-    step = getattr(outcome, "step", None)
-    data = read_result_file(step.result_file) if step is not None else None
+    data = _result_data(outcome)
     if data is None:
         return [outcome.fail_reason] if getattr(outcome, "fail_reason", None) else []
     return list(data.get("fail_reasons") or ([data["fail_reason"]] if data.get("fail_reason") else []))

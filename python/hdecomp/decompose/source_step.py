@@ -284,10 +284,8 @@ def _flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, AttrIn
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
             info = attrs.get(f.attr)
             fn = info.value if info is not None and info.kind == "method" else None
-        elif isinstance(f, ast.Name):
-            fn = fs.globals.get(f.id)
-        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            fn = getattr(fs.globals.get(f.value.id), f.attr, None)
+        else:
+            fn = _global_callee(f, fs)
         if text in found or not (inspect.ismethod(fn) or isinstance(fn, types.FunctionType)):
             continue
         try:
@@ -1257,6 +1255,15 @@ def _wrapper_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
     return see_through(model, fs, fdef, attrs, wrapped, inner, user_file)
 
 
+def _global_callee(func: ast.expr, fs: ForwardSource) -> Any:
+    """What a call's `name` or `module.name` is in the forward's globals; None where it is neither."""
+    if isinstance(func, ast.Name):
+        return fs.globals.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return getattr(fs.globals.get(func.value.id), func.attr, None)
+    return None
+
+
 def _called_function(stmts: list[ast.stmt], fs: ForwardSource) -> Any:
     """The plain Python function a single statement only calls (`cos, sin = get_1d_rotary_pos_embed(...)`,
     `return helper(x)`), when it is one a file can carry or import and not torch's; else None."""
@@ -1264,11 +1271,7 @@ def _called_function(stmts: list[ast.stmt], fs: ForwardSource) -> Any:
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
     if not isinstance(value, ast.Call):
         return None
-    target: Any = None
-    if isinstance(value.func, ast.Name):
-        target = fs.globals.get(value.func.id)
-    elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name):
-        target = getattr(fs.globals.get(value.func.value.id), value.func.attr, None)
+    target = _global_callee(value.func, fs)
     if not isinstance(target, types.FunctionType):
         return None
     mod = getattr(target, "__module__", "") or ""

@@ -368,8 +368,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     child_calls.close()
     original_calls.close()
     if called_later:
-        never = {c for c in child_calls.never_called()
-                 if not child_calls.mirrors_idle_original(c, wm, original_calls)}
+        never = {c for c in child_calls.never_called() if not original_calls.idle_for(c, wm)}
         structural += [v for v in called_later if v.details.get("child") in never]
     data["branch_trials"] = [t.to_dict() for t in branch_trials]
     data["child_calls"] = dict(child_calls.counts)   # over every trial

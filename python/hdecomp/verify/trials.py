@@ -193,18 +193,18 @@ class ChildCalls:
             if q in self.counts:
                 self.counts[q] += n
 
-    def mirrors_idle_original(self, child: str, wm: Any, original_calls: ChildCalls) -> bool:
-        """Whether the never-called `child` holds (by the weight map `wm`) only state of original submodules
-        that the same trials never called either: an expert the router picked in no trial, in the original
-        as in the refactored model. Nothing runs on either side, so nothing is skipped."""
-        if original_calls.unknown or original_calls.counts.get("", 0) == 0:
+    def idle_for(self, child: str, wm: Any) -> bool:
+        """On the original's counts (`every_module`): whether the refactored `child`, never called, holds (by
+        the weight map `wm`) only state of original submodules these trials never called either: an expert
+        the router picked in no trial, in the original as in the refactored model. Nothing runs on either
+        side, so nothing is skipped."""
+        if self.unknown or self.counts.get("", 0) == 0:
             return False   # not known which of the original's submodules ran
-        inverse = {r: o for o, r in wm.mapping.items()}
-        originals = [o for r, o in inverse.items() if r.startswith(child + ".")]
+        originals = [o for o, r in wm.mapping.items() if r.startswith(child + ".")]
         if not originals:
             return False
         owners = {o.rsplit(".", 1)[0] if "." in o else "" for o in originals}
-        return all(o and original_calls.counts.get(o, 1) == 0 for o in owners)
+        return all(o and self.counts.get(o, 1) == 0 for o in owners)
 
     def close(self) -> None:
         for h in self._handles:
