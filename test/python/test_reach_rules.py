@@ -54,14 +54,17 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "ternary_state", "processor_object", "memoized_anchors",
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
-                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper", "scalar_offset", "mask_unused"])
+                                  "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper", "scalar_offset", "mask_unused",
+                                  "cached_property_table", "scalar_tensor_add"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
     unread = {"shared_adapters": ("adapters.",), "twice_called": ("crossattention.",),
               "inherited_helper": ("position_ids",),
               # (a child that slices one of the experts' packed weights holds the module with all of them)
-              "child_tensor_read": ("mlp.",)}.get(name, ())
+              "child_tensor_read": ("mlp.",),
+              # (a codebook's forward reads the cache a property derived from its buffers, never them)
+              "cached_property_table": ("usage", "embed_sum", "codebook.usage", "codebook.embed_sum")}.get(name, ())
     assert_fully_verified(trees[name], unread=unread)
 
 

@@ -604,6 +604,13 @@ def _parameter_expr(p: nn.Parameter) -> str:
     return f"nn.Parameter(torch.zeros({list(p.shape)}, dtype={p.dtype}){grad})"
 
 
+def _tensor_values(t: torch.Tensor) -> str:
+    """A tensor set after construction, as source: its values up to _BUFFER_VALUES_LIMIT elements, else zeros."""
+    if t.numel() <= _BUFFER_VALUES_LIMIT and t.device.type != "meta":
+        return exact_tensor_literal(t)
+    return f"torch.zeros({list(t.shape)}, dtype={t.dtype})"
+
+
 def construction_patches(module: nn.Module, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
@@ -691,10 +698,16 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                     out.append(Patch(path, name, _parameter_expr(t)))   # registered afterwards
                     continue
                 # a buffer registered afterwards
-                values = exact_tensor_literal(t) if t.numel() <= _BUFFER_VALUES_LIMIT and t.device.type != "meta" \
-                    else f"torch.zeros({list(t.shape)}, dtype={t.dtype})"
-                out.append(Patch(path, name, values, name not in target._non_persistent_buffers_set))
+                out.append(Patch(path, name, _tensor_values(t), name not in target._non_persistent_buffers_set))
         for name, value in vars(target).items():
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+                # a plain tensor attribute the build leaves empty or otherwise (a cache a property filled once,
+                # Mimi's codebook `self._embed`): the rebuilt module holds one of its shape (weights bring it)
+                theirs_tensor = vars(sub).get(name)
+                if not isinstance(theirs_tensor, torch.Tensor) or theirs_tensor.shape != value.shape \
+                        or theirs_tensor.dtype != value.dtype:
+                    out.append(Patch(path, name, _tensor_values(value)))
+                continue
             if name.startswith("_") or name == "training" or isinstance(value, (torch.Tensor, nn.Module)):
                 continue
             theirs_value = vars(sub).get(name, _MISSING)

@@ -3,6 +3,8 @@ check, tied tensors, a refactored file's get_init_inputs()."""
 
 from __future__ import annotations
 
+import re
+
 import sys
 import types
 from pathlib import Path
@@ -64,13 +66,19 @@ def is_shape_free(kernel: bool, ops: list[str]) -> bool:
     return kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS
 
 
+# an example input written as a 0-dim tensor (`torch.rand(())`, `torch.tensor(5, dtype=torch.int64)`)
+_ZERO_DIM = re.compile(r"\(\(\)|torch\.tensor\([^\[\]()]*\)")
+
+
 def workload_key(body: str, kernel: bool, ops: list[str]) -> str:
     """Dedup key: the file body without its example inputs' value ranges; for shape-free single ops, the body
     without its example shapes."""
-    import re
     if is_shape_free(kernel, ops):
-        # (and without the `batch_size` line the example inputs are written with)
-        return body.split("def get_inputs():")[0].split("\nbatch_size = ")[0]
+        # (and without the `batch_size` line the example inputs are written with), but with which inputs are
+        # 0-dim: `x + eps_tensor` broadcasts a scalar, `x + y` adds two tensors (the op counts tell them apart)
+        head, _, inputs = body.partition("def get_inputs():")
+        scalars = [i for i, line in enumerate(inputs.split("\n")) if _ZERO_DIM.search(line)]
+        return head.split("\nbatch_size = ")[0] + f"\n# 0-dim inputs at lines {scalars}"
     # value ranges and finiteness of the example inputs are not part of the workload (a residual add whose
     # identity is a ReLU's output in one block and a downsample's in the next is one fusion)
     body = re.sub(r"torch\.rand\(", "torch.randn(", body)

@@ -156,11 +156,12 @@ def transferred_keys(module: nn.Module) -> list[str]:
 def plain_tensor_attributes(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
     """(qualified name, tensor) of every plain tensor attribute of `model` and its submodules: a tensor a
     constructor stored as `self.name = ...` (VideoMAE's sinusoidal position table), neither a parameter nor
-    a buffer; not private ones (`self._cache`)."""
+    a buffer. Private ones too: a cache a property fills once (Mimi's codebook, `self._embed`, derived from
+    its buffers by the first read) is what every later forward reads, as state."""
     out = []
     for qual, mod in model.named_modules(remove_duplicate=False):
         for attr, t in vars(mod).items():
-            if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and not attr.startswith("_"):
+            if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter):
                 out.append((f"{qual}.{attr}" if qual else attr, t))
     return out
 

@@ -27,6 +27,7 @@ from hdecomp.decompose.capture.common import (
 from hdecomp.decompose.value_names import user_frame_trace
 from hdecomp.runtime.component import clone_nested, is_output_class
 from hdecomp.runtime.memoized import clear_memoized
+from hdecomp.verify.weights import plain_tensor_attributes
 
 _DUNDER_TO_OPERATOR = {
     "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul, "__truediv__": operator.truediv,
@@ -76,11 +77,9 @@ class _GraphBuilder:
         # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
         # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
         self.plain: dict[int, str] = {}
-        for qual, mod in module.named_modules(remove_duplicate=False):
-            for attr, t in vars(mod).items():
-                if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and id(t) not in self.state \
-                        and not attr.startswith("_"):
-                    self.plain.setdefault(id(t), f"{qual}.{attr}" if qual else attr)
+        for name, t in plain_tensor_attributes(module):
+            if id(t) not in self.state:
+                self.plain.setdefault(id(t), name)
 
     def bind(self, node: fx.Node, value: Any) -> None:
         self.values[node.name] = value

@@ -64,7 +64,7 @@ def named_tensors(model, attributes=False):
     if attributes:
         for qual, mod in model.named_modules(remove_duplicate=False):
             for attr, t in vars(mod).items():
-                if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter) and not attr.startswith("_"):
+                if isinstance(t, torch.Tensor) and not isinstance(t, nn.Parameter):
                     out.setdefault(f"{qual}.{attr}" if qual else attr, t)
     return out
 
