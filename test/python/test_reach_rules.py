@@ -55,7 +55,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "inplace_accumulate", "twice_called", "removed_submodule",
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
                                   "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper", "scalar_offset", "mask_unused",
-                                  "cached_property_table", "scalar_tensor_add"])
+                                  "cached_property_table", "scalar_tensor_add", "detection_loop",
+                                  "untaken_data_branch"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -66,6 +67,13 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
               # (a codebook's forward reads the cache a property derived from its buffers, never them)
               "cached_property_table": ("usage", "embed_sum", "codebook.usage", "codebook.embed_sum")}.get(name, ())
     assert_fully_verified(trees[name], unread=unread)
+
+
+@pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop"])
+def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
+    """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
+    rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
+    assert rewritten == [], rewritten
 
 
 def test_in_model_trials_hold_what_the_model_hands_a_step_below_the_root(trees: dict[str, Any]) -> None:

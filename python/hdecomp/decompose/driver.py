@@ -74,6 +74,11 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
         if len(tried) == 1 and ((status == "FAIL" and set(outcome_reasons(outcome)) <= retry) or
                                 (status == "ERROR" and _written_code_raised(outcome, step_dir))):
             reason = outcome.fail_reason or outcome.error or "verification did not pass"
+            violations = ((_result_data(outcome) or {}).get("anticheat") or {}).get("violations") or []
+            if violations:   # (which rule, where: the log says why, not only that)
+                v = violations[0]
+                reason = f"{reason}: {v.get('rule', '')} {v.get('message', '')}".rstrip() if isinstance(v, dict) \
+                    else f"{reason}: {v}"
             other = "graph" if tried[0] == "source" else "source"
             dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
                      str(reason), f"written again from {other}")

@@ -315,17 +315,19 @@ def _flags_only(test: ast.expr, flag_calls: set[str]) -> bool:
 
 
 def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed: set[int],
-                             flagged: list[Span], flag_calls: set[str] | None = None) -> list[str]:
+                             flagged: list[Span], flag_calls: set[str] | None = None,
+                             every_test: bool = False) -> list[str]:
     """An `if` whose test computes nothing (`if use_cache and past is not None:`, on flags and None checks,
     or a call answering from the configuration, `if self.has_mask():`: no trial can flip it) and one of
     whose branches never ran and holds compute or a call (BLIP's text encoder: `if self.gradient_checkpointing
     and self.training: logger.warning(...)`): that branch becomes a `raise`, instead of a child that is never
-    called and cannot be recorded. Returns notes."""
+    called and cannot be recorded. With `every_test` (`executed` covers every input the verification draws),
+    any `if` whose branch never ran (FastSpeech2's `if duration_labels.sum() == 0:`). Returns notes."""
     notes: list[str] = []
     flag_calls = flag_calls or set()
 
     def fixed(test: ast.expr) -> bool:
-        return not _flag(test, flagged) or (bool(flag_calls) and _flags_only(test, flag_calls))
+        return every_test or not _flag(test, flagged) or (bool(flag_calls) and _flags_only(test, flag_calls))
 
     def ran(stmts: list[ast.stmt]) -> bool:
         return any(fs.file_line.get(st.lineno) in executed for st in stmts)
@@ -340,8 +342,9 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                 setattr(node, field_name, [_raise_not_taken(node)])
                 where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(node.lineno, node.lineno)}"
                 notes.append(f"{where} (`if {ast.unparse(node.test)}`): the "
-                             f"{'if' if field_name == 'body' else 'else'} branch never runs for the recorded "
-                             "inputs; the parent raises there instead of calling a child no trial can reach")
+                             f"{'if' if field_name == 'body' else 'else'} branch never runs for "
+                             f"{'any input the verification draws' if every_test else 'the recorded inputs'}; "
+                             "the parent raises there instead of calling a child no trial can reach")
     # the statements after such an `if` whose branch returns (`if interleave: return a, b` then `return c, d`)
     for node in ast.walk(fdef):
         for field_name in ("body", "orelse"):
@@ -528,7 +531,7 @@ class AttrInfo:
     """One `self.<name>` the forward reads, by what it holds."""
 
     name: str
-    kind: str              # "module" | "container" | "tensor" | "method" | "const"
+    kind: str              # "module" | "container" | "tensor" | "method" | "const" | "absent"
     value: Any = None
 
 
@@ -545,6 +548,13 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
         return AttrInfo(name, "method", getattr(model, name))
     try:
         value = getattr(model, name)
+    except AttributeError:
+        if static is None:
+            # an attribute the constructor made only for other configurations (FastSpeech2's
+            # `self.speaker_id_embedding`, built for multi-speaker models): the lines that read it never run
+            # here (the module itself would raise); the refactored parent does not have it either
+            return AttrInfo(name, "absent")
+        raise SourceStepError(f"self.{name} cannot be read") from None
     except Exception as exc:
         raise SourceStepError(f"self.{name} cannot be read ({type(exc).__name__}: {exc})") from exc
     if isinstance(value, nn.Module):
@@ -1092,6 +1102,8 @@ def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
 # where a run of the module being split computes in its own code (file, line): set by plan_source_step
 _COMPUTES_AT: contextvars.ContextVar[frozenset[tuple[str, int]]] = contextvars.ContextVar(
     "hdecomp_computes_at", default=frozenset())
+# whether the executed lines hold every run the verification can make (plan_source_step's `every_test`)
+_EVERY_TEST: contextvars.ContextVar[bool] = contextvars.ContextVar("hdecomp_every_test", default=False)
 
 
 def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> frozenset[tuple[str, int]]:
@@ -1118,7 +1130,7 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                      executed: set[int] | None = None,
                      executed_of: Callable[[nn.Module], set[int] | None] | None = None,
                      full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None,
-                     computing: frozenset[tuple[str, int]] = frozenset()) -> SourcePlan:
+                     computing: frozenset[tuple[str, int]] = frozenset(), every_test: bool = False) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
@@ -1128,7 +1140,9 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
     seen through (see_through): `executed_of` / `full_tensors_of` give the same for a submodule (by the
     module / by its qualified name). A forward that is one call of a plain Python function (a library helper:
     diffusers' `get_1d_rotary_pos_embed(dim, pos, ...)`) has that function's body split in its place
-    (function_plan)."""
+    (function_plan). `every_test`: `executed` holds every run the verification can make (a module without
+    float weights, on every input its trials draw), so a branch none of them runs is not split whatever its
+    test computes."""
     fs = forward_source(model)
     all_names = names_of([fs.fdef])
     attrs: dict[str, AttrInfo] = {}
@@ -1141,12 +1155,14 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                 if sub not in attrs:
                     attrs[sub] = attr_info(model, sub)
     token = _COMPUTES_AT.set(computing)
+    every = _EVERY_TEST.set(every_test)
     try:
         return _plan_source(model, fs, attrs, user_file, per_statement=per_statement, full_tensors=full_tensors,
                             max_iterations=max_iterations, executed=executed, executed_of=executed_of,
                             full_tensors_of=full_tensors_of)
     finally:
         _COMPUTES_AT.reset(token)
+        _EVERY_TEST.reset(every)
 
 
 def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo], user_file: Any, *,
@@ -1160,7 +1176,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         if executed is not None:
-            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, flags)
+            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)

@@ -52,6 +52,7 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
+from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 
@@ -71,6 +72,16 @@ class CallRecord:
     calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
     twin: str = ""        # never called in the recorded runs: the calls of this item of its container are
                           # taken (_reached_twin)
+    per_model_call: int | None = None   # its calls per call of the parent in the model (the mean over the
+                                        # parent's in-model calls replayed): a loop over detections runs as
+                                        # often as the model's detections, not the drawn inputs'
+
+    @property
+    def uses(self) -> int:
+        """How often one call of the parent runs it, as the tree counts instances."""
+        if self.twin:
+            return 1
+        return max(1, self.per_model_call if self.per_model_call is not None else self.calls)
 
 
 @dataclass
@@ -210,7 +221,8 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     """Each child's calls (its first, a loop's last) where the module runs in the model: at the root the
     recording's own; below it, `ref` run again on the inputs `node` received in the model (its file's inputs
     are random: a size read from data, a count of masked tokens, can differ there), checked against the
-    module itself. A child those inputs do not reach has none."""
+    module itself. A child those inputs do not reach has none. Sets each child's calls per in-model call
+    (CallRecord.per_model_call) where every in-model call was replayed."""
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.decompose.capture.common import same_outputs
     from hdecomp.runtime.component import clone_nested
@@ -221,6 +233,7 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
         return calls_of(rec)
     real = in_model_calls(node)
     per_call: list[dict[str, list[tuple[list[Any], dict[str, Any]]]]] = []
+    counts: list[dict[str, int]] = []   # each child's calls under each in-model call (CallRecord.per_model_call)
     for args, kwargs in real:   # every call the model made (a second one may take another path)
         try:
             with torch.no_grad():
@@ -236,6 +249,10 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
                          "the inputs it received in the model")
             return {}
         per_call.append(calls_of(rec_real))
+        counts.append({a: c.calls for a, c in rec_real.calls.items()})
+    for a, r in rec.calls.items():
+        if counts:
+            r.per_model_call = round(sum(c.get(a, 0) for c in counts) / len(counts))
     return {a: merged_in_model([calls.get(a, []) for calls in per_call]) for a in attrs}
 
 
@@ -245,7 +262,10 @@ def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: 
     """Plan, write and record a source-level step for `node`; (the new child nodes to decompose next, notes).
     Raises SourceStepError (nothing of the step is left) when it cannot be done."""
     try:
-        return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected)
+        try:
+            return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected)
+        except _Unreached as again:
+            return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected, runs=again.runs)
     except SourceStepError:
         if step_dir.exists():
             shutil.rmtree(step_dir)
@@ -256,18 +276,40 @@ def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: 
         raise SourceStepError(f"{type(exc).__name__}: {exc}") from exc
 
 
+class _Unreached(Exception):
+    """Children no input the verification draws reaches, in a module without float weights: the step is planned
+    again on the lines every such input runs (`runs`: those inputs)."""
+
+    def __init__(self, runs: list[tuple[list[Any], dict[str, Any]]]) -> None:
+        super().__init__("children no drawn input reaches")
+        self.runs = runs
+
+
+def _executed_over(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]], of: Any = None) -> set[int] | None:
+    """The lines any of `runs` executes (executed_lines), None where one cannot be told."""
+    lines: set[int] = set()
+    for a, k in runs:
+        got = executed_lines(model, a, k, of=of)
+        if got is None:
+            return None
+        lines |= got
+    return lines
+
+
 def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component, model: nn.Module,
-           args: list[Any], kwargs: dict[str, Any], expected: Any) -> tuple[list[Node], list[str]]:
+           args: list[Any], kwargs: dict[str, Any], expected: Any,
+           runs: list[tuple[list[Any], dict[str, Any]]] | None = None) -> tuple[list[Node], list[str]]:
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.decompose.shapes import full_size, full_size_io, scaling_for
     opts = dec.options
     notes: list[str] = []
     sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
+    every = [(list(args), dict(kwargs)), *(runs or [])]
     plan = plan_source_step(
         model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
-        executed=executed_lines(model, args, kwargs), computing=computes_at(model, args, kwargs),
-        executed_of=lambda sub: executed_lines(model, args, kwargs, of=sub),
+        executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
+        executed_of=lambda sub: _executed_over(model, every, of=sub), every_test=runs is not None,
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
     # the weight map: module children keep their keys under their attribute, regions hold what they read
     # (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix)
@@ -303,13 +345,21 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     rec = record_children(ref, attrs, args, kwargs, CAPTURE_SEED)
     if not expected.matches(rec.output):
         raise SourceStepError("the forward split at its source level does not reproduce the module's output")
-    # children the recorded inputs do not reach: other inputs (the other branch of an `if`)
-    for seed in (43, 44, 45, 46):
+    # children the recorded inputs do not reach: other inputs (the other branch of an `if`), those the verifier's
+    # trials draw (a child reached only by others would be one no trial calls: HD306)
+    drawn: list[tuple[list[Any], dict[str, Any]]] = []
+    for seed in trial_input_seeds(opts.num_trials):
         if all(a in rec.calls for a in attrs):
             break
         a2, k2 = limited_inputs(comp, opts.batch_limit, seed=seed, device=opts.device, timeout=opts.timeout)
+        drawn.append((a2, k2))
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
         rec.calls.update(more.calls)
+    if runs is None and any(a not in rec.calls for a in attrs) and \
+            not any(t.is_floating_point() for t in [*model.parameters(), *model.buffers()]):
+        # no weights to re-draw: the verifier's trials run these inputs (and the model's) and nothing else, so a
+        # child none of them reaches is one no trial calls (HD306): its branch is not split
+        raise _Unreached([*drawn, *in_model_calls(node)])
     missing = _fill_by_name(plan, rec, args, kwargs)
     if missing:
         raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
@@ -365,7 +415,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
                 child_nodes.append(cn)
         if stem not in node.children:
             node.children.append(stem)
-        node.uses[stem] = node.uses.get(stem, 0) + (1 if r.twin else max(1, r.calls))
+        node.uses[stem] = node.uses.get(stem, 0) + r.uses
     shutil.rmtree(step_dir / "children")
     (step_dir / "children").mkdir()
     for stem, text in sorted(texts.items()):

@@ -4,7 +4,6 @@ check, tied tensors, a refactored file's get_init_inputs()."""
 from __future__ import annotations
 
 import re
-
 import sys
 import types
 from pathlib import Path

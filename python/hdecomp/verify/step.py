@@ -51,6 +51,7 @@ from hdecomp.verify.trials import (
     ChildCalls,
     SharedStateWritten,
     Trial,
+    branch_trial_seed,
     free_memory,
     holds_meta_tensors,
     run_given_trial,
@@ -361,7 +362,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         if k % 2 == 1 and float_tensors:
             names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
             weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}{_attributes_label(m_orig, names)}"
-        bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + 100 + k, f"branch_{k}", options,
+        bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, branch_trial_seed(k), f"branch_{k}", options,
                               clock, device, False, batch_info, reference=reference, weights=weights_state,
                               original_calls=original_calls)
         branch_trials.append(bt)

@@ -162,6 +162,18 @@ class Trial:
 BRANCH_TRIALS = 8  # extra trials at most, looking for the inputs/weights that take a child's branch
 
 
+def branch_trial_seed(k: int) -> int:
+    """The input seed of the k-th branch trial."""
+    return SEED_BASE + 100 + k
+
+
+def trial_input_seeds(num_trials: int) -> list[int]:
+    """The seeds of every input a step's verification may draw, in its order: the trials, the randomized-weights
+    trial, the branch trials. A planner that looks for the inputs reaching a branch draws these, so that the
+    children it writes are the ones the verifier's trials call."""
+    return [SEED_BASE + i for i in range(num_trials + 1)] + [branch_trial_seed(k) for k in range(BRANCH_TRIALS)]
+
+
 class ChildCalls:
     """Counts the calls of the refactored model's children across trials (forward pre-hooks); with
     `every_module`, of every submodule (the original's, whose items a child may mirror)."""

@@ -282,7 +282,7 @@ INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.fl
                            builtins.len, builtins.max, builtins.min,
                            # comparisons of sizes (`H % window == 0`): Python bools
                            operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-                           operator.not_, operator.and_, operator.or_, builtins.bool}
+                           operator.not_, operator.and_, operator.or_, builtins.bool, builtins.float}
 
 
 def is_shape_int(n: fx.Node) -> bool:

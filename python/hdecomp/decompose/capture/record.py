@@ -71,6 +71,7 @@ class _GraphBuilder:
         self.state_obj: dict[str, torch.Tensor] = dict(module.named_parameters(remove_duplicate=False))
         self.state_obj.update(dict(module.named_buffers(remove_duplicate=False)))
         self.unknown_tensors: list[str] = []
+        self.scalars: list[tuple[fx.Node, Any]] = []   # Python numbers read out of tensors, and their nodes
         # tensors made inside a child's call, by identity: (a weak reference to it, the child's target)
         self.inner: dict[int, tuple[Any, str]] = {}
         self.current: str | None = None   # the child whose call runs now
@@ -80,6 +81,44 @@ class _GraphBuilder:
         for name, t in plain_tensor_attributes(module):
             if id(t) not in self.state:
                 self.plain.setdefault(id(t), name)
+
+    def scalar_node(self, name: str, tensor: torch.Tensor) -> fx.Node | None:
+        """A node reading a Python number out of `tensor` (`int(t)`, `t.item()`), where the forward computed
+        `tensor` or read it as an input."""
+        source = self.by_id.get(id(tensor))
+        if source is None:
+            return None
+        cast = _SCALAR_READS[name]
+        node = self.graph.call_method("item", (source,))   # (host code: decompose.plan.is_host_scalar)
+        node.meta["stack_trace"] = user_frame_trace()
+        if cast is not None:
+            node = self.graph.call_function(cast, (node,))
+            node.meta["stack_trace"] = user_frame_trace()
+        return node
+
+    def output(self, out: Any) -> None:
+        """The graph's output: `out`'s tensors as their nodes; a Python number the forward returns, as the last
+        read of a tensor that gave it (a read the output does not use is dropped)."""
+        def scalar(v: Any) -> Any:
+            if isinstance(v, (bool, int, float)):
+                for node, value in reversed(self.scalars):
+                    if type(value) is type(v) and value == v:
+                        return node
+            return self.arg(v)
+        if isinstance(out, (bool, int, float)):
+            result = scalar(out)
+        elif type(out) in (tuple, list):
+            result = type(out)(scalar(v) for v in out)
+        else:
+            result = self.arg(out)
+        self.graph.output(result)
+        for read, _ in self.scalars:   # (the read, then the `.item()` under a cast)
+            node: Any = read
+            while isinstance(node, fx.Node) and not node.users and (node.target == "item" or node.target in
+                                                                     (int, float, bool)):
+                source = node.args[0]
+                self.graph.erase_node(node)
+                node = source
 
     def bind(self, node: fx.Node, value: Any) -> None:
         self.values[node.name] = value
@@ -185,8 +224,16 @@ class _OpRecorder(TorchFunctionMode):
             out = func(*args, **kwargs)
         finally:
             self.depth[0] -= 1
-        if not any(isinstance(t, torch.Tensor) for t in flat_values(out)) and \
-                getattr(func, "__name__", "") not in _COMPUTING_QUERIES:
+        name = getattr(func, "__name__", "")
+        if name in _SCALAR_READS and getattr(torch.Tensor, name, None) is func and \
+                isinstance(out, (bool, int, float)) and args and isinstance(args[0], torch.Tensor):
+            # `int((scores > t).sum())`: a Python number read from a tensor is a constant where the forward
+            # uses it, but where it returns it, it is what the tensor held (CapturedScalars)
+            node = self.builder.scalar_node(name, args[0])
+            if node is not None:
+                self.builder.scalars.append((node, out))
+            return out
+        if not any(isinstance(t, torch.Tensor) for t in flat_values(out)) and name not in _COMPUTING_QUERIES:
             return out   # size/shape/dtype queries and .item(): constants in the generated code
         try:
             target, op, a, kw = _normalise_call(func, args, kwargs)
@@ -204,6 +251,8 @@ class _OpRecorder(TorchFunctionMode):
 # `inv_perm[perm] = torch.arange(n)` (Tensor.__setitem__) returns None but writes a tensor: recorded too (left
 # out, a replay reads whatever the allocator left in an empty_like buffer)
 _COMPUTING_QUERIES = {"__contains__", "equal", "allclose", "__setitem__"}
+# Tensor methods that read a Python number out of a tensor: their results, where the forward returns them
+_SCALAR_READS = {"__int__": int, "__float__": float, "__bool__": bool, "__index__": int, "item": None}
 
 
 def _normalise_call(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str, tuple[Any, ...],
@@ -425,7 +474,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
                     delattr(m, attr)
     if mode.error is not None:
         raise mode.error
-    b.graph.output(b.arg(out))
+    b.output(out)
     # Every element of a tuple result got a getitem node when it was recorded (`x.max(-1)` gives values and
     # indices); the unused ones are dead plumbing an fx trace would not have: an op with a dead extra user
     # would look shared (plan.py's semantic runs require every intermediate to be used inside the run).

@@ -160,7 +160,10 @@ def _step_code(comp: Composition, plan: StepPlan) -> tuple[str, list[str]]:
             continue
         if any(defs.get(n) is node for n in needed):
             emitted.add(id(node))
-            chunks.append(ast.unparse(retarget.visit(copy_node(node))))
+            helper = retarget.visit(copy_node(node))
+            if isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                helper.name = names.get(helper.name, helper.name)   # (its uses are renamed: `class Config:`)
+            chunks.append(ast.unparse(helper))
     cls = copy_node(plan.cls)
     cls.name = plan.class_name
     cls = _ChildTensorPaths(_child_step_maps(comp, plan)).visit(cls)
