@@ -46,7 +46,7 @@ from hdecomp.decompose.source import (
 from hdecomp.formats.keys import access_path
 from hdecomp.verify.weights import WeightSlice, transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
-from hdecomp.vocab.ops import sizes_follow_values
+from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",
@@ -434,7 +434,8 @@ def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True,
     """The self-test appended to a model file that has none. `symbolic`: the file defines the module-level
     `batch_size` the full-size outputs' batch dimensions are written with (else they are numbers). `ops`: as
     assemble's."""
-    text = _self_test(outputs, symbolic, value_sized=sizes_follow_values(ops or [])).lstrip("\n")
+    text = _self_test(outputs, symbolic, value_sized=sizes_follow_values(ops or []),
+                      maskable=masks_then_normalises(ops or [])).lstrip("\n")
     if not kwargs_fn:
         text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
         text = text.replace(", **_scaled(get_input_kwargs(), scale)", "")
@@ -512,7 +513,7 @@ def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
     return fields is not None and any(_holds_plain_objects(v, depth + 1) for v in fields.values())
 
 
-def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False) -> str:
+def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False, maskable: bool = False) -> str:
     expected = []
     for t in flat_tensors(outputs):
         s = sample(t)
@@ -529,6 +530,14 @@ def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False) -
                    "if tuple(t.shape) != e[0]}\n")
     else:
         varying = _VARYING_BY_DRAWS
+    if maskable:   # (hdecomp.vocab.ops.masks_then_normalises)
+        nan_check = ("        if finite:   # (a draw may mask a whole row the model's inputs never did: its softmax is NaN)\n"
+                     "            assert not torch.isnan(tensor).all(), \"NaN everywhere in an output that was finite "
+                     "in the model\"\n")
+    else:
+        nan_check = ("        if finite:   # (an infinity is a value a mask writes: random inputs may mask where the "
+                     "recorded ones did not)\n"
+                     "            assert not torch.isnan(tensor).any(), \"NaN in an output that was finite in the model\"\n")
     held = _holds_plain_objects(outputs)
     clause, helpers = (_HOLDING_CLAUSE, _HOLDING_HELPERS) if held else ("", "")
     return f'''
@@ -563,9 +572,7 @@ if __name__ == "__main__":
         else:
             assert tuple(tensor.shape) == shape, f"output shape {{tuple(tensor.shape)}} != {{shape}}"
         assert tensor.dtype == dtype, f"output dtype {{tensor.dtype}} != {{dtype}}"
-        if finite:   # (an infinity is a value a mask writes: random inputs may mask where the recorded ones did not)
-            assert not torch.isnan(tensor).any(), "NaN in an output that was finite in the model"
-    print("PASS")
+{nan_check}    print("PASS")
 '''
 
 
@@ -615,8 +622,8 @@ def assemble(class_src: str, args: list[Any], kwargs: dict[str, Any], outputs: A
         parts.append("# ---- carried over from the model file ----\n\n" + defs)
     parts.append(class_src)
     parts.append(inputs)
-    return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(outputs,
-                                                                          value_sized=sizes_follow_values(ops or []))
+    return "\n\n\n".join(p.rstrip() for p in parts) + "\n\n" + _self_test(
+        outputs, value_sized=sizes_follow_values(ops or []), maskable=masks_then_normalises(ops or []))
 
 
 def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bool = False,

@@ -15,3 +15,16 @@ VALUE_SIZED_OPS = frozenset({
 def sizes_follow_values(ops: list[str] | tuple[str, ...] | frozenset[str] | set[str]) -> bool:
     """Whether one of `ops` sizes its output by the input's values (VALUE_SIZED_OPS)."""
     return any(op.split(".")[-1].lower() in VALUE_SIZED_OPS for op in ops)
+
+
+# Ops that write a fill value where a mask holds (`masked_fill(m, -inf)`), and ops that normalise a row by its
+# own sum: a draw that masks a whole row (random inputs need not keep the relation the model's had: a
+# threshold drawn apart from the logits it was the maximum of) makes that row NaN, where the model's never was.
+MASK_FILL_OPS = frozenset({"masked_fill", "masked_fill_", "where"})
+ROW_NORMALISING_OPS = frozenset({"softmax", "_softmax", "log_softmax", "_log_softmax", "softmin"})
+
+
+def masks_then_normalises(ops: list[str] | tuple[str, ...] | frozenset[str] | set[str]) -> bool:
+    """Whether `ops` both fill under a mask and normalise rows (MASK_FILL_OPS, ROW_NORMALISING_OPS)."""
+    names = {op.split(".")[-1].lower() for op in ops}
+    return bool(names & MASK_FILL_OPS) and bool(names & ROW_NORMALISING_OPS)
