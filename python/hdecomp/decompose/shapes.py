@@ -162,6 +162,14 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         return t
     if type(v1) is int and type(v2) is int and v1 != v2:
         k = sc.dim(v1, v2)
+        if k is None and sc.b2 == sc.full:
+            # a count of the data (tokens an expert got, `bincount(top).tolist()`): not proportional to the batch,
+            # but recorded at both batches the file runs at (the cut and its own): each where it runs
+            bi = BatchInt(v2, f"({v1} if {BATCH} == {sc.b1} else {v2})")
+            bi.full_batch = sc.full  # type: ignore[attr-defined]
+            bi.recorded = v1   # type: ignore[attr-defined]
+            deviations.append(f"{where}: int {v1} at batch {sc.b1} is {v2} at batch {sc.b2}: written for both")
+            return bi
         if k is None:
             deviations.append(f"{where}: int {v1} at batch {sc.b1} is {v2} at batch {sc.b2}; kept {v1}")
             return v1

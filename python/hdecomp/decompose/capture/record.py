@@ -57,6 +57,12 @@ class _Escaped(CaptureError):
         self.target = target
 
 
+def _host_list(value: Any) -> bool:
+    """A list of Python numbers (`counts.tolist()`): an object of its own, followed by identity."""
+    return type(value) is list and bool(value) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                         for v in value)
+
+
 class _GraphBuilder:
     """Builds an fx.Graph from a recorded execution: tensors are tracked by identity."""
 
@@ -125,7 +131,9 @@ class _GraphBuilder:
         self._bind(node, value)
 
     def _bind(self, node: fx.Node, value: Any) -> None:
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.Tensor) or _host_list(value):
+            # (a list of numbers a child returns, `expert_size = counts.tolist()`, is the same object where the
+            # forward hands it on, `self.experts(x, expert_size)`: read from the child's output, not a constant)
             self.by_id[id(value)] = node
             self.keep.append(value)
         elif isinstance(value, (list, tuple)):
@@ -133,7 +141,7 @@ class _GraphBuilder:
                 self.by_id[id(value)] = node
                 self.keep.append(value)
             for i, v in enumerate(value):
-                if flat_values(v) and any(isinstance(t, torch.Tensor) for t in flat_values(v)):
+                if (flat_values(v) and any(isinstance(t, torch.Tensor) for t in flat_values(v))) or _host_list(v):
                     sub = self.graph.call_function(operator.getitem, (node, i))
                     sub.meta["stack_trace"] = node.meta.get("stack_trace")   # `q, k, v = ...`: named by it
                     self.values[sub.name] = v
@@ -180,7 +188,8 @@ class _GraphBuilder:
         if isinstance(value, tuple):
             return tuple(self.arg(v) for v in value)
         if isinstance(value, list):
-            return [self.arg(v) for v in value]
+            known = self.by_id.get(id(value)) if _host_list(value) else None
+            return known if known is not None else [self.arg(v) for v in value]
         if is_output_class(type(value)) and all(isinstance(k, str) for k in value) and \
                 any(isinstance(t, torch.Tensor) for t in flat_values(value)):
             # a ModelOutput the forward built (BaseModelOutput(last_hidden_state=...)): the call of its class,
