@@ -150,6 +150,45 @@ def test_an_original_that_writes_its_own_state_is_never_cached(tmp_path: Path, c
     assert not any(p.is_file() for p in cache.rglob("*.pt"))
 
 
+UNREPRODUCIBLE_BUILD = '''import os
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # (a parameter a library leaves as uninitialised memory: other values each build, whatever the seed)
+        self.scale = nn.Parameter(torch.full((8,), 1.0 + int.from_bytes(os.urandom(4), "little")))
+
+    def forward(self, x):
+        return x * self.scale
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_reference_is_read_only_for_the_weights_it_was_made_with(tmp_path: Path, cache: Path) -> None:
+    """An original whose build gives other weights each time (FastSpeech2's attention biases left as
+    `torch.empty` memory outside their PreTrainedModel): the second verification's original holds other
+    values than the cached run's, so it must not read that run's outputs (it failed a correct step)."""
+    d = tmp_path / "unreproducible"
+    d.mkdir()
+    (d / "original.py").write_text(UNREPRODUCIBLE_BUILD)
+    (d / "refactored.py").write_text(UNREPRODUCIBLE_BUILD.replace("class Model", "class RefactoredModel"))
+    first = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(skip_anticheat=True))
+    second = verify_step(d / "original.py", d / "refactored.py", VerifyOptions(skip_anticheat=True))
+    assert first.status == "PASS" and second.status == "PASS", second.data.get("fail_detail")
+    # (the randomized trial's weights are drawn from its seed: reproducible, so read from the cache)
+    assert second.data["reference_cache"]["trials_from_cache"] == 1
+
+
 def test_the_cache_is_bounded_least_recently_used_first(tmp_path: Path, cache: Path) -> None:
     for i, size in enumerate((300, 300, 300)):
         entry = cache / f"k{i}"

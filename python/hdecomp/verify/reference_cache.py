@@ -115,6 +115,22 @@ def step_key(path: Path, imported: list[Any], class_name: str, *, seeds: tuple[f
     return h.hexdigest()[:32]
 
 
+def state_fingerprint(model: torch.nn.Module, sample: int = 4096) -> str:
+    """A short hash of `model`'s parameters and buffers as built (names, shapes, dtypes and an evenly strided
+    sample of each tensor's bytes): part of a reference's label, so that a build that is not reproducible
+    (a parameter a library leaves as `torch.empty` memory for an init that never runs: FastSpeech2's
+    attention biases built outside their PreTrainedModel) never reads a reference made with other values."""
+    h = hashlib.sha256()
+    for name, t in [*model.named_parameters(), *model.named_buffers()]:
+        h.update(f"{name}{tuple(t.shape)}{t.dtype}".encode())
+        if t.is_meta or t.numel() == 0:
+            continue
+        flat = t.detach().reshape(-1)
+        flat = flat[:: max(1, flat.numel() // sample)][:sample].contiguous()
+        h.update(flat.view(torch.uint8).cpu().numpy().tobytes())
+    return h.hexdigest()[:12]
+
+
 def _label_file(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", label) + ".pt"
 

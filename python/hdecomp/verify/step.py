@@ -222,6 +222,12 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     seed_everything(0)
     m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
     seed_everything(0)
+    # (the weights as built, fingerprinted: a reference made from other values is never read)
+    if reference is not None:
+        from hdecomp.verify.reference_cache import state_fingerprint
+        init_state = f"init{state_fingerprint(m_orig)}"
+    else:
+        init_state = "init"
     ctor_args: list[Any] = []
 
     def build_refactored(meta: bool) -> nn.Module:
@@ -294,7 +300,8 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
         trial, to, tr = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
-                                   record, batch_info, reference=reference, original_calls=original_calls)
+                                   record, batch_info, reference=reference, weights=init_state,
+                                   original_calls=original_calls)
         if record:
             trace_o, trace_r = to, tr
         trials.append(trial)
@@ -337,7 +344,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     del trace_o, trace_r
 
     randomized: Trial | None = None
-    weights_state = "init"   # the original's weights as built; re-randomised below (part of a reference's label)
+    weights_state = init_state   # the original's weights as built; re-randomised below (part of a reference's label)
     float_tensors = any(t.is_floating_point() for t in list(m_orig.parameters()) + list(m_orig.buffers()))
     if options.randomized_trial and float_tensors:
         t0 = time.perf_counter()
