@@ -189,6 +189,20 @@ def test_children_containers_and_config_attributes_are_accepted(forward: str, in
     assert not errors(analyze_source(model(forward, init=init)))
 
 
+def test_a_config_object_built_from_plain_data_holds_plain_values() -> None:
+    """A third-party configuration object a component builds from numbers and strings (FastSpeech2's
+    `self.config = FastSpeech2ConformerConfig(hidden_size=128, ...)`): its attributes are plain values, as a
+    local class's are, so a helper's `speaking_speed <= 0` on one is a Python test, not a mask. A tensor it is
+    handed, or combined with, is still compute."""
+    module = "from transformers import SomeConfig, make_table\n"
+    init = "self.config = SomeConfig(hidden_size=128, speed=1.0, names=['a', 'b'])"
+    methods = "def regulate(self, h, speed=1.0):\n    if speed <= 0:\n        raise ValueError('speed')\n    return h\n"
+    honest = model("return self.regulate(self.fc(x), self.config.speed)", init=init, module=module, methods=methods)
+    assert not errors(analyze_source(honest))
+    cheat = model("return self.fc(x) * self.table", init="self.table = make_table(x_size=8)", module=module)
+    assert {v.rule for v in errors(analyze_source(cheat))} == {"HD106"}
+
+
 def test_int_inputs_allow_shape_arithmetic() -> None:
     assert not errors(analyze_source(model("return self.fc(x)[:, : n * 2 - 1]", sig="self, x, n: int")))
     assert not errors(analyze_source(model("return self.fc(x)[:, : n * 2 - 1]", sig="self, x, n=3")))

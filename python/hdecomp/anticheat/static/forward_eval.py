@@ -91,6 +91,16 @@ def _numbers_annotation(node: ast.expr | None) -> bool:
                               for e in elts)
 
 
+def _plain_data(v: Val, depth: int = 0) -> bool:
+    """A value of plain data: a number, string, bool or None, or a list/tuple/dict of them."""
+    if v.kind == SCALAR:
+        return True
+    if v.kind == SEQ and depth < 4:
+        parts = [*(v.elts or ()), *([v.elem] if v.elem is not None else [])]
+        return all(_plain_data(p, depth + 1) for p in parts)
+    return False
+
+
 class ForwardEval:
     """Evaluates statements and expressions of forward() (and of helpers it reaches) over abstract values,
     reporting compute into `sink`. In quiet mode (module level, __init__) it only infers kinds."""
@@ -1050,6 +1060,11 @@ class ForwardEval:
             return V_DATA
         # external (third party / helper file) code
         if self.quiet:
+            # built in __init__ from plain data only (`FastSpeech2ConformerConfig(hidden_size=128, ...)`): a
+            # configuration object, whose attributes are plain values, as a local class's instance is; a tensor
+            # handed to it, or an op of it with a tensor, is still compute (apply and binop on SCALAR report it)
+            if all(_plain_data(v) for v in [*args, *kwargs.values()]):
+                return V_SCALAR
             return V_DATA
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
         self.report("HD112", call, f"calls `{spelled()}` ({where}): it cannot be proven to be plumbing",
