@@ -56,7 +56,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "two_paths", "inherited_helper", "no_grad_routing", "child_tensor_read",
                                   "grouped_queries", "self_indexed_experts", "row_by_row", "memoized_rotary", "flag_method", "looped_helper", "scalar_offset", "mask_unused",
                                   "cached_property_table", "scalar_tensor_add", "detection_loop",
-                                  "untaken_data_branch", "sparse_mixer", "routed_split_sizes"])
+                                  "untaken_data_branch", "sparse_mixer", "routed_split_sizes",
+                                  "upstream_length"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)

@@ -100,6 +100,23 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     return child_nodes
 
 
+def _model_runs(comp: Any, args: list[Any], kwargs: dict[str, Any], options: DecomposeOptions,
+                ) -> list[tuple[list[Any], dict[str, Any]]]:
+    """The model's inputs under each draw the composition test makes (COMPOSITION_SEEDS; the first is the
+    recording's own): the root's in-model calls, which every step's children are replayed on, so that a
+    size read from data upstream (the frames a duration predictor asks for) is one the steps below saw."""
+    from hdecomp.runtime.batch_limit import limited_inputs
+    from hdecomp.verify.result import COMPOSITION_SEEDS
+    runs = [(clone_nested(list(args)), clone_nested(dict(kwargs)))]
+    for seed in COMPOSITION_SEEDS[1:]:
+        try:
+            runs.append(limited_inputs(comp, options.batch_limit, seed=seed, device=options.device,
+                                       timeout=options.timeout))
+        except HdecompError:   # (the file's own inputs at another seed: the recording's stay)
+            break
+    return runs
+
+
 def _result_data(outcome: Any) -> dict[str, Any] | None:
     """The step's verification_result.json, None when there is none."""
     step = getattr(outcome, "step", None)
@@ -216,6 +233,7 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
                                     batch_limit=options.batch_limit)
     chosen = cut_for(comp, args, kwargs, options.batch_limit, device=options.device, timeout=options.timeout)
     args, kwargs = chosen.args, chosen.kwargs
+    runs = _model_runs(comp, args, kwargs, options)
     from functools import partial
 
     from hdecomp.runtime.component import run_user_code
@@ -269,7 +287,7 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     write_text_atomic(top, source)
     ins, ind, outs, outd = io_maps({}, [(f"input_{i}", a) for i, a in enumerate(args)] + sorted(kwargs.items()), out)
     dec.nodes[name] = Node(id=name, level=3, path=top, parent=None, inputs={"shapes": ins, "dtypes": ind},
-                           outputs={"shapes": outs, "dtypes": outd})
+                           outputs={"shapes": outs, "dtypes": outd}, in_model=runs)
     dec.registry.taken[name] = "<model>"
     if options.batch_limit is not None:
         how = {"batch_size": "the module's `batch_size` lowered to",

@@ -72,9 +72,9 @@ class CallRecord:
     calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
     twin: str = ""        # never called in the recorded runs: the calls of this item of its container are
                           # taken (_reached_twin)
-    per_model_call: int | None = None   # its calls per call of the parent in the model (the mean over the
-                                        # parent's in-model calls replayed): a loop over detections runs as
-                                        # often as the model's detections, not the drawn inputs'
+    per_model_call: int | None = None   # its calls under the parent's first call in the model (the draw the
+                                        # coverage counts): a loop over detections runs as often as the
+                                        # model's detections, not the drawn inputs'
 
     @property
     def uses(self) -> int:
@@ -221,19 +221,21 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     """Each child's calls (its first, a loop's last) where the module runs in the model: at the root the
     recording's own; below it, `ref` run again on the inputs `node` received in the model (its file's inputs
     are random: a size read from data, a count of masked tokens, can differ there), checked against the
-    module itself. A child those inputs do not reach has none. Sets each child's calls per in-model call
-    (CallRecord.per_model_call) where every in-model call was replayed."""
+    module itself. A child those inputs do not reach has none. Sets each child's calls under the first
+    in-model call (CallRecord.per_model_call) where every in-model call was replayed."""
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.decompose.capture.common import same_outputs
     from hdecomp.runtime.component import clone_nested
 
     def calls_of(r: Recording) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
         return {a: [(c.args, c.kwargs), *([c.last] if c.last is not None else [])] for a, c in r.calls.items()}
-    if node.parent is None:
-        return calls_of(rec)
     real = in_model_calls(node)
     per_call: list[dict[str, list[tuple[list[Any], dict[str, Any]]]]] = []
     counts: list[dict[str, int]] = []   # each child's calls under each in-model call (CallRecord.per_model_call)
+    if node.parent is None:
+        # the root's calls are the model's draws (driver._model_runs), the first of them the recording's own
+        per_call.append(calls_of(rec))
+        real = real[1:]
     for args, kwargs in real:   # every call the model made (a second one may take another path)
         try:
             with torch.no_grad():
@@ -251,8 +253,8 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
         per_call.append(calls_of(rec_real))
         counts.append({a: c.calls for a, c in rec_real.calls.items()})
     for a, r in rec.calls.items():
-        if counts:
-            r.per_model_call = round(sum(c.get(a, 0) for c in counts) / len(counts))
+        if counts and node.parent is not None:   # (the root's recording is the model's first draw itself)
+            r.per_model_call = counts[0].get(a, 0)
     return {a: merged_in_model([calls.get(a, []) for calls in per_call]) for a in attrs}
 
 

@@ -823,9 +823,8 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
     boxes above a score) can differ there, and the children's in-model trials must hold what the model
     really hands them, or every step passes and the composition fails. A call the graph does not replay
     (another path through the code) gives its children nothing: the step's own in-model trial of that
-    call fails first."""
-    if node.parent is None:
-        return None
+    call fails first. At the root, the calls are the model's under each draw of the composition test
+    (driver._model_runs)."""
     calls = in_model_calls(node)
     if not calls:
         return None

@@ -218,6 +218,8 @@ def merged_in_model(per_call: list[list[tuple[list[Any], dict[str, Any]]]],
 def write_in_model(dec: Any, node: Any, step_dir: Path, step_name: str) -> None:
     """The inputs `node` received in the model, next to its step (hdecomp.verify.in_model)."""
     from hdecomp.verify.in_model import write_in_model_inputs
+    if node.parent is None:   # (the root's are the model's own draws: its step's trials run them already)
+        return
     why = write_in_model_inputs(step_dir, in_model_calls(node))
     if why is not None:
         dec.note(step_name, "deviation", f"{node.id}: no in-model trial", why)

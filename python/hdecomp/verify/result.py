@@ -14,6 +14,9 @@ from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
 
 SEED_BASE = 42
+# the model-level draws the composition test compares the composed model on (its SEEDS): each step's children
+# are also verified on what the model hands them under each of these (decompose: the root's in-model calls)
+COMPOSITION_SEEDS = (SEED_BASE, SEED_BASE + 1, SEED_BASE + 2)
 RANDOMIZED_WEIGHT_SEED = 1234
 PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's output is degenerate
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hdecomp.formats.keys import access_path
 from hdecomp.toolchain.compose.plan import SKIP_TOP, Composition, StepPlan, child_steps, relative_to_root
 from hdecomp.toolchain.compose.weights import weight_map_json
+from hdecomp.verify.result import COMPOSITION_SEEDS
 
 if TYPE_CHECKING:
     from hdecomp.toolchain.compose.plan import MapValue
@@ -287,7 +288,7 @@ Prints PASS or FAIL with the max difference (fp32: rtol 1e-4, atol 1e-5); exit 0
 
 ROOT = Path(__file__).resolve().parents[{depth}]
 ORIGINAL = "{relative_to_root(root, comp.original)}"
-SEEDS = (42, 43, 44)
+SEEDS = {COMPOSITION_SEEDS!r}
 TOLERANCES = {_tolerances(tolerance)}
 DEFAULT_BATCH_LIMIT = {batch_limit!r}
 DEFAULT_DEVICE = {device!r}
