@@ -219,7 +219,8 @@ def _as_twin(c: SourceChild, twin: CallRecord, name: str) -> CallRecord:
 def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list[str], rec: Recording,
                        notes: list[str]) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
     """Each child's calls (its first, a loop's last) where the module runs in the model: at the root the
-    recording's own; below it, `ref` run again on the inputs `node` received in the model (its file's inputs
+    recording's own and `ref` run again on the model's other draws (driver._model_runs); below it, `ref` run
+    again on the inputs `node` received in the model (its file's inputs
     are random: a size read from data, a count of masked tokens, can differ there), checked against the
     module itself. A child those inputs do not reach has none. Sets each child's calls under the first
     in-model call (CallRecord.per_model_call) where every in-model call was replayed."""

@@ -818,7 +818,7 @@ def _needed_values(children: list[ChildPlan]) -> set[str]:
 def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.Module, cap: Capture,
                      expand: set[str], children: list[ChildPlan]) -> list[dict[str, Any]] | None:
     """Every value of the captured graph at each call `node` received in the model, checked against the
-    module itself; None for the root (its own inputs are the model's) or when there is no such value. The
+    module itself; None when there is no such value. The
     step was captured on its own file's random inputs: a size read from data (a count of global tokens, the
     boxes above a score) can differ there, and the children's in-model trials must hold what the model
     really hands them, or every step passes and the composition fails. A call the graph does not replay
