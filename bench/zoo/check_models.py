@@ -40,7 +40,9 @@ SHAPE_NAMES = ("batch_size", "seq_len", "decoder_seq_len", "image_size", "num_me
 def model_files(only: list[str] | None) -> list[Path]:
     files = sorted(MODELS.glob("*.py"))
     if only:
-        files = [f for f in files if f.stem in only or any(f.stem.startswith(o) for o in only)]
+        # (a name that is a file's stem selects that file alone; any other name is a prefix)
+        stems = {f.stem for f in files}
+        files = [f for f in files if any(f.stem == o or (o not in stems and f.stem.startswith(o)) for o in only)]
     return files
 
 

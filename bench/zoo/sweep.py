@@ -207,9 +207,12 @@ def classify(res: dict[str, Any]) -> tuple[str, str | None]:
 # ---------------------------------------------------------------------------------------------- main
 
 def model_files(only: list[str] | None) -> list[Path]:
+    """The model files `--only` names: a name that is a file's stem selects that file alone (`hf_gemma`, not
+    hf_gemma2_sliding); any other name is a prefix (`tv_`)."""
     files = sorted(MODELS.glob("*.py"))
     if only:
-        files = [f for f in files if any(f.stem == o or f.stem.startswith(o) for o in only)]
+        stems = {f.stem for f in files}
+        files = [f for f in files if any(f.stem == o or (o not in stems and f.stem.startswith(o)) for o in only)]
     return files
 
 
@@ -261,7 +264,7 @@ def run_one(f: Path, out_root: Path, args: argparse.Namespace) -> dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="+", default=None, metavar="NAME",
-                   help="model file stems or prefixes (e.g. tv_mobilenet_v3_large hf_)")
+                   help="model file stems (each selects that file alone) or prefixes (e.g. tv_mobilenet_v3_large hf_)")
     p.add_argument("--batch-limit", type=int, default=1)
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per model (the whole decomposition)")
     p.add_argument("--step-timeout", type=float, default=None,
