@@ -53,6 +53,7 @@ from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
+from hdecomp.verify.weights import has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 
@@ -358,8 +359,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         drawn.append((a2, k2))
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
         rec.calls.update(more.calls)
-    if runs is None and any(a not in rec.calls for a in attrs) and \
-            not any(t.is_floating_point() for t in [*model.parameters(), *model.buffers()]):
+    if runs is None and any(a not in rec.calls for a in attrs) and not has_float_state(model):
         # no weights to re-draw: the verifier's trials run these inputs (and the model's) and nothing else, so a
         # child none of them reaches is one no trial calls (HD306): its branch is not split
         raise _Unreached([*drawn, *in_model_calls(node)])

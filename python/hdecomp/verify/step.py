@@ -63,6 +63,7 @@ from hdecomp.verify.weights import (
     WeightMapError,
     apply_weight_map,
     build_weight_map,
+    has_float_state,
     load_explicit_map,
     parse_explicit_map,
     plain_tensor_attributes,
@@ -345,7 +346,7 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
 
     randomized: Trial | None = None
     weights_state = init_state   # the original's weights as built; re-randomised below (part of a reference's label)
-    float_tensors = any(t.is_floating_point() for t in list(m_orig.parameters()) + list(m_orig.buffers()))
+    float_tensors = has_float_state(m_orig)
     if options.randomized_trial and float_tensors:
         t0 = time.perf_counter()
         names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)

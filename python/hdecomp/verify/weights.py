@@ -552,6 +552,11 @@ class _Generators:
         return self.gens[key]
 
 
+def has_float_state(model: nn.Module) -> bool:
+    """Whether `model` holds a float parameter or buffer: weights the randomized-weights and branch trials re-draw."""
+    return any(t.is_floating_point() for t in [*model.parameters(), *model.buffers()])
+
+
 def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap, seed: int = 1234) -> list[str]:
     """Re-randomise every float parameter and buffer, identically on both sides through the map.
 
@@ -609,6 +614,7 @@ __all__ = [
     "WholeCopy",
     "apply_weight_map",
     "build_weight_map",
+    "has_float_state",
     "load_explicit_map",
     "map_value_json",
     "named_tensors",
