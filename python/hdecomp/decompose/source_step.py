@@ -228,11 +228,14 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
     A probe: attributes the run sets lazily (MultiScaleRoIAlign's `scales`) are put back as they were."""
     from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
     from hdecomp.runtime.component import clone_nested
-    try:
-        fs = function_source(of) if isinstance(of, types.FunctionType) else \
-            forward_source(of if of is not None else model)
-    except SourceStepError:
-        return None
+    if isinstance(of, (types.FunctionType, types.MethodType)):
+        # (only the code object is traced: a method's body, reading `self`, is no plain function's source)
+        code = inspect.unwrap(getattr(of, "__func__", of)).__code__
+    else:
+        try:
+            code = forward_source(of if of is not None else model).code
+        except SourceStepError:
+            return None
     lines: set[int] = set()
 
     def local(frame: Any, event: str, arg: Any) -> Any:
@@ -241,7 +244,7 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
         return local
 
     def calls(frame: Any, event: str, arg: Any) -> Any:
-        return local if frame.f_code is fs.code else None
+        return local if frame.f_code is code else None
 
     old = sys.gettrace()
     before = plain_attributes(model)
@@ -332,8 +335,17 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
     def ran(stmts: list[ast.stmt]) -> bool:
         return any(fs.file_line.get(st.lineno) in executed for st in stmts)
 
+    def tested(node: ast.If) -> bool:
+        # (a test written over several lines, `if (\n self.a is not None\n and ...\n):`, reports the lines of
+        # its parts, not the `if`'s: any file line from the `if` to its body's first statement)
+        start = fs.file_line.get(node.lineno)
+        if start is None:
+            return False
+        end = fs.file_line.get(node.body[0].lineno, start) if node.body else start
+        return any(line in executed for line in range(start, max(end, start + 1)))
+
     for node in ast.walk(fdef):
-        if not isinstance(node, ast.If) or not fixed(node.test) or fs.file_line.get(node.lineno) not in executed:
+        if not isinstance(node, ast.If) or not fixed(node.test) or not tested(node):
             continue
         for field_name in ("body", "orelse"):
             stmts = getattr(node, field_name)
@@ -353,14 +365,140 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                 continue
             for j, st in enumerate(stmts[:-1]):
                 rest = stmts[j + 1:]
-                if isinstance(st, ast.If) and fixed(st.test) and \
-                        fs.file_line.get(st.lineno) in executed and not ran(rest) and \
+                if isinstance(st, ast.If) and fixed(st.test) and tested(st) and not ran(rest) and \
                         any(_flag(r, flagged) for r in rest):
                     stmts[j + 1:] = [_raise_not_taken(st)]
                     where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(st.lineno, st.lineno)}"
                     notes.append(f"{where}: what follows `if {ast.unparse(st.test)}` never runs for the recorded "
                                  "inputs; the parent raises there instead of calling a child no trial can reach")
                     break
+    return notes
+
+
+_FIXED_VALUES = (type(None), bool, int, float, str)
+
+
+def _fixed_value(test: ast.expr, attrs: dict[str, AttrInfo], assigned: set[str]) -> Any:
+    """The value of `test` where it reads only literals and plain constants of the module (`self.clip`,
+    `self.steps is not None`, `not self.training`): fixed by the construction, which every trial's build
+    repeats (an attribute the function itself assigns is not). Raises LookupError where it reads anything
+    else."""
+    if isinstance(test, ast.Constant) and isinstance(test.value, _FIXED_VALUES):
+        return test.value
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        info = attrs.get(test.attr)
+        if info is not None and info.kind == "const" and isinstance(info.value, _FIXED_VALUES) and \
+                test.attr not in assigned:
+            return info.value
+        raise LookupError(test.attr)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return not _fixed_value(test.operand, attrs, assigned)
+    if isinstance(test, ast.BoolOp):
+        values = [_fixed_value(v, attrs, assigned) for v in test.values]
+        return all(values) if isinstance(test.op, ast.And) else any(values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+            isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        a = _fixed_value(test.left, attrs, assigned)
+        b = _fixed_value(test.comparators[0], attrs, assigned)
+        op = test.ops[0]
+        return (a is b) if isinstance(op, ast.Is) else (a is not b) if isinstance(op, ast.IsNot) else \
+            (a == b) if isinstance(op, ast.Eq) else (a != b)
+    raise LookupError(ast.unparse(test))
+
+
+def _fold_fixed_conditionals(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[str]:
+    """A conditional expression on the module's plain constants (torchvision's DefaultBoxGenerator:
+    `self._wh_pairs[k].clamp(min=0, max=1) if self.clip else self._wh_pairs[k]`) is its taken branch: the
+    other can run under no trial (the same construction), and a line tells not which of the two ran, so the
+    branch dropping by executed lines cannot remove it. Returns notes."""
+    assigned = {n.attr for n in ast.walk(fdef) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                and isinstance(n.value, ast.Name) and n.value.id == "self"}
+    notes: list[str] = []
+
+    class Fold(ast.NodeTransformer):
+        def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+            self.generic_visit(node)
+            try:
+                taken = bool(_fixed_value(node.test, attrs, assigned))
+            except (LookupError, TypeError):
+                return node
+            where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(node.lineno, node.lineno)}" \
+                if fs.code is not None else f"line {node.lineno}"
+            notes.append(f"{where} (`... if {ast.unparse(node.test)} else ...`): the module's constants fix the "
+                         f"test ({taken}); the {'if' if taken else 'else'} value alone is kept")
+            return ast.copy_location(node.body if taken else node.orelse, node)
+
+    Fold().visit(fdef)
+    ast.fix_missing_locations(fdef)
+    return notes
+
+
+def _per_item_call(elt: ast.expr, fs: ForwardSource, attrs: dict[str, AttrInfo]) -> bool:
+    """`elt` is one call of a plain Python function or of the module's own submodule or method (a helper
+    run per item: torchvision's `paste_mask_in_image(m[0], b, im_h, im_w)`), not a tensor op."""
+    if not isinstance(elt, ast.Call):
+        return False
+    f = elt.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+        info = attrs.get(f.attr)
+        return info is not None and info.kind in ("module", "method")
+    target = _global_callee(f, fs)
+    mod = getattr(target, "__module__", "") or ""
+    return isinstance(target, types.FunctionType) and not (mod == "torch" or mod.startswith("torch."))
+
+
+def _comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[str]:
+    """`name = [helper(a, b) for a, b in zip(xs, ys)]`, a list built by calling a helper per item, is the loop
+    it stands for (`name = []`, then `name.append(helper(a, b))` per item): the loop stays in the parent, the
+    helper's call is a child called once per iteration (a graph of the whole list would hold one count of
+    items, and sizes that follow each item's values). Only where the loop's names are used nowhere else in
+    the function (a comprehension's names are its own). Returns notes."""
+    notes: list[str] = []
+    elsewhere: dict[str, int] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name):
+            elsewhere[n.id] = elsewhere.get(n.id, 0) + 1
+
+    def rewrite(stmts: list[ast.stmt]) -> None:
+        for st in list(stmts):
+            for field_name in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field_name, None)
+                if isinstance(inner, list):
+                    rewrite(inner)
+            if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+                continue
+            comp, target = st.value, st.targets[0]
+            if not (isinstance(comp, ast.ListComp) and isinstance(target, ast.Name)
+                    and not any(g.is_async for g in comp.generators) and _per_item_call(comp.elt, fs, attrs)):
+                continue
+            own = [n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            inside: dict[str, int] = {}
+            for n in ast.walk(comp):
+                if isinstance(n, ast.Name):
+                    inside[n.id] = inside.get(n.id, 0) + 1
+            if any(elsewhere.get(v, 0) != inside.get(v, 0) for v in own):
+                continue
+            name = target.id
+            body: list[ast.stmt] = [ast.Expr(value=ast.Call(
+                func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+                args=[comp.elt], keywords=[]))]
+            for g in reversed(comp.generators):
+                for cond in reversed(g.ifs):
+                    body = [ast.If(test=cond, body=body, orelse=[])]
+                body = [ast.For(target=g.target, iter=g.iter, body=body, orelse=[])]
+            loop = [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                               value=ast.List(elts=[], ctx=ast.Load())), *body]
+            for new in loop:
+                for n in ast.walk(new):
+                    ast.copy_location(n, st)
+            j = stmts.index(st)
+            stmts[j:j + 1] = loop
+            where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(st.lineno, st.lineno)}" \
+                if fs.code is not None else f"line {st.lineno}"
+            notes.append(f"{where} (`{name} = [{ast.unparse(comp.elt)} for ...]`): the list built by a call per "
+                         "item is the loop it stands for; the call is a child called once per item")
+
+    rewrite(fdef.body)
     return notes
 
 
@@ -1175,8 +1313,9 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     flags = _flag_calls(model, fs.fdef, attrs, fs) if executed is not None else set()
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
+        dropped = _fold_fixed_conditionals(fdef, fs, attrs) + _comprehensions_as_loops(fdef, fs, attrs)
         if executed is not None:
-            dropped = _drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
+            dropped += _drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.local_modules = _called_locals(fdef)
@@ -1197,12 +1336,14 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                                       max_iterations, executed_of)
             if len(_called_submodules(fdef, attrs)) < 2:
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
-        if len(regions) == 1 and regions[0].expr is None and regions[0].stmts and \
-                all(_called_method(st, attrs) is not None for st in regions[0].stmts):
+        calls = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
+            if len(regions) == 1 else []
+        if calls and all(_called_method(st, attrs) is not None for st in calls):
             # the only compute is in the module's own methods it calls (torchvision's AnchorGenerator:
-            # `self.set_cell_anchors(...)`, `self.grid_anchors(...)`): one child holding them would be the parent in
-            # disguise; their bodies are split instead, as methods of the parent its forward calls as written
-            methods = _methods_plan(model, fs, as_written, attrs, regions[0], user_file, per_statement,
+            # `self.set_cell_anchors(...)`, `self.grid_anchors(...)`; a `return self._grid(sizes)`): one child
+            # holding them would be the parent in disguise; their bodies are split instead, as methods of the
+            # parent its forward calls as written
+            methods = _methods_plan(model, fs, as_written, attrs, calls, user_file, per_statement,
                                     max_iterations, executed_of)
             if methods is not None:
                 return methods
@@ -1223,6 +1364,10 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
             if fn is not None:
                 return _function_plan(model, fs, as_written, attrs, fn, user_file, per_statement, max_iterations,
                                       executed_of)
+            via = _called_submodule_method(regions[0].stmts[0], attrs) if len(regions[0].stmts) == 1 else None
+            if via is not None:
+                return _submodule_method_plan(model, fs, as_written, attrs, *via, user_file, per_statement,
+                                              max_iterations, executed_of)
             if len(regions[0].stmts) < 2 or any(isinstance(st, (ast.With, ast.AsyncWith, ast.Try))
                                                 for st in regions[0].stmts):
                 raise SourceStepError("the forward is one piece of straight-line compute: nothing to split at "
@@ -1361,12 +1506,13 @@ def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
 
 
 def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
-                  region: Region, user_file: Any, per_statement: bool, max_iterations: int,
+                  calls: list[ast.stmt], user_file: Any, per_statement: bool, max_iterations: int,
                   executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan | None:
-    """The step of a forward whose compute is all in the methods it calls: the one method that computes is
-    split at its source level, the others (plumbing) are carried as they are; the forward stays as written.
-    None where more than one of them computes (their children would share one namespace)."""
-    names = list(dict.fromkeys(_called_method(st, attrs) for st in region.stmts))
+    """The step of a forward whose compute is all in the methods it calls (`calls`: the statements of the one
+    region, each a call of one): the one method that computes is split at its source level, the others
+    (plumbing) are carried as they are; the forward stays as written. None where more than one of them
+    computes (their children would share one namespace)."""
+    names = list(dict.fromkeys(_called_method(st, attrs) for st in calls))
     plans: dict[str, SourcePlan] = {}
     kept: list[ast.FunctionDef] = []
     for name in names:
@@ -1393,6 +1539,55 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
     return _around(fs, inner, attrs, user_file, copy.deepcopy(fdef), [fdef, *kept], names_of([fdef, *kept]).loads,
                    local_names, note=f"its compute is in the method {name}: split here, as a method of the parent",
                    methods=[body, *kept, *inner.methods], key_prefix=inner.key_prefix, model=model)
+
+
+def _called_submodule_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> tuple[str, str] | None:
+    """(attribute, method) where a statement only calls a method of a submodule, `self.<attr>.<method>(...)`
+    (torchvision's `detections = self.transform.postprocess(detections, ...)`), written in Python on the
+    submodule's class; else None."""
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    owner = value.func.value
+    if not (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self"):
+        return None
+    info = attrs.get(owner.attr)
+    if info is None or info.kind not in ("module", "container"):
+        return None
+    try:
+        static = inspect.getattr_static(info.value, value.func.attr)
+    except AttributeError:
+        return None
+    if not inspect.isfunction(static) or static.__qualname__.startswith("Module."):
+        return None
+    return owner.attr, value.func.attr
+
+
+def _submodule_method_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                           attr: str, name: str, user_file: Any, per_statement: bool, max_iterations: int,
+                           executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan:
+    """The step of a forward that only calls a submodule's method: the method's body split at its source level
+    (its `self` the submodule, as a wrapper's forward is seen through), as a method of the parent that its
+    forward calls in the submodule's place."""
+    sub = attrs[attr].value
+    method = getattr(sub, name)
+    mfs = function_source(method, method=True)
+    m_attrs = {a: attr_info(sub, a) for a in names_of([mfs.fdef]).self_attrs}
+    inner = _plan_source(sub, mfs, m_attrs, user_file, per_statement=per_statement, full_tensors=None,
+                         max_iterations=max_iterations,
+                         executed=executed_of(method.__func__) if executed_of else None,
+                         executed_of=executed_of, full_tensors_of=None)
+    taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(inner.containers) | \
+        {m.name for m in inner.methods} | set(attrs)
+    new = safe_attr(f"{attr}_{name}", taken)
+    forward = _CallsRenamed(attr, new, via=name).visit(copy.deepcopy(fdef))
+    ast.fix_missing_locations(forward)
+    body = copy.deepcopy(inner.forward)
+    body.name = new
+    local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
+    return _around(fs, inner, attrs, user_file, forward, [forward], names_of([forward]).loads, local_names,
+                   note=f"one call of self.{attr}.{name}: its body is split here, as the parent's method {new}",
+                   methods=[body, *inner.methods], key_prefix=f"{attr}.{inner.key_prefix}")
 
 
 class _FunctionCallsRenamed(ast.NodeTransformer):
@@ -1431,15 +1626,21 @@ def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> lis
 
 
 class _CallsRenamed(ast.NodeTransformer):
-    """`self.<attr>(...)` -> `self.<method>(...)`."""
+    """`self.<attr>(...)` (with `via`, `self.<attr>.<via>(...)`) -> `self.<method>(...)`."""
 
-    def __init__(self, attr: str, method: str) -> None:
-        self.attr, self.method = attr, method
+    def __init__(self, attr: str, method: str, via: str | None = None) -> None:
+        self.attr, self.method, self.via = attr, method, via
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         f = node.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr == self.attr:
+        if self.via is not None:
+            if isinstance(f, ast.Attribute) and f.attr == self.via and isinstance(f.value, ast.Attribute) and \
+                    isinstance(f.value.value, ast.Name) and f.value.value.id == "self" and f.value.attr == self.attr:
+                node.func = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=self.method,
+                                          ctx=ast.Load())
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and \
+                f.attr == self.attr:
             f.attr = self.method
         return node
 
