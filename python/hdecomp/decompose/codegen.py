@@ -33,6 +33,7 @@ from hdecomp.decompose.source import (
     PARAMETRIZED,
     NotRepresentable,
     SourceContext,
+    carried_names,
     carried_source,
     construction_patches,
     constructor_expr,
@@ -873,14 +874,17 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
                 member_of[m] = c
         else:
             module_attr[str(c.target)] = c.attr
-    taken: set[str] = set(ctx.imports) | _called_function_names(nodes)
+    taken: set[str] = set(ctx.imports) | _called_function_names(nodes) | carried_names(ctx)
     ctx.locals = taken   # imports made while writing the body avoid the locals
     aliases: dict[str, str] = {}
+    by_stem: dict[str, str] = {}   # (one file's Model, one name: children of the same file share it)
     imports: list[str] = []
     for c in children:
         stem = child_files[c.attr]
-        alias = class_alias(stem, taken)
-        taken.add(alias)
+        if stem not in by_stem:
+            by_stem[stem] = class_alias(stem, taken)
+            taken.add(by_stem[stem])
+        alias = by_stem[stem]
         aliases[c.attr] = alias
         line = f"from children.{stem} import Model as {alias}"
         if line not in imports:

@@ -94,12 +94,18 @@ def safe_attr(base: str, taken: set[str]) -> str:
 
 
 def class_alias(stem: str, taken: set[str]) -> str:
-    """The CamelCase name a child file's Model is imported as (`conv2d_fp32` -> `Conv2dFp32`)."""
+    """The CamelCase name a child file's Model is imported as (`conv2d_fp32` -> `Conv2dFp32`), none of `taken`
+    (the file's imports and the definitions it carries: a child `mapper` next to the model file's own class
+    `Mapper` is `Mapper2`)."""
     alias = "".join(p.capitalize() for p in stem.split("_")) or "Child"
     if alias[0].isdigit():
         alias = "K" + alias
     if not is_safe_local(alias):
         alias = alias + "_"
+    base, n = alias, 1
+    while alias in taken:
+        n += 1
+        alias = f"{base}{n}"
     return alias
 
 

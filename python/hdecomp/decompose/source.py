@@ -824,6 +824,40 @@ def _top_level_defs(tree: ast.Module) -> dict[str, ast.stmt]:
     return defs
 
 
+def carried_names(ctx: SourceContext) -> set[str]:
+    """The module-level names a file written with `ctx` defines by carrying user definitions: the user names
+    and every definition they need (a function `setup` that builds a `Mapper`: both), which no other name
+    of the file may take."""
+    if not ctx.user_names or ctx.user_file is None:
+        return set(ctx.user_names)
+    try:
+        tree = ast.parse(ctx.user_file.read_text(encoding="utf-8"))
+        return _needed(ctx, _top_level_defs(tree))
+    except (OSError, SyntaxError, NotRepresentable):
+        return set(ctx.user_names)
+
+
+def _needed(ctx: SourceContext, defs: dict[str, ast.stmt]) -> set[str]:
+    needed: set[str] = set()
+    todo = sorted(ctx.user_names)
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        if name not in defs:
+            where = ctx.user_file.name if ctx.user_file is not None else "the model file"
+            raise NotRepresentable(f"definition of {name} not found in {where}")
+        needed.add(name)
+        for n in ast.walk(defs[name]):
+            if isinstance(n, ast.Name) and n.id in defs and n.id not in needed and n.id != "Model":
+                todo.append(n.id)
+            if isinstance(n, ast.Name) and n.id == "Model" and name != "Model":
+                raise NotRepresentable(f"{name} refers to the file's Model class")
+    if "Model" in needed:
+        raise NotRepresentable("a submodule is an instance of the file's own Model class")
+    return needed
+
+
 def carried_source(ctx: SourceContext) -> tuple[list[str], str]:
     """(import lines, definitions) for every user name in ctx and what those need, in file order."""
     if not ctx.user_names:
@@ -833,22 +867,7 @@ def carried_source(ctx: SourceContext) -> tuple[list[str], str]:
     source = ctx.user_file.read_text(encoding="utf-8")
     tree = ast.parse(source)
     defs = _top_level_defs(tree)
-    needed: set[str] = set()
-    todo = sorted(ctx.user_names)
-    while todo:
-        name = todo.pop()
-        if name in needed:
-            continue
-        if name not in defs:
-            raise NotRepresentable(f"definition of {name} not found in {ctx.user_file.name}")
-        needed.add(name)
-        for n in ast.walk(defs[name]):
-            if isinstance(n, ast.Name) and n.id in defs and n.id not in needed and n.id != "Model":
-                todo.append(n.id)
-            if isinstance(n, ast.Name) and n.id == "Model" and name != "Model":
-                raise NotRepresentable(f"{name} refers to the file's Model class")
-    if "Model" in needed:
-        raise NotRepresentable("a submodule is an instance of the file's own Model class")
+    needed = _needed(ctx, defs)
     imports: list[str] = []
     blocks: list[str] = []
     emitted: set[int] = set()

@@ -31,7 +31,7 @@ import inspect
 import sys
 import textwrap
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -502,6 +502,113 @@ def _comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: di
     return notes
 
 
+def _self_store(target: ast.expr) -> bool:
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+
+
+def _attribute_stores_kept(fdef: ast.FunctionDef) -> tuple[list[str], set[int]]:
+    """`self.scales, self.map_levels = _setup_scales(...)` (torchvision's MultiScaleRoIAlign sets its state on
+    the first forward): the compute goes to a child, which returns the values, and the parent keeps the
+    stores, `self.scales, self.map_levels = scales, map_levels` (a child would set them on itself, where the
+    parent's later reads never see them). Returns notes and the stores the parent keeps (by id)."""
+    taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | _arg_names(fdef.args)
+    notes: list[str] = []
+    kept: set[int] = set()
+    fresh = [max((getattr(n, "end_lineno", 0) or 0) for n in ast.walk(fdef)) + 1000]
+
+    def rewrite(stmts: list[ast.stmt]) -> None:
+        for st in list(stmts):
+            for field_name in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field_name, None)
+                if isinstance(inner, list):
+                    rewrite(inner)
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and _has_call(st.value)):
+                continue
+            target = st.targets[0]
+            parts = target.elts if isinstance(target, ast.Tuple) else [target]
+            if not any(_self_store(t) for t in parts) or \
+                    not all(_self_store(t) or isinstance(t, ast.Name) for t in parts):
+                continue
+            locals_: list[ast.expr] = []
+            stores: list[ast.expr] = []
+            values: list[ast.expr] = []
+            for t in parts:
+                if isinstance(t, ast.Attribute):
+                    name = safe_attr(t.attr, taken)
+                    locals_.append(ast.Name(id=name, ctx=ast.Store()))
+                    stores.append(t)
+                    values.append(ast.Name(id=name, ctx=ast.Load()))
+                else:
+                    locals_.append(t)
+            first = ast.Assign(targets=[ast.Tuple(elts=locals_, ctx=ast.Store()) if isinstance(target, ast.Tuple)
+                                        else locals_[0]], value=st.value)
+            keep = ast.Assign(targets=[ast.Tuple(elts=stores, ctx=ast.Store()) if len(stores) > 1 else stores[0]],
+                              value=ast.Tuple(elts=values, ctx=ast.Load()) if len(values) > 1 else values[0])
+            for n in ast.walk(first):
+                ast.copy_location(n, st)
+            # (a line of its own, past the forward's: the split tells a region's outputs by the lines that read
+            # them, and no static or run-time reading of the original's lines makes it compute)
+            fresh[0] += 1
+            for n in ast.walk(keep):
+                n.lineno = n.end_lineno = fresh[0]   # type: ignore[attr-defined]
+                n.col_offset, n.end_col_offset = 0, 1   # type: ignore[attr-defined]
+            j = stmts.index(st)
+            stmts[j:j + 1] = [first, keep]
+            kept.add(id(keep))
+            notes.append(f"`{ast.unparse(target)} = ...`: the child computes the values, the parent keeps the "
+                         "stores to its own attributes")
+
+    rewrite(fdef.body)
+    # the compute that reads such an attribute reads the parent's: `scales = self.scales` is kept in the parent,
+    # and the statement reads `scales` (a child's own `self.scales` is the constant it was written with)
+    assigned = {t.attr for n in ast.walk(fdef) if isinstance(n, ast.Assign) for p in n.targets
+                for t in (p.elts if isinstance(p, ast.Tuple) else [p]) if isinstance(t, ast.Attribute) and _self_store(t)}
+
+    def reads(stmts: list[ast.stmt]) -> None:
+        for st in list(stmts):
+            for field_name in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field_name, None)
+                if isinstance(inner, list):
+                    reads(inner)
+            if id(st) in kept or not isinstance(st, (ast.Assign, ast.Expr, ast.Return, ast.AugAssign)) or \
+                    not _has_call(st):
+                continue
+            read = [n for n in ast.walk(st) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                    and _self_store(n) and n.attr in assigned]
+            if not read:
+                continue
+            local: dict[str, str] = {}
+            hoisted: list[ast.stmt] = []
+            for a in dict.fromkeys(n.attr for n in read):
+                local[a] = safe_attr(a, taken)
+                fresh[0] += 1
+                h = ast.Assign(targets=[ast.Name(id=local[a], ctx=ast.Store())],
+                               value=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=a, ctx=ast.Load()))
+                for n in ast.walk(h):
+                    n.lineno = n.end_lineno = fresh[0]   # type: ignore[attr-defined]
+                    n.col_offset, n.end_col_offset = 0, 1   # type: ignore[attr-defined]
+                hoisted.append(h)
+                kept.add(id(h))
+            _AttributeReads(local).visit(st)
+            j = stmts.index(st)
+            stmts[j:j] = hoisted
+
+    reads(fdef.body)
+    return notes, kept
+
+
+class _AttributeReads(ast.NodeTransformer):
+    """`self.<attr>` read -> the local name the parent read it into (`local`: attr -> name)."""
+
+    def __init__(self, local: dict[str, str]) -> None:
+        self.local = local
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.ctx, ast.Load) and _self_store(node) and node.attr in self.local:
+            return ast.copy_location(ast.Name(id=self.local[node.attr], ctx=ast.Load()), node)
+        return self.generic_visit(node)
+
+
 def _drop_signature_annotations(fdef: ast.FunctionDef) -> None:
     """No annotations on the parameters and the return: they name types of the function's own module (`Union`,
     `ImageList`), which a file the code is carried into may not import."""
@@ -884,6 +991,7 @@ class _Splitter:
         self.local_modules: set[str] = set()   # local names the forward calls (modules from a container)
         self.containers: set[str] = set()      # container attributes (`self.experts[i](x)` calls an item)
         self.kept: set[int] = set()            # statements made here that the parent keeps
+        self.flag_calls: set[str] = set()      # calls that answer from the configuration (_flag_calls)
         self.hoist_count = 0
 
     def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
@@ -1021,7 +1129,10 @@ class _Splitter:
                     out.append(s)
                 continue
             if isinstance(s, ast.If):
-                if self.compute(s.test, contexts):
+                # (a test on flags, `if self.has_mask():` whose call answers from the configuration, stays:
+                # a child for it would hold the submodules it looks at, a second copy of their weights)
+                if self.compute(s.test, contexts) and not (self.flag_calls and
+                                                           _flags_only(s.test, self.flag_calls)):
                     s.test = self.value_regions(s.test, in_loop, contexts)
                 s.body = self.block(s.body, in_loop, contexts) or [ast.Pass()]
                 s.orelse = self.block(s.orelse, in_loop, contexts)
@@ -1079,9 +1190,11 @@ def _plain_data(node: ast.expr) -> bool:
 
 def _called_locals(fdef: ast.FunctionDef) -> set[str]:
     """Local names of the forward that it calls, other than functions it defines itself: modules taken
-    from a container (`for blk in self.blocks: x = blk(x)`, `expert = self.experts[i]`)."""
+    from a container (`for blk in self.blocks: x = blk(x)`, `expert = self.experts[i]`). Not its parameters:
+    an object handed in and called (torchvision's `levels = mapper(boxes)`, a LevelMapper) is compute of the
+    region that calls it, as any call of a value the caller gave."""
     defs = set(_local_definitions(fdef))
-    local = set(names_of(fdef.body).stores) | _arg_names(fdef.args)
+    local = set(names_of(fdef.body).stores)
     return {n.func.id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
             and n.func.id in local and n.func.id not in defs}
 
@@ -1181,7 +1294,8 @@ class SourcePlan:
     def parent_source(self, stems: dict[str, str], doc: str) -> str:
         """refactored.py (without its inputs block); `stems`: child attr -> child file stem."""
         from hdecomp.decompose.naming import class_alias
-        taken: set[str] = set(self.ctx.imports) | set(self.ctx.user_names)
+        from hdecomp.decompose.source import carried_names
+        taken: set[str] = set(self.ctx.imports) | carried_names(self.ctx)
         aliases: dict[str, str] = {}
         imports: list[str] = []
         for c in self.children:
@@ -1242,6 +1356,20 @@ _COMPUTES_AT: contextvars.ContextVar[frozenset[tuple[str, int]]] = contextvars.C
     "hdecomp_computes_at", default=frozenset())
 # whether the executed lines hold every run the verification can make (plan_source_step's `every_test`)
 _EVERY_TEST: contextvars.ContextVar[bool] = contextvars.ContextVar("hdecomp_every_test", default=False)
+# the attributes of the module whose forward holds the code being split (a wrapper's, a method's, a helper's
+# caller): the children of the inner split take none of their names (`self.mapper`, the pooler's state, and a
+# child `mapper` for the region calling `mapper(boxes)`)
+_OUTER_ATTRS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("hdecomp_outer_attrs",
+                                                                              default=frozenset())
+
+
+@contextlib.contextmanager
+def _outer(attrs: Iterable[str]) -> Iterator[None]:
+    token = _OUTER_ATTRS.set(_OUTER_ATTRS.get() | frozenset(attrs))
+    try:
+        yield
+    finally:
+        _OUTER_ATTRS.reset(token)
 
 
 def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> frozenset[tuple[str, int]]:
@@ -1313,11 +1441,14 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     flags = _flag_calls(model, fs.fdef, attrs, fs) if executed is not None else set()
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
-        dropped = _fold_fixed_conditionals(fdef, fs, attrs) + _comprehensions_as_loops(fdef, fs, attrs)
+        stores, kept_stores = _attribute_stores_kept(fdef)
+        dropped = _fold_fixed_conditionals(fdef, fs, attrs) + _comprehensions_as_loops(fdef, fs, attrs) + stores
         if executed is not None:
             dropped += _drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
+        splitter.kept |= kept_stores
+        splitter.flag_calls = flags
         splitter.local_modules = _called_locals(fdef)
         splitter.containers = {a for a, i in attrs.items() if i.kind == "container"}
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
@@ -1350,6 +1481,11 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         only: list[ast.stmt] = []
         if len(regions) == 1:
             only = [ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else list(regions[0].stmts)
+        elif len(live := _regions_computing(fs, regions)) == 1 and (live[0].expr is not None or
+                                                                    len(live[0].stmts) == 1):
+            # (the one region where a run computes, beside calls that compute nothing, `scales, mapper =
+            # setup(...)` on Python numbers: a child of it alone would be the parent in disguise, HD305)
+            only = [ast.Expr(value=live[0].expr)] if live[0].expr is not None else list(live[0].stmts)
         if len(only) == 1 and not _whole_forward(fdef, regions) and not _called_submodules(fdef, attrs):
             # the only compute is one call of a plain function, in a loop or among plumbing (torchvision's
             # keypointrcnn_inference: `kp_prob, scores = heatmaps_to_keypoints(xx, bb)` per image): one child
@@ -1379,9 +1515,19 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         forced |= more
     else:
         raise SourceStepError("the split does not settle (submodules shared between the parent and children)")
-    plan = _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {})
+    plan = _build_plan(model, fs, fdef, regions, attrs, user_file, full_tensors or {}, as_written=as_written)
     plan.notes.extend(dropped)
     return plan
+
+
+def _regions_computing(fs: ForwardSource, regions: list[Region]) -> list[Region]:
+    """The regions holding a line where a run computed (computes_at); all of them where that is unknown."""
+    lines = _COMPUTES_AT.get()
+    if not lines or fs.code is None:
+        return list(regions)
+    here = {ln for f, ln in lines if f == fs.code.co_filename}
+    return [r for r in regions if any(fs.file_line.get(n.lineno) in here  # type: ignore[attr-defined]
+                                      for node in r.nodes for n in ast.walk(node) if hasattr(n, "lineno"))]
 
 
 def _computing_statements(fs: ForwardSource) -> set[tuple[int, int]]:
@@ -1408,11 +1554,12 @@ def _wrapper_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
         def inner_of(q: str) -> dict[str, torch.Tensor]:
             return outer_of(f"{wrapped}.{q}" if q else wrapped)
     sub = getattr(model, wrapped)
-    inner = plan_source_step(sub, user_file, per_statement=per_statement,
-                             full_tensors=inner_of("") if inner_of is not None else None,
-                             max_iterations=max_iterations,
-                             executed=executed_of(sub) if executed_of is not None else None,
-                             executed_of=executed_of, full_tensors_of=inner_of)
+    with _outer(attrs):
+        inner = plan_source_step(sub, user_file, per_statement=per_statement,
+                                 full_tensors=inner_of("") if inner_of is not None else None,
+                                 max_iterations=max_iterations,
+                                 executed=executed_of(sub) if executed_of is not None else None,
+                                 executed_of=executed_of, full_tensors_of=inner_of)
     return see_through(model, fs, fdef, attrs, wrapped, inner, user_file)
 
 
@@ -1452,9 +1599,10 @@ def _function_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, a
     of the parent its forward calls in the function's place (the parent keeps its own code as written: the
     arguments, `self.axes_dim[i]` read at each call, stay Python)."""
     ffs = function_source(fn)
-    inner = _plan_source(model, ffs, {}, user_file, per_statement=per_statement, full_tensors=None,
-                         max_iterations=max_iterations, executed=executed_of(fn) if executed_of else None,
-                         executed_of=executed_of, full_tensors_of=None)
+    with _outer(attrs):
+        inner = _plan_source(model, ffs, {}, user_file, per_statement=per_statement, full_tensors=None,
+                             max_iterations=max_iterations, executed=executed_of(fn) if executed_of else None,
+                             executed_of=executed_of, full_tensors_of=None)
     taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(attrs) | \
         {m.name for m in inner.methods}
     method = safe_attr(fn.__name__, taken)
@@ -1521,10 +1669,12 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
         mfs = function_source(method, method=True)
         m_attrs = {a: attr_info(model, a) for a in names_of([mfs.fdef]).self_attrs if a != name}
         try:
-            plans[name] = _plan_source(model, mfs, m_attrs, user_file, per_statement=per_statement,
-                                       full_tensors=None, max_iterations=max_iterations,
-                                       executed=executed_of(getattr(method, "__func__", method))
-                                       if executed_of else None, executed_of=executed_of, full_tensors_of=None)
+            with _outer(attrs):
+                plans[name] = _plan_source(model, mfs, m_attrs, user_file, per_statement=per_statement,
+                                           full_tensors=None, max_iterations=max_iterations,
+                                           executed=executed_of(getattr(method, "__func__", method))
+                                           if executed_of else None, executed_of=executed_of,
+                                           full_tensors_of=None)
         except SourceStepError:
             carried = copy.deepcopy(mfs.fdef)
             carried.name = name
@@ -1573,10 +1723,11 @@ def _submodule_method_plan(model: nn.Module, fs: ForwardSource, fdef: ast.Functi
     method = getattr(sub, name)
     mfs = function_source(method, method=True)
     m_attrs = {a: attr_info(sub, a) for a in names_of([mfs.fdef]).self_attrs}
-    inner = _plan_source(sub, mfs, m_attrs, user_file, per_statement=per_statement, full_tensors=None,
-                         max_iterations=max_iterations,
-                         executed=executed_of(method.__func__) if executed_of else None,
-                         executed_of=executed_of, full_tensors_of=None)
+    with _outer(attrs):
+        inner = _plan_source(sub, mfs, m_attrs, user_file, per_statement=per_statement, full_tensors=None,
+                             max_iterations=max_iterations,
+                             executed=executed_of(method.__func__) if executed_of else None,
+                             executed_of=executed_of, full_tensors_of=None)
     taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(inner.containers) | \
         {m.name for m in inner.methods} | set(attrs)
     new = safe_attr(f"{attr}_{name}", taken)
@@ -1769,9 +1920,13 @@ def _uses_bad(node: ast.AST, attrs: dict[str, AttrInfo], region_attrs: set[str])
 
 
 def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regions: list[Region],
-                attrs: dict[str, AttrInfo], user_file: Any, full_tensors: dict[str, torch.Tensor]) -> SourcePlan:
+                attrs: dict[str, AttrInfo], user_file: Any, full_tensors: dict[str, torch.Tensor],
+                as_written: ast.FunctionDef | None = None) -> SourcePlan:
+    """`as_written`: the forward as the split read it (after the rewrites before it: _attribute_stores_kept)."""
     params = _arg_names(fdef.args)
-    local_names = (params | set(names_of(fs.fdef.body).stores) | set(names_of(fdef.body).stores)) - {"self"}
+    # (and the names the regions store: a rewrite before the split may have made new ones, _attribute_stores_kept)
+    local_names = (params | set(names_of(fs.fdef.body).stores) | set(names_of(fdef.body).stores) |
+                   {n for r in regions for n in names_of(r.nodes).stores}) - {"self"}
     local_defs = _local_definitions(fs.fdef)
     # each region's inputs and outputs (outputs: written in the region, read anywhere else in the forward)
     for r in regions:
@@ -1789,7 +1944,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
         if r.expr is not None:
             r.outputs = []
         else:
-            elsewhere = _reads_outside(fs.fdef, r)
+            elsewhere = _reads_outside(as_written or fs.fdef, r)
             written = [n for n in inner.stores if n not in local_defs]
             mutated = [n for n in inner.mutated if n in local_names]
             r.outputs = [n for n in [*written, *[m for m in mutated if m not in written]]
@@ -1809,7 +1964,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
                 region_uses.setdefault(a, []).append(r)
     parent_attrs = names_of(list(_parent_code_nodes(fdef))).self_attrs
     parent_attrs = [a for a in parent_attrs if a != _PLACEHOLDER]
-    used_attr_names: set[str] = set(parent_attrs)
+    used_attr_names: set[str] = set(parent_attrs) | _OUTER_ATTRS.get()
     for r in regions:
         base = _region_base(r, attrs)
         r.attr = safe_attr(base, used_attr_names)
@@ -1823,9 +1978,26 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     consts: dict[str, Any] = {}
     containers: dict[str, list[str]] = {}
     container_types: dict[str, type] = {}
+    methods: list[ast.FunctionDef] = []
+    parent_attrs = list(parent_attrs)
     for a in parent_attrs:
         info = attrs.get(a)
         if info is None:
+            continue
+        if info.kind == "method":
+            # (a test the parent keeps, `if self.has_mask():`, calls a method that answers from the
+            # configuration: carried as it is, with what it reads)
+            carried = ast.parse(textwrap.dedent(_method_source(info.value, a))).body[0]
+            if not isinstance(carried, ast.FunctionDef):
+                raise SourceStepError(f"self.{a} is not a plain method")
+            methods.append(carried)
+            own = _arg_names(carried.args) | set(names_of(carried.body).stores)
+            _bind_globals([n for n in names_of([carried]).loads if n not in own], local_names | own, fs, ctx,
+                          where="the refactored parent")
+            for sub in names_of([carried]).self_attrs:
+                if sub not in parent_attrs:
+                    attrs.setdefault(sub, attr_info(model, sub))
+                    parent_attrs.append(sub)
             continue
         if info.kind == "const":
             consts[a] = info.value
@@ -1844,7 +2016,8 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
         children.append(_region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
                                       full_tensors))
     return SourcePlan(fs=fs, regions=regions, children=children, forward=forward, consts=consts,
-                      containers=containers, container_types=container_types, ties=ties, ctx=ctx)
+                      containers=containers, container_types=container_types, ties=ties, ctx=ctx,
+                      methods=methods)
 
 
 def _local_definitions(fdef: ast.FunctionDef) -> dict[str, ast.stmt]:

@@ -598,7 +598,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                           outputs={"shapes": outs_s, "dtypes": outd}, ops=list(ops), op_count=child.ops,
                           depth=node.depth + 1, status="leaf" if level == 0 else "unverified",
                           in_model=_child_in_model(child, call if child.kind == "module" else None,
-                                                   [cap.values] if node.parent is None else real))
+                                                   (real or [cap.values]) if node.parent is None else real))
                 dec.nodes[stem] = cn
                 if level > 0:
                     child_nodes.append(cn)

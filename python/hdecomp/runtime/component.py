@@ -357,6 +357,17 @@ def dataclass_fields(obj: Any) -> dict[str, Any] | None:
     return dict(vars(obj)) if holding_tensors(obj) else None
 
 
+def plain_object_state(obj: Any) -> dict[str, Any] | None:
+    """The attributes of a plain Python object that compares by identity only (torchvision's `LevelMapper`,
+    which a pooler builds on its first forward from plain numbers), by which two of them are the same value:
+    the same class, equal attributes. None for anything else (tensors, modules, classes, builtins, objects
+    with an equality of their own, or that hold tensors: dataclass_fields)."""
+    if isinstance(obj, (torch.Tensor, nn.Module, type)) or type(obj).__module__ in ("builtins", "torch") or \
+            not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__ or dataclass_fields(obj) is not None:
+        return None
+    return dict(vars(obj))
+
+
 def holding_tensors(obj: Any) -> bool:
     """A plain object that carries tensors from one block to the next: its attributes are tensors (directly,
     or in lists, tuples and dicts of tensors) next to plain values, and it is built from them (each tensor

@@ -12,24 +12,44 @@ those inputs too ("in_model" trials) and fails on a mismatch, as on a seeded one
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from hdecomp.runtime.component import dataclass_fields
+from hdecomp.runtime.component import dataclass_fields, plain_object_state
 
 IN_MODEL_FILE = "in_model_inputs.pt"
 MAX_BYTES = 64 << 20     # recorded inputs above this (a 4 GB attention score input) are not kept
 
 
+@dataclass
+class StoredObject:
+    """A plain object of a generated file's own class (a model file's `LevelMapper`-like helper, which each
+    generated file carries a copy of): its class by name and its attributes, built again from the class of
+    that name where the step's original defines it (read_in_model_inputs)."""
+
+    qualname: str
+    state: dict[str, Any]
+
+
+def _generated(value: Any) -> bool:
+    module = getattr(type(value), "__module__", "") or ""
+    return module.startswith(("children", "_hdecomp_")) or module == "__main__"
+
+
 def _storable(value: Any) -> bool:
     """Tensors, plain values and the containers of them (and objects carrying tensors whose class is
-    importable): what a file can hold without pickling a class of a generated child file."""
+    importable, and plain objects: StoredObject): what a file can hold without pickling a class of a
+    generated child file."""
     if value is None or isinstance(value, (torch.Tensor, bool, int, float, str, torch.dtype, torch.device)):
         return True
     if isinstance(value, (list, tuple)):
         return all(_storable(v) for v in value)
+    state = plain_object_state(value)
+    if state is not None:
+        return all(_storable(v) for v in state.values())
     module = getattr(type(value), "__module__", "") or ""
     if isinstance(value, dict):   # (a dict subclass of a generated file's own: a ModelOutput it defines, no)
         return not module.startswith(("children", "_hdecomp_")) and \
@@ -58,7 +78,7 @@ def write_in_model_inputs(step_dir: Path, calls: list[tuple[list[Any], dict[str,
     size = sum(_bytes(a) + _bytes(k) for a, k in keep)
     if size > MAX_BYTES:
         return f"the recorded inputs take {size / 2**20:.0f} MB, above {MAX_BYTES >> 20} MB: not kept"
-    cpu = [([_to_cpu(v) for v in a], {n: _to_cpu(v) for n, v in k.items()}) for a, k in keep]
+    cpu = [([_stored(_to_cpu(v)) for v in a], {n: _stored(_to_cpu(v)) for n, v in k.items()}) for a, k in keep]
     buf = io.BytesIO()
     try:   # (into memory first: a value pickle refuses leaves no half-written file)
         torch.save({"format": 1, "calls": [{"args": a, "kwargs": k} for a, k in cpu]}, buf)
@@ -68,17 +88,53 @@ def write_in_model_inputs(step_dir: Path, calls: list[tuple[list[Any], dict[str,
     return None
 
 
+def _stored(value: Any) -> Any:
+    """`value` with each plain object of a generated file's class as a StoredObject."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_stored(v) for v in value)
+    if type(value) is dict:
+        return {k: _stored(v) for k, v in value.items()}
+    state = plain_object_state(value)
+    if state is not None and _generated(value):
+        return StoredObject(type(value).__qualname__, {k: _stored(v) for k, v in state.items()})
+    return value
+
+
+def _rebuilt(value: Any, namespace: dict[str, Any]) -> Any:
+    if isinstance(value, StoredObject):
+        cls = namespace.get(value.qualname)
+        if not isinstance(cls, type):
+            raise LookupError(value.qualname)
+        obj = object.__new__(cls)
+        obj.__dict__.update({k: _rebuilt(v, namespace) for k, v in value.state.items()})
+        return obj
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_rebuilt(v, namespace) for v in value)
+    if type(value) is dict:
+        return {k: _rebuilt(v, namespace) for k, v in value.items()}
+    return value
+
+
 def _to_cpu(value: Any) -> Any:
     from hdecomp.runtime.component import map_nested
     return map_nested(value, lambda t: t.detach().to("cpu").clone())
 
 
-def read_in_model_inputs(original: Path) -> list[tuple[list[Any], dict[str, Any]]]:
-    """The recorded calls' inputs next to a step's `original.py` ([] where there are none)."""
+def read_in_model_inputs(original: Path, namespace: dict[str, Any] | None = None) -> list[tuple[list[Any], dict[str, Any]]]:
+    """The recorded calls' inputs next to a step's `original.py` ([] where there are none); a stored plain
+    object is built again from the class of its name in `namespace` (the original's module), a call holding
+    one it lacks is left out."""
     path = Path(original).parent / IN_MODEL_FILE
     if not path.is_file():
         return []
     data = torch.load(path, weights_only=False)
     if not isinstance(data, dict) or data.get("format") != 1:
         return []
-    return [(list(c["args"]), dict(c["kwargs"])) for c in data.get("calls", [])]
+    calls = []
+    for c in data.get("calls", []):
+        try:
+            calls.append((list(_rebuilt(list(c["args"]), namespace or {})),
+                          dict(_rebuilt(dict(c["kwargs"]), namespace or {}))))
+        except LookupError:
+            continue
+    return calls

@@ -135,6 +135,10 @@ def capture_fx(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expec
         raise CaptureError("traced graph does not reproduce the module's output")
     if any(n.op == "get_attr" and _is_plain_tensor_attr(module, str(n.target)) for n in graph.nodes):
         raise CaptureError("a plain tensor attribute is read in forward")
+    if any(n.op == "call_method" and n.target == "__call__" for n in graph.nodes):
+        # (an input called as a function, torchvision's `levels = mapper(boxes)` with a LevelMapper handed in:
+        # the graph holds the call, not the ops it runs, and one child would be the whole parent, HD305)
+        raise CaptureError("the forward calls an input value, whose ops a trace does not see")
     calls: dict[str, int] = {}
     for n in graph.nodes:
         if n.op == "call_module":
