@@ -105,7 +105,7 @@ def _rebuilt(value: Any, namespace: dict[str, Any]) -> Any:
         cls = namespace.get(value.qualname)
         if not isinstance(cls, type):
             raise LookupError(value.qualname)
-        obj = object.__new__(cls)
+        obj: Any = object.__new__(cls)
         obj.__dict__.update({k: _rebuilt(v, namespace) for k, v in value.state.items()})
         return obj
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
