@@ -148,3 +148,98 @@ def test_the_decomposer_records_what_each_child_receives_in_the_model(tmp_path: 
         assert calls and all(isinstance(a, torch.Tensor) and a.shape[0] == 1 for a in calls[0][0] if
                              isinstance(a, torch.Tensor))   # recorded at the step's batch
     assert not (dec.root / "steps" / "step_1_cache_decoder" / IN_MODEL_FILE).exists()   # the model's own inputs
+
+
+HEAD = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.extra = nn.Linear(8, 8)
+
+    def has_extra(self):
+        return self.extra is not None
+
+    def forward(self, x):
+        y = self.fc(x)
+        if self.has_extra():
+            y = y + self.extra(x)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+LOOKS = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Holds a copy of the parent's submodule only to test whether it exists."""
+
+    def __init__(self):
+        super().__init__()
+        self.extra = nn.Linear(8, 8)
+
+    def forward(self):
+        return self.extra is not None
+
+
+def get_inputs():
+    return []
+
+
+def get_init_inputs():
+    return []
+'''
+
+REFACTORED_HEAD = '''
+import torch
+import torch.nn as nn
+from children.looks import Model as Looks
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.extra = nn.Linear(8, 8)
+        self.looks = Looks()
+
+    def forward(self, x):
+        y = self.fc(x)
+        if self.looks():
+            y = y + self.extra(x)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_step_whose_child_holds_a_weight_of_its_own_fails_as_its_composition_would(tmp_path: Path) -> None:
+    """A child that holds a submodule only to look at it (`if self.has_mask():` made a child) has weights no
+    original tensor fills: the composition refuses them (every composed tensor comes from the original), so
+    the step must too, or every step passes and the composition fails."""
+    (tmp_path / "children").mkdir()
+    (tmp_path / "original.py").write_text(HEAD)
+    (tmp_path / "refactored.py").write_text(REFACTORED_HEAD)
+    (tmp_path / "children" / "looks.py").write_text(LOOKS)
+    res = verify_step(tmp_path / "original.py", tmp_path / "refactored.py")
+    assert res.status == "FAIL" and "weight_transfer" in res.data["fail_reasons"], res.data.get("fail_reasons")
+    assert "looks.extra.weight" in res.data["weight_transfer"]["problems"][0], res.data["weight_transfer"]

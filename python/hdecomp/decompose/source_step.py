@@ -1448,7 +1448,9 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
         splitter = _Splitter(flagged, forced, per_statement)
         splitter.kept |= kept_stores
-        splitter.flag_calls = flags
+        # (the module's own methods only: the parent carries them, and the verifier reads what they do; a
+        # library's `torchvision._is_tracing()` in a parent is code it cannot prove plumbing, HD108)
+        splitter.flag_calls = {f for f in flags if f.startswith("self.") and f.count(".") == 1}
         splitter.local_modules = _called_locals(fdef)
         splitter.containers = {a for a, i in attrs.items() if i.kind == "container"}
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]

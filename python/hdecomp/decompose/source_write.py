@@ -260,6 +260,40 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     return {a: merged_in_model([calls.get(a, []) for calls in per_call]) for a in attrs}
 
 
+def _holds_empty(args: list[Any], kwargs: dict[str, Any]) -> bool:
+    from hdecomp.decompose.capture.common import flat_values
+    return any(isinstance(t, torch.Tensor) and t.numel() == 0 for t in flat_values([list(args), dict(kwargs)]))
+
+
+def _workloads_from_model(ref: nn.Module, rec: Recording, in_model: dict[str, list[tuple[list[Any], dict[str, Any]]]],
+                          notes: list[str]) -> set[str]:
+    """A child whose recorded call held an empty tensor (no detection above the threshold for the file's
+    random draw: torchvision's `batched_nms` on 0 boxes returns before any op) takes the first call it got in
+    the model that held data, as its file's inputs: the workload the model runs, whose ops the coverage
+    counts. Returns those children."""
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    from hdecomp.runtime.component import clone_nested
+    taken: set[str] = set()
+    for a, r in rec.calls.items():
+        if r.twin or not _holds_empty(r.args, r.kwargs):
+            continue
+        for ia, ik in in_model.get(a, []):
+            if _holds_empty(ia, ik):
+                continue
+            try:
+                with torch.no_grad():
+                    torch.manual_seed(CAPTURE_SEED)
+                    out = ref.get_submodule(a)(*clone_nested(list(ia)), **clone_nested(dict(ik)))
+            except Exception:   # (user code on the inputs the model handed it: the recorded call stays)
+                break
+            r.args, r.kwargs, r.out = list(ia), dict(ik), out
+            taken.add(a)
+            notes.append(f"child {a}: its recorded call held an empty tensor; its file holds its first call in the "
+                         "model that does not (at the batch the step ran at)")
+            break
+    return taken
+
+
 def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,
                       model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                       ) -> tuple[list[Node], list[str]]:
@@ -368,6 +402,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
     # what each child really receives in the model, before the inputs are written at the original batch
     in_model = _children_in_model(node, model, ref, attrs, rec, notes)
+    in_model_workload = _workloads_from_model(ref, rec, in_model, notes)
     # at the original batch (--batch-limit): the same children at the next batch give the scaling
     if sc is not None:
         try:
@@ -376,8 +411,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
             del ref2
             for a, r in rec.calls.items():
                 r2 = rec2.calls.get(a)
-                if r.twin:
-                    continue   # (taken from its twin's below)
+                if r.twin or a in in_model_workload:
+                    continue   # (taken from its twin's below; a call from the model keeps its sizes)
                 if r2 is None:
                     notes.append(f"child {a}: not reached at batch {sc.b2}; its inputs keep the recorded sizes")
                     continue
