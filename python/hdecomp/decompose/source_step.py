@@ -882,10 +882,25 @@ def flagged_lines(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[Span]:
 
 
 def loops_over_compute(model: nn.Module) -> bool:
-    """Whether a `for`/`while` loop of the forward's own source runs compute the parent may not keep (its
-    body or header flagged by the static analysis); not for loops that only call submodules."""
+    """Whether a `for`/`while` loop of the forward's own source, or of a method of the module it calls
+    (torchvision's RPN: `boxes, scores = self.filter_proposals(...)`, which loops over the images), runs
+    compute the parent may not keep (its body or header flagged by the static analysis); not for loops that
+    only call submodules."""
     try:
         fs = forward_source(model)
+        attrs = {a: attr_info(model, a) for a in names_of([fs.fdef]).self_attrs}
+    except SourceStepError:
+        return False
+    sources = [fs]
+    for a, info in attrs.items():
+        if info.kind == "method" and isinstance(getattr(info.value, "__func__", None), types.FunctionType):
+            with contextlib.suppress(SourceStepError):
+                sources.append(function_source(info.value, method=True))
+    return any(_loops_over_compute_in(model, f) for f in sources)
+
+
+def _loops_over_compute_in(model: nn.Module, fs: ForwardSource) -> bool:
+    try:
         loops = [n for n in ast.walk(fs.fdef) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
         if not loops:
             return False

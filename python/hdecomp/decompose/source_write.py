@@ -218,13 +218,15 @@ def _as_twin(c: SourceChild, twin: CallRecord, name: str) -> CallRecord:
 
 
 def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list[str], rec: Recording,
-                       notes: list[str]) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
+                       notes: list[str], model_ops: dict[str, set[str]] | None = None,
+                       ) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
     """Each child's calls (its first, a loop's last) where the module runs in the model: at the root the
     recording's own and `ref` run again on the model's other draws (driver._model_runs); below it, `ref` run
     again on the inputs `node` received in the model (its file's inputs
     are random: a size read from data, a count of masked tokens, can differ there), checked against the
     module itself. A child those inputs do not reach has none. Sets each child's calls under the first
-    in-model call (CallRecord.per_model_call) where every in-model call was replayed."""
+    in-model call (CallRecord.per_model_call) where every in-model call was replayed, and fills `model_ops`
+    with the compute ops each child ran under that call."""
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.decompose.capture.common import same_outputs
     from hdecomp.runtime.component import clone_nested
@@ -254,6 +256,8 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
             return {}
         per_call.append(calls_of(rec_real))
         counts.append({a: c.calls for a, c in rec_real.calls.items()})
+        if model_ops is not None and len(counts) == 1 and node.parent is not None:   # (the root's: its own)
+            model_ops.update({a: set(c.op_names) for a, c in rec_real.calls.items()})
     for a, r in rec.calls.items():
         if counts and node.parent is not None:   # (the root's recording is the model's first draw itself)
             r.per_model_call = counts[0].get(a, 0)
@@ -266,16 +270,18 @@ def _holds_empty(args: list[Any], kwargs: dict[str, Any]) -> bool:
 
 
 def _workloads_from_model(ref: nn.Module, rec: Recording, in_model: dict[str, list[tuple[list[Any], dict[str, Any]]]],
-                          notes: list[str]) -> set[str]:
+                          model_ops: dict[str, set[str]], notes: list[str]) -> set[str]:
     """A child whose recorded call held an empty tensor (no detection above the threshold for the file's
-    random draw: torchvision's `batched_nms` on 0 boxes returns before any op) takes the first call it got in
-    the model that held data, as its file's inputs: the workload the model runs, whose ops the coverage
-    counts. Returns those children."""
+    random draw: torchvision's `batched_nms` on 0 boxes returns before any op), or ran other ops than in the
+    model (`batched_nms` on the 268 boxes of the draw offsets them into one `nms`; on the model's 2020 it
+    runs one per level), takes the first call it got in the model that held data, as its file's inputs: the
+    workload the model runs, whose ops the coverage counts. Returns those children."""
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.runtime.component import clone_nested
     taken: set[str] = set()
     for a, r in rec.calls.items():
-        if r.twin or not _holds_empty(r.args, r.kwargs):
+        other_path = a in model_ops and model_ops[a] != set(r.op_names)
+        if r.twin or not (_holds_empty(r.args, r.kwargs) or other_path):
             continue
         for ia, ik in in_model.get(a, []):
             if _holds_empty(ia, ik):
@@ -288,8 +294,9 @@ def _workloads_from_model(ref: nn.Module, rec: Recording, in_model: dict[str, li
                 break
             r.args, r.kwargs, r.out = list(ia), dict(ik), out
             taken.add(a)
-            notes.append(f"child {a}: its recorded call held an empty tensor; its file holds its first call in the "
-                         "model that does not (at the batch the step ran at)")
+            why = "ran other ops than in the model" if other_path else "held an empty tensor"
+            notes.append(f"child {a}: its recorded call {why}; its file holds its first call in the model that "
+                         "held data (at the batch the step ran at)")
             break
     return taken
 
@@ -401,8 +408,9 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     if missing:
         raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
     # what each child really receives in the model, before the inputs are written at the original batch
-    in_model = _children_in_model(node, model, ref, attrs, rec, notes)
-    in_model_workload = _workloads_from_model(ref, rec, in_model, notes)
+    model_ops: dict[str, set[str]] = {}
+    in_model = _children_in_model(node, model, ref, attrs, rec, notes, model_ops)
+    in_model_workload = _workloads_from_model(ref, rec, in_model, model_ops, notes)
     # at the original batch (--batch-limit): the same children at the next batch give the scaling
     if sc is not None:
         try:
