@@ -892,7 +892,7 @@ def loops_over_compute(model: nn.Module) -> bool:
     except SourceStepError:
         return False
     sources = [fs]
-    for a, info in attrs.items():
+    for info in attrs.values():
         if info.kind == "method" and isinstance(getattr(info.value, "__func__", None), types.FunctionType):
             with contextlib.suppress(SourceStepError):
                 sources.append(function_source(info.value, method=True))
