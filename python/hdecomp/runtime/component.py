@@ -358,14 +358,24 @@ def dataclass_fields(obj: Any) -> dict[str, Any] | None:
 
 
 def plain_object_state(obj: Any) -> dict[str, Any] | None:
-    """The attributes of a plain Python object that compares by identity only (torchvision's `LevelMapper`,
-    which a pooler builds on its first forward from plain numbers), by which two of them are the same value:
-    the same class, equal attributes. None for anything else (tensors, modules, classes, builtins, objects
-    with an equality of their own, or that hold tensors: dataclass_fields)."""
+    """The attributes of a plain Python object that compares by identity only and holds plain values
+    (torchvision's `LevelMapper`, which a pooler builds on its first forward from plain numbers), by which two
+    of them are the same value: the same class, equal attributes. None for anything else (tensors, modules,
+    classes, builtins, objects with an equality of their own, or that hold tensors: state, as a cache's)."""
     if isinstance(obj, (torch.Tensor, nn.Module, type)) or type(obj).__module__ in ("builtins", "torch") or \
-            not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__ or dataclass_fields(obj) is not None:
+            not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__:
         return None
-    return dict(vars(obj))
+    state = dict(vars(obj))
+
+    def plain(v: Any, depth: int = 0) -> bool:
+        if v is None or isinstance(v, (bool, int, float, str, torch.dtype, torch.device)):
+            return True
+        if isinstance(v, (list, tuple)) and depth < 4:
+            return all(plain(x, depth + 1) for x in v)
+        if isinstance(v, dict) and depth < 4:
+            return all(isinstance(k, (str, int)) and plain(x, depth + 1) for k, x in v.items())
+        return False
+    return state if all(plain(v) for v in state.values()) else None
 
 
 def holding_tensors(obj: Any) -> bool:
