@@ -18,6 +18,8 @@ as they run inside refactored.py), in the original workspace's format plus our f
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -267,6 +269,24 @@ def kernel_instances(decomp_dir: Path, kernel_files: list[Path]) -> tuple[dict[P
     return counts, "decomposition_tree.json"
 
 
+def _decomposed_with_a_cut(decomp_dir: Path) -> bool:
+    """Whether the tree in `decomp_dir` was decomposed under `--batch-limit` (its metadata says so)."""
+    try:
+        meta = json.loads((decomp_dir / TREE_FILE).read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("batch_limit") is not None
+
+
+def _writes_batch_size(path: Path) -> bool:
+    """A module-level `batch_size = ...` in the file's text (the decomposer writes batch dimensions with it)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return True
+    return re.search(r"^batch_size\s*=", text, re.MULTILINE) is not None
+
+
 def _composition_counts(decomp_dir: Path) -> dict[Path, int]:
     from hdecomp.toolchain.compose import build_composition, kernel_use_counts
     try:
@@ -302,9 +322,16 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
             report["extraction_errors"].append(f"{kdir}: no kernel files")
     decomposed: Counter[str] = Counter()
     components = []
+    cut_tree = batch_limit is not None and _decomposed_with_a_cut(ddir)
     for f in files:
-        inv = component_inventory(f, device=device, timeout=timeout, input_mode=input_mode,
-                                  batch_limit=batch_limit)
+        if cut_tree and not _writes_batch_size(f):
+            # a tree decomposed under --batch-limit writes every batch dimension with `batch_size`: a kernel
+            # file without it has none, and its leading size is its workload (batched_nms' 2020 boxes, one
+            # per level above 4000 values), which a cut would change into another path through its code
+            inv = component_inventory(f, device=device, timeout=timeout, input_mode="full", batch_limit=None)
+        else:
+            inv = component_inventory(f, device=device, timeout=timeout, input_mode=input_mode,
+                                      batch_limit=batch_limit)
         n = counts.get(f.resolve(), 1)
         entry = inv.to_dict()
         entry["instances"] = n
