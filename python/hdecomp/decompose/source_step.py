@@ -433,6 +433,18 @@ def _fold_fixed_conditionals(fdef: ast.FunctionDef, fs: ForwardSource, attrs: di
     return notes
 
 
+def _blocks(stmts: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """Every statement list nested in `stmts` (bodies, `else` branches, `finally` blocks), inner ones first, then
+    `stmts` itself: the lists a rewrite may insert statements into."""
+    out: list[list[ast.stmt]] = []
+    for st in stmts:
+        for field_name in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field_name, None)
+            if isinstance(inner, list):
+                out += _blocks(inner)
+    return [*out, stmts]
+
+
 def _per_item_call(elt: ast.expr, fs: ForwardSource, attrs: dict[str, AttrInfo]) -> bool:
     """`elt` is one call of a plain Python function or of the module's own submodule or method (a helper
     run per item: torchvision's `paste_mask_in_image(m[0], b, im_h, im_w)`), not a tensor op."""
@@ -459,12 +471,8 @@ def _comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: di
         if isinstance(n, ast.Name):
             elsewhere[n.id] = elsewhere.get(n.id, 0) + 1
 
-    def rewrite(stmts: list[ast.stmt]) -> None:
+    for stmts in _blocks(fdef.body):
         for st in list(stmts):
-            for field_name in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field_name, None)
-                if isinstance(inner, list):
-                    rewrite(inner)
             if not isinstance(st, ast.Assign) or len(st.targets) != 1:
                 continue
             comp, target = st.value, st.targets[0]
@@ -498,12 +506,21 @@ def _comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: di
             notes.append(f"{where} (`{name} = [{ast.unparse(comp.elt)} for ...]`): the list built by a call per "
                          "item is the loop it stands for; the call is a child called once per item")
 
-    rewrite(fdef.body)
     return notes
 
 
 def _self_store(target: ast.expr) -> bool:
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+
+
+def _on_fresh_line(stmt: ast.stmt, last: int) -> int:
+    """Puts a statement a rewrite made for the parent on a line of its own past the forward's (the split tells
+    a region's outputs by the lines that read them, and no static or run-time reading of the original's lines
+    makes it compute). Returns the line taken."""
+    for n in ast.walk(stmt):
+        n.lineno = n.end_lineno = last + 1   # type: ignore[attr-defined]
+        n.col_offset, n.end_col_offset = 0, 1   # type: ignore[attr-defined]
+    return last + 1
 
 
 def _attribute_stores_kept(fdef: ast.FunctionDef) -> tuple[list[str], set[int]]:
@@ -514,14 +531,10 @@ def _attribute_stores_kept(fdef: ast.FunctionDef) -> tuple[list[str], set[int]]:
     taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | _arg_names(fdef.args)
     notes: list[str] = []
     kept: set[int] = set()
-    fresh = [max((getattr(n, "end_lineno", 0) or 0) for n in ast.walk(fdef)) + 1000]
+    fresh = max((getattr(n, "end_lineno", 0) or 0) for n in ast.walk(fdef)) + 1000
 
-    def rewrite(stmts: list[ast.stmt]) -> None:
+    for stmts in _blocks(fdef.body):
         for st in list(stmts):
-            for field_name in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field_name, None)
-                if isinstance(inner, list):
-                    rewrite(inner)
             if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and _has_call(st.value)):
                 continue
             target = st.targets[0]
@@ -546,30 +559,20 @@ def _attribute_stores_kept(fdef: ast.FunctionDef) -> tuple[list[str], set[int]]:
                               value=ast.Tuple(elts=values, ctx=ast.Load()) if len(values) > 1 else values[0])
             for n in ast.walk(first):
                 ast.copy_location(n, st)
-            # (a line of its own, past the forward's: the split tells a region's outputs by the lines that read
-            # them, and no static or run-time reading of the original's lines makes it compute)
-            fresh[0] += 1
-            for n in ast.walk(keep):
-                n.lineno = n.end_lineno = fresh[0]   # type: ignore[attr-defined]
-                n.col_offset, n.end_col_offset = 0, 1   # type: ignore[attr-defined]
+            fresh = _on_fresh_line(keep, fresh)
             j = stmts.index(st)
             stmts[j:j + 1] = [first, keep]
             kept.add(id(keep))
             notes.append(f"`{ast.unparse(target)} = ...`: the child computes the values, the parent keeps the "
                          "stores to its own attributes")
 
-    rewrite(fdef.body)
     # the compute that reads such an attribute reads the parent's: `scales = self.scales` is kept in the parent,
     # and the statement reads `scales` (a child's own `self.scales` is the constant it was written with)
     assigned = {t.attr for n in ast.walk(fdef) if isinstance(n, ast.Assign) for p in n.targets
                 for t in (p.elts if isinstance(p, ast.Tuple) else [p]) if isinstance(t, ast.Attribute) and _self_store(t)}
 
-    def reads(stmts: list[ast.stmt]) -> None:
+    for stmts in _blocks(fdef.body):
         for st in list(stmts):
-            for field_name in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field_name, None)
-                if isinstance(inner, list):
-                    reads(inner)
             if id(st) in kept or not isinstance(st, (ast.Assign, ast.Expr, ast.Return, ast.AugAssign)) or \
                     not _has_call(st):
                 continue
@@ -581,19 +584,15 @@ def _attribute_stores_kept(fdef: ast.FunctionDef) -> tuple[list[str], set[int]]:
             hoisted: list[ast.stmt] = []
             for a in dict.fromkeys(n.attr for n in read):
                 local[a] = safe_attr(a, taken)
-                fresh[0] += 1
                 h = ast.Assign(targets=[ast.Name(id=local[a], ctx=ast.Store())],
                                value=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=a, ctx=ast.Load()))
-                for n in ast.walk(h):
-                    n.lineno = n.end_lineno = fresh[0]   # type: ignore[attr-defined]
-                    n.col_offset, n.end_col_offset = 0, 1   # type: ignore[attr-defined]
+                fresh = _on_fresh_line(h, fresh)
                 hoisted.append(h)
                 kept.add(id(h))
             _AttributeReads(local).visit(st)
             j = stmts.index(st)
             stmts[j:j] = hoisted
 
-    reads(fdef.body)
     return notes, kept
 
 
@@ -1745,17 +1744,7 @@ def _submodule_method_plan(model: nn.Module, fs: ForwardSource, fdef: ast.Functi
                              max_iterations=max_iterations,
                              executed=executed_of(method.__func__) if executed_of else None,
                              executed_of=executed_of, full_tensors_of=None)
-    taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(inner.containers) | \
-        {m.name for m in inner.methods} | set(attrs)
-    new = safe_attr(f"{attr}_{name}", taken)
-    forward = _CallsRenamed(attr, new, via=name).visit(copy.deepcopy(fdef))
-    ast.fix_missing_locations(forward)
-    body = copy.deepcopy(inner.forward)
-    body.name = new
-    local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
-    return _around(fs, inner, attrs, user_file, forward, [forward], names_of([forward]).loads, local_names,
-                   note=f"one call of self.{attr}.{name}: its body is split here, as the parent's method {new}",
-                   methods=[body, *inner.methods], key_prefix=f"{attr}.{inner.key_prefix}")
+    return see_through(model, fs, fdef, attrs, attr, inner, user_file, via=name)
 
 
 class _FunctionCallsRenamed(ast.NodeTransformer):
@@ -1814,21 +1803,23 @@ class _CallsRenamed(ast.NodeTransformer):
 
 
 def see_through(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
-                wrapped: str, inner: SourcePlan, user_file: Any) -> SourcePlan:
-    """The step of a wrapper (a forward that only calls `self.<wrapped>` with plumbing around it): the wrapped
-    module's forward, split at its source level (`inner`), becomes a method of the parent that its own forward
-    calls instead of the submodule, so the tree steps straight into the wrapped module's parts (as a graph
-    capture traces through such a submodule). The parent keeps its own plumbing as written."""
+                wrapped: str, inner: SourcePlan, user_file: Any, via: str | None = None) -> SourcePlan:
+    """The step of a wrapper (a forward that only calls `self.<wrapped>` with plumbing around it; with `via`,
+    one of its methods, `self.<wrapped>.<via>(...)`): the wrapped module's forward (or method), split at its
+    source level (`inner`), becomes a method of the parent that its own forward calls instead of the
+    submodule, so the tree steps straight into the wrapped module's parts (as a graph capture traces through
+    such a submodule). The parent keeps its own plumbing as written."""
     taken = {c.attr.split(".")[0] for c in inner.children} | set(inner.consts) | set(inner.containers) | \
         {m.name for m in inner.methods} | set(attrs)
-    method = safe_attr(f"{wrapped}_forward", taken)
-    forward = _CallsRenamed(wrapped, method).visit(copy.deepcopy(fdef))
+    method = safe_attr(f"{wrapped}_{via or 'forward'}", taken)
+    forward = _CallsRenamed(wrapped, method, via=via).visit(copy.deepcopy(fdef))
     ast.fix_missing_locations(forward)
     body = copy.deepcopy(inner.forward)
     body.name = method
     local_names = (_arg_names(fdef.args) | set(names_of(fs.fdef.body).stores)) - {"self"}
+    what = f"one call of self.{wrapped}.{via}: its body" if via else f"a wrapper of self.{wrapped}: its forward"
     return _around(fs, inner, attrs, user_file, forward, [forward], names_of([forward]).loads, local_names,
-                   note=f"a wrapper of self.{wrapped}: its forward is split here, as the parent's method {method}",
+                   note=f"{what} is split here, as the parent's method {method}",
                    methods=[body, *inner.methods], key_prefix=f"{wrapped}.{inner.key_prefix}")
 
 

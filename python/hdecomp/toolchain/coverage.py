@@ -328,7 +328,8 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
             # a tree decomposed under --batch-limit writes every batch dimension with `batch_size`: a kernel
             # file without it has none, and its leading size is its workload (batched_nms' 2020 boxes, one
             # per level above 4000 values), which a cut would change into another path through its code
-            inv = component_inventory(f, device=device, timeout=timeout, input_mode="full", batch_limit=None)
+            inv = component_inventory(f, device=device, timeout=timeout, batch_limit=None,
+                                      input_mode="full" if input_mode == "auto" else input_mode)
         else:
             inv = component_inventory(f, device=device, timeout=timeout, input_mode=input_mode,
                                       batch_limit=batch_limit)
