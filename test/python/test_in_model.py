@@ -148,4 +148,3 @@ def test_the_decomposer_records_what_each_child_receives_in_the_model(tmp_path: 
         assert calls and all(isinstance(a, torch.Tensor) and a.shape[0] == 1 for a in calls[0][0] if
                              isinstance(a, torch.Tensor))   # recorded at the step's batch
     assert not (dec.root / "steps" / "step_1_cache_decoder" / IN_MODEL_FILE).exists()   # the model's own inputs
-
