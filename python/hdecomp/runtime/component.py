@@ -366,16 +366,21 @@ def plain_object_state(obj: Any) -> dict[str, Any] | None:
             not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__:
         return None
     state = dict(vars(obj))
+    return state if all(_plain_data(v, tensors=False) for v in state.values()) else None
 
-    def plain(v: Any, depth: int = 0) -> bool:
-        if v is None or isinstance(v, (bool, int, float, str, torch.dtype, torch.device)):
-            return True
-        if isinstance(v, (list, tuple)) and depth < 4:
-            return all(plain(x, depth + 1) for x in v)
-        if isinstance(v, dict) and depth < 4:
-            return all(isinstance(k, (str, int)) and plain(x, depth + 1) for k, x in v.items())
-        return False
-    return state if all(plain(v) for v in state.values()) else None
+
+def _plain_data(v: Any, tensors: bool, depth: int = 0) -> bool:
+    """Numbers, strings, None, dtypes, devices (and tensors, where `tensors`), in lists, tuples and dicts up to
+    three levels deep: the attributes of an object that is plain data."""
+    if isinstance(v, torch.Tensor):
+        return tensors
+    if isinstance(v, (int, float, bool, str, type(None), torch.dtype, torch.device, torch.Size)):
+        return True
+    if isinstance(v, (list, tuple)) and depth < 3:
+        return all(_plain_data(x, tensors, depth + 1) for x in v)
+    if isinstance(v, dict) and depth < 3:
+        return all(isinstance(k, (str, int)) and _plain_data(x, tensors, depth + 1) for k, x in v.items())
+    return False
 
 
 def holding_tensors(obj: Any) -> bool:
@@ -387,26 +392,12 @@ def holding_tensors(obj: Any) -> bool:
     if isinstance(obj, (torch.Tensor, nn.Module, type, tuple, list, dict)) or \
             type(obj).__module__ in ("builtins", "torch") or not hasattr(obj, "__dict__"):
         return False
-    found = False
-
-    def plain(v: Any, depth: int = 0) -> bool:
-        nonlocal found
-        if isinstance(v, torch.Tensor):
-            found = True
-            return True
-        if isinstance(v, (int, float, bool, str, type(None), torch.dtype, torch.device, torch.Size)):
-            return True
-        if isinstance(v, (list, tuple)) and depth < 3:
-            return all(plain(x, depth + 1) for x in v)
-        if isinstance(v, dict) and depth < 3:
-            return all(isinstance(k, (str, int)) and plain(x, depth + 1) for k, x in v.items())
-        return False
-
     try:
         state = vars(obj)
     except TypeError:
         return False
-    if not (state and all(plain(v) for v in state.values()) and found):
+    if not (state and all(_plain_data(v, tensors=True) for v in state.values()) and
+            not all(plain_value(v) for v in state.values())):
         return False
     import inspect
     try:
