@@ -5,6 +5,7 @@ its reason; active replacements are listed in the tree and used by compose/pipel
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import textwrap
 from pathlib import Path
@@ -139,8 +140,11 @@ def test_a_correct_replacement_passes_and_the_whole_model_reverifies(fresh: Path
     script = (fresh / data["composition"]["script"]).read_text()
     assert "replacements/linear_256x512_fp32/linear_256x512_fp32_new.py\").ModelNew" in script
     t = data["timing"]
-    assert t["kernel_seconds"] > 0 and t["replacement_seconds"] > 0 and t["model_seconds_after"] > 0
-    assert t["speedup"] == pytest.approx(t["kernel_seconds"] / t["replacement_seconds"])
+    # (the report carries the durations and their ratio; how long anything took is bench/'s business)
+    durations = [t["kernel_seconds"], t["replacement_seconds"], t["model_seconds_after"]]
+    assert all(isinstance(d, float) and math.isfinite(d) and d >= 0 for d in durations), durations
+    assert t["speedup"] == (pytest.approx(t["kernel_seconds"] / t["replacement_seconds"])
+                            if t["replacement_seconds"] > 0 else None)
     assert t["flops"] == 2 * 128 * 256 * 512
     assert data["tolerance"] == {"dtype": "float32", "rtol": 1e-4, "atol": 1e-4}
     # the copy is what was proved, and the tree lists it as active
