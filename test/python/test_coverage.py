@@ -71,6 +71,48 @@ def test_missing_kernel_lowers_coverage_and_cli_exit_code(tiny: Path) -> None:
     assert report["coverage"]["missing_op_types"] == ["relu"]
     assert report["coverage"]["coverage_pct"] == 60.0
     assert report["status"] == "LOW_COVERAGE"
+    # the composition runs the step's own child file in its place: the ReLUs run outside every kernel file
+    assert report["counted_in"] == "composition" and report["outside_kernels"] == {"relu": 2}
+
+
+def test_without_a_composition_the_kernel_files_are_counted_alone(tiny: Path) -> None:
+    (tiny / "steps" / "step_1_model_to_fusions" / "refactored.py").write_text("this is not Python\n")
+    report = compute_coverage(tiny / "level_3_model" / "tiny_mlp.py", tiny)
+    assert report["counted_in"] == "kernel files" and "outside_kernels" not in report
+    assert any(w.startswith("kernel files counted alone") and "refactored.py" in w
+               for w in report["extraction_warnings"])
+    # each file as often as the tree says it runs
+    assert report["status"] == "FULL_COVERAGE"
+
+
+def test_a_kernel_whose_path_depends_on_its_data_counts_as_the_model_runs_it(tiny: Path) -> None:
+    # the same ReLU, spelled by size (as torchvision's batched_nms picks its path by the number of boxes):
+    # its file's own workload (batch 4) takes the clamp path, the model (recorded at batch 1) the relu one
+    kernel = tiny / "level_0_kernel" / "relu_fp32.py"
+    kernel.write_text(kernel.read_text().replace(
+        "        return torch.relu(x)",
+        "        if x.shape[0] > 1:\n            return x.clamp(min=0)\n        return torch.relu(x)"))
+    report = compute_coverage(tiny / "level_3_model" / "tiny_mlp.py", tiny)
+    assert report["original_input_mode"] == "small_batch"
+    assert report["counted_in"] == "composition"
+    assert report["status"] == "FULL_COVERAGE" and report["coverage"]["coverage_pct"] == 100.0
+    assert report["outside_kernels"] == {}
+    relu = next(c for c in report["components"] if c["file"].endswith("relu_fp32.py"))
+    assert relu["ops"] == {"clamp": 1} and relu["in_model_ops"] == {"relu": 2}
+    assert any(w.startswith("relu_fp32.py: its own inputs do not reach relu") for w in report["extraction_warnings"])
+
+
+def test_compute_a_step_keeps_outside_its_kernels_is_not_covered(tiny: Path) -> None:
+    # a step whose refactored model applies the ReLU itself, its ReLU kernel built but never called: the
+    # kernel files still hold every op type, but the model runs one ReLU outside them
+    ref = tiny / "steps" / "step_2_linear_relu_16x32_to_kernels" / "refactored.py"
+    ref.write_text(ref.read_text().replace("return self.relu(self.linear(x))", "return torch.relu(self.linear(x))"))
+    report = compute_coverage(tiny / "level_3_model" / "tiny_mlp.py", tiny)
+    assert report["counted_in"] == "composition"
+    assert report["outside_kernels"] == {"relu": 1}
+    details = {d["op_type"]: d for d in report["coverage"]["op_details"]}
+    assert details["relu"]["original_count"] == 2 and details["relu"]["decomposed_count"] == 1
+    assert report["status"] == "PARTIAL_COVERAGE" and report["coverage"]["coverage_pct"] == 80.0
 
 
 def test_explicit_children_and_full_coverage_exit_zero(tiny: Path) -> None:

@@ -299,18 +299,32 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
                      children: list[str | Path] | None = None, output: str | Path | None = None,
                      device: str = "cpu", timeout: float | None = None, input_mode: InputMode = "auto",
                      batch_limit: int | None = None) -> dict[str, Any]:
-    """Original model vs the decomposition's kernel files (level_0_kernel/, or `children`)."""
+    """Original model vs the decomposition's kernel files (level_0_kernel/, or `children`).
+
+    The kernel files are counted as they run inside the composed model (the steps' refactored models with
+    every child replaced down to the kernel files, the original's weights), on the very inputs the original
+    ran: each op belongs to the kernel file whose module ran it, and compute outside every kernel is listed
+    under `outside_kernels`. A kernel whose path depends on its data (a size threshold, a count of boxes
+    above a score) is counted on the data the model hands it, not on its file's own workload. Each file is
+    also run alone on its own inputs (`components`); where that workload misses op types the file runs in
+    the model, a warning says so. Without a composition (`--children`, a tree whose steps do not compose,
+    meta tensors) the files alone are counted, each as often as the tree says it runs."""
     model_path = Path(model_path)
     report = _base_report(model_path)
-    orig = component_inventory(model_path, device=device, timeout=timeout, input_mode=input_mode,
-                               batch_limit=batch_limit)
+    ddir = Path(decomp_dir) if decomp_dir else model_path.parent
+    original: _Original | None = None
+    try:
+        original = _original_run(model_path, device=device, timeout=timeout, input_mode=input_mode,
+                                 batch_limit=batch_limit)
+        orig = original.inventory
+    except HdecompError as exc:
+        orig = Inventory(file=str(model_path), error=exc.headline, input_mode="none")
     if orig.error:
         report["status"] = "ERROR"
         report["error"] = orig.error
         report["extraction_errors"].append(orig.error)
         return _written(report, output)
     _with_original(report, orig)
-    ddir = Path(decomp_dir) if decomp_dir else model_path.parent
     if children:
         files = [Path(c) for c in children]
         counts, source = {p.resolve(): 1 for p in files}, "one per file (--children)"
@@ -320,8 +334,9 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
         counts, source = kernel_instances(ddir, files)
         if not files:
             report["extraction_errors"].append(f"{kdir}: no kernel files")
-    decomposed: Counter[str] = Counter()
+    alone: Counter[str] = Counter()
     components = []
+    inventories: dict[Path, Inventory] = {}
     cut_tree = batch_limit is not None and _decomposed_with_a_cut(ddir)
     for f in files:
         if cut_tree and not _writes_batch_size(f):
@@ -333,6 +348,7 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
         else:
             inv = component_inventory(f, device=device, timeout=timeout, input_mode=input_mode,
                                       batch_limit=batch_limit)
+        inventories[f.resolve()] = inv
         n = counts.get(f.resolve(), 1)
         entry = inv.to_dict()
         entry["instances"] = n
@@ -341,7 +357,32 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
             report["extraction_errors"].append(inv.error)
             continue
         for op, c in inv.ops.items():
-            decomposed[op] += c * n
+            alone[op] += c * n
+    decomposed, counted_in = alone, "kernel files"
+    if not children and files:
+        assert original is not None
+        try:
+            in_model = composition_inventory(ddir, original, files, device=device, timeout=timeout,
+                                             batch_limit=batch_limit)
+        except HdecompError as exc:
+            report["extraction_warnings"].append(
+                f"kernel files counted alone (each as often as the tree says it runs): the composed model "
+                f"could not be recorded: {exc.headline}")
+            in_model = None
+        if in_model is not None:
+            decomposed, counted_in = Counter(), "composition"
+            for entry, f in zip(components, files, strict=True):
+                ops = in_model.per_file.get(f.resolve(), Counter())
+                decomposed.update(ops)
+                entry["in_model_ops"] = dict(sorted(ops.items()))
+                short = _workload_misses(inventories[f.resolve()], ops)
+                if short:
+                    report["extraction_warnings"].append(
+                        f"{f.name}: its own inputs do not reach {', '.join(short)}, which it runs in the model "
+                        "(a data-dependent path: counted as the model runs it)")
+            report["outside_kernels"] = dict(sorted(in_model.outside.items()))
+            report["composition_input_mode"] = in_model.input_mode
+    report["counted_in"] = counted_in
     report["decomposed_ops_count"] = sum(decomposed.values())
     report["coverage"] = compare_inventories(orig.ops, decomposed)
     report["coverage"]["data_plumbing_excluded"] = dict(sorted(orig.plumbing.items()))
@@ -353,6 +394,114 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
         report["output_file"] = str(output)
         write_json_atomic(output, report)
     return report
+
+
+@dataclass
+class _Original:
+    """The original model as the coverage ran it: the model, the inputs it ran on, its inventory."""
+
+    model: nn.Module
+    init: list[Any]
+    args: list[Any]
+    kwargs: dict[str, Any]
+    inventory: Inventory
+
+
+def _original_run(path: Path, *, device: str, timeout: float | None, input_mode: InputMode,
+                  batch_limit: int | None) -> _Original:
+    comp = load_component(path, timeout=timeout)
+    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
+    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
+    inv = record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
+                                 rebuild=lambda: comp.build(device=device, timeout=timeout,
+                                                            batch_limit=batch_limit, seed=BUILD_SEED))
+    return _Original(model, comp.init_inputs(timeout, batch_limit), args, kwargs, inv)
+
+
+@dataclass
+class InModel:
+    """The compute ops the composed model ran, by the kernel file whose module ran them."""
+
+    per_file: dict[Path, Counter[str]]
+    outside: Counter[str]
+    input_mode: str
+
+
+def composition_inventory(decomp_dir: Path, original: _Original, kernel_files: list[Path], *, device: str = "cpu",
+                          timeout: float | None = None, batch_limit: int | None = None) -> InModel | None:
+    """The kernel files' ops as the composed model runs them (the composition test's model: the steps'
+    refactored models down to the kernel files, holding the original's own tensors), on the inputs and the
+    input mode the original's inventory used. None where there is nothing to compose (a model that is one
+    kernel: its file alone is the composed model). Raises HdecompError where it cannot be built or run."""
+    import tempfile
+
+    from hdecomp.toolchain.compose.plan import build_composition
+    from hdecomp.toolchain.compose.script import generate_script
+    from hdecomp.toolchain.compose.weights import composed_weight_map
+    if original.inventory.input_mode not in ("small_batch", "full"):
+        raise HdecompError(f"the original was recorded on {original.inventory.input_mode} inputs", decomp_dir)
+    comp = build_composition(decomp_dir)
+    if comp.kernel_root is not None or comp.top is None:
+        return None
+    comp.weight_map = composed_weight_map(comp, timeout=timeout)
+    verification = decomp_dir / "verification"
+    verification.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="coverage_", dir=verification) as tmp:
+        script = Path(tmp) / "composed_model.py"
+        script.write_text(generate_script(comp, batch_limit=batch_limit, device=device, script_dir=Path(tmp)),
+                          encoding="utf-8")
+        loaded = load_component(script, class_name="ComposedModel", require_inputs=False, timeout=timeout)
+        mod: Any = loaded.module
+        if batch_limit is not None:   # as the composition test does: every file it loaded, lowered
+            for m in mod._MODULES:
+                mod.lower_batch_size(m, batch_limit)
+        composed, _, unfilled = run_user_code(
+            lambda: mod.build_composed(original.model, original.init, device, True),
+            what="building the composed model", path=script, timeout=timeout)
+        if unfilled:
+            raise HdecompError(f"composed tensors without a weight from the original: {unfilled[:3]}", script)
+        args, kwargs = original.args, original.kwargs
+        if original.inventory.input_mode == "small_batch":
+            args, kwargs = cut_batch(args, 1), cut_batch(kwargs, 1)
+        trace = _record(composed, map_nested(args, torch.Tensor.clone), map_nested(kwargs, torch.Tensor.clone),
+                        script, timeout, "forward of the composed model")
+        _, by_module, _ = trace_inventory(trace)
+        kernels = {f.resolve() for f in kernel_files}
+        per_file: dict[Path, Counter[str]] = {}
+        outside: Counter[str] = Counter()
+        modules = {qn: m for qn, m in composed.named_modules() if qn}
+        for mod_name, ops in by_module.items():
+            found = _outermost(mod_name, modules, lambda m: _in(class_source_file(type(m)), kernels))
+            if found is None:
+                outside.update(ops)
+            else:
+                per_file.setdefault(found[1], Counter()).update(ops)
+    return InModel(per_file, outside, original.inventory.input_mode)
+
+
+def _in(path: Path | None, files: set[Path]) -> Path | None:
+    return path.resolve() if path is not None and path.resolve() in files else None
+
+
+def _outermost(mod_name: str, modules: dict[str, nn.Module], owner_of: Any) -> tuple[str, Any] | None:
+    """(qualified name, owner) of the outermost module on the path `mod_name` that has an owner
+    (`owner_of(module)` not None)."""
+    parts = mod_name.split(".") if mod_name else []
+    for i in range(1, len(parts) + 1):
+        qn = ".".join(parts[:i])
+        m = modules.get(qn)
+        owner = owner_of(m) if m is not None else None
+        if owner is not None:
+            return qn, owner
+    return None
+
+
+def _workload_misses(alone: Inventory, in_model: Counter[str]) -> list[str]:
+    """Op types a kernel runs in the model that its file's own inputs do not reach (by op family)."""
+    if alone.error:
+        return []
+    reached = {_family(op) for op in alone.ops}
+    return sorted(op for op in in_model if _family(op) not in reached)
 
 
 def _child_file_of(module: nn.Module, child_files: dict[Path, Path]) -> Path | None:
@@ -412,19 +561,11 @@ def _attribute_to_children(report: dict[str, Any], step: Step, ref_model: nn.Mod
     outside: Counter[str] = Counter()
     modules = {qn: m for qn, m in ref_model.named_modules() if qn}
     for mod_name, ops in inv.by_module.items():
-        owner_file: Path | None = None
-        owner = ""
-        parts = mod_name.split(".") if mod_name else []
-        for i in range(1, len(parts) + 1):
-            qn = ".".join(parts[:i])
-            m = modules.get(qn)
-            f = _child_file_of(m, child_files) if m is not None else None
-            if f is not None:
-                owner_file, owner = f, qn
-                break
-        if owner_file is None:
+        found = _outermost(mod_name, modules, lambda m: _child_file_of(m, child_files))
+        if found is None:
             outside.update(ops)
             continue
+        owner, owner_file = found
         entry = per_child.setdefault(owner, {"attribute": owner, "file": str(owner_file), "ops": Counter()})
         entry["ops"].update(ops)
         decomposed.update(ops)
