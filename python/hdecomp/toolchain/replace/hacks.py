@@ -1,6 +1,17 @@
-"""The reward hacks `hdecomp replace` refuses, checked on the kernel's own inputs before any proof counts:
-a replacement that runs the reference, changes its inputs, hands back an input or an old buffer, leaves
-work running after it returns, or matches a reference whose output is constant.
+"""The reward hacks `hdecomp replace` refuses. The kernel and the candidate each run in a process of their
+own (`runtime.side`); what they did arrives here as plain data, and every check below is the judge's:
+- `global_state`: the candidate's process changed a global setting (threads, oneDNN, determinism, default
+  dtype, matmul precision, grad mode, ...) or replaced an attribute of `torch`, `torch.nn.functional`,
+  `torch.Tensor`, an `nn` layer, `time`, `gc`, `sys`, ... (a patched comparison, clock or functional);
+- `introspection`: its code reached into the interpreter's memory (`gc.get_objects`, `sys._getframe`, ...),
+  the way one finds another component's output;
+- `reference_call`: it read a file of the decomposition, or runs the kernel's own aten op sequence;
+- `output_type`: an output that is not a plain dense `torch.Tensor` (a subclass, lazy or lying);
+- `input_mutation`, `output_alias`, `stale_output`, `side_work`: what one call did to its inputs, which
+  memory it returned, whether a later call reuses or changes it, what went on after it returned;
+- `input_dependence`: its output ignores inputs the kernel's output follows;
+- `degenerate_reference`: a kernel whose output does not follow its inputs is reported and compared as
+  the constant it is.
 
 Each check gives a `Check` (PASS, FAIL with the reason, or SKIPPED with why); `replace.run` stops at the
 first FAIL. The speed-of-light check lives with the timing (`replace.timing`).
@@ -8,24 +19,15 @@ first FAIL. The speed-of-light check lives with the timing (`replace.timing`).
 
 from __future__ import annotations
 
-import contextlib
-import inspect
 import os
-import sys
-import threading
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
-from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.runtime.batch_limit import tensors_at
-from hdecomp.runtime.component import clone_nested, run_user_code
-from hdecomp.verify.compare import compare_outputs, degenerate_kind
+from hdecomp.verify.compare import compare_outputs
 
 
 @dataclass
@@ -38,62 +40,9 @@ class Check:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
-# ---- the files the replacement must not read: an audit hook -------------------------------------------
-
-
-class FileWatch:
-    """While active, records every file of `forbidden` that the process opens (imports included: a cached
-    `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts. One audit hook, installed
-    once (they cannot be removed); it does nothing while no watch is active."""
-
-    _active: ClassVar[FileWatch | None] = None
-    _installed: ClassVar[bool] = False
-
-    def __init__(self, forbidden: set[Path]) -> None:
-        self.forbidden = {os.path.realpath(p) for p in forbidden}
-        self.hits: list[str] = []
-
-    def __enter__(self) -> FileWatch:
-        if not FileWatch._installed:
-            sys.addaudithook(_audit)
-            FileWatch._installed = True
-        FileWatch._active = self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        FileWatch._active = None
-
-    def note(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
-            path = os.path.realpath(os.fsdecode(args[0]))
-            folder, name = os.path.split(path)
-            if os.path.basename(folder) == "__pycache__" and name.endswith(".pyc"):
-                path = os.path.join(os.path.dirname(folder), name.split(".")[0] + ".py")
-            if path in self.forbidden and path not in self.hits:
-                self.hits.append(path)
-        elif event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
-            what = f"starts a process ({event})"
-            if what not in self.hits:
-                self.hits.append(what)
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    watch = FileWatch._active
-    if watch is not None:
-        with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
-            watch.note(event, args)
-
-
-# ---- helpers -------------------------------------------------------------------------------------------
-
-
 def tensors(obj: Any) -> list[torch.Tensor]:
     """The tensors nested in `obj` (runtime.batch_limit's walk)."""
     return [t for _, t in tensors_at(obj, "")]
-
-
-def _storages(ts: list[torch.Tensor]) -> set[int]:
-    return {t.untyped_storage().data_ptr() for t in ts if t.numel() and t.untyped_storage().nbytes()}
 
 
 def same_values(a: Any, b: Any) -> bool:
@@ -101,42 +50,10 @@ def same_values(a: Any, b: Any) -> bool:
     return compare_outputs(a, b, rtol=0.0, atol=0.0).match
 
 
-def call(model: nn.Module, args: list[Any], kwargs: dict[str, Any], path: Path, timeout: float | None) -> Any:
-    with torch.no_grad():
-        return run_user_code(lambda: model(*args, **kwargs), what=f"{type(model).__name__}.forward", path=path,
-                             timeout=timeout)
-
-
-def synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-class _OpTrace(TorchDispatchMode):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: list[tuple[str, tuple[tuple[int, ...], ...]]] = []
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
-        shapes = tuple(tuple(a.shape) for a in args if isinstance(a, torch.Tensor))
-        self.ops.append((func._overloadpacket.__name__, shapes))
-        return func(*args, **(kwargs or {}))
-
-
-def op_trace(model: nn.Module, args: list[Any], kwargs: dict[str, Any], path: Path,
-             timeout: float | None) -> list[tuple[str, tuple[tuple[int, ...], ...]]]:
-    with _OpTrace() as trace:
-        call(model, clone_nested(args), clone_nested(kwargs), path, timeout)
-    return trace.ops
-
-
-# ---- the checks ----------------------------------------------------------------------------------------
-
-
-def check_signature(kernel: nn.Module, new: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> Check:
+def check_signature(kernel_state: dict[str, Any], new_state: dict[str, Any], bind_problem: str | None) -> Check:
     """The kernel's state (keys, shapes, dtypes) and a forward that takes the kernel's inputs."""
-    ks = {k: (tuple(v.shape), v.dtype) for k, v in kernel.state_dict().items()}
-    ns = {k: (tuple(v.shape), v.dtype) for k, v in new.state_dict().items()}
+    ks = {k: (tuple(v[0]), v[1]) for k, v in kernel_state.items()}
+    ns = {k: (tuple(v[0]), v[1]) for k, v in new_state.items()}
     missing, extra = sorted(set(ks) - set(ns)), sorted(set(ns) - set(ks))
     differ = sorted(k for k in set(ks) & set(ns) if ks[k] != ns[k])
     if missing or extra or differ:
@@ -147,18 +64,33 @@ def check_signature(kernel: nn.Module, new: nn.Module, args: list[Any], kwargs: 
         return Check("signature", "FAIL", "ModelNew's state differs from the kernel's (" +
                      "; ".join(p for p in parts if p) + "): the steps' weight maps move the weights in by "
                      "the kernel's names, so ModelNew must hold the same parameters and buffers")
-    try:
-        inspect.signature(new.forward).bind(*args, **kwargs)
-    except TypeError as exc:
-        return Check("signature", "FAIL", f"ModelNew.forward does not take the kernel's inputs ({exc})")
-    except ValueError:   # no signature to read (a builtin): the call itself will tell
-        pass
+    if bind_problem:
+        return Check("signature", "FAIL", f"ModelNew.forward does not take the kernel's inputs ({bind_problem})")
     return Check("signature", "PASS", f"{len(ks)} state tensors as the kernel's; forward takes its inputs")
 
 
-def check_reference_call(watch: FileWatch, kernel_ops: list[Any], new_ops: list[Any], root: Path) -> Check:
-    if watch.hits:
-        shown = [os.path.relpath(h, root) if os.path.isabs(h) else h for h in watch.hits[:3]]
+def check_global_state(changes: list[str]) -> Check:
+    if changes:
+        return Check("global_state", "FAIL", "ModelNew changes its process for everything else that runs in it: "
+                     + "; ".join(changes[:4]) + (f" (and {len(changes) - 4} more)" if len(changes) > 4 else "")
+                     + ". A replacement computes its outputs; it must not patch torch, the clock or the "
+                     "comparison, nor change global settings")
+    return Check("global_state", "PASS", "no global setting changed, no attribute of torch, torch.nn.functional, "
+                 "torch.Tensor, the nn layers, time, gc, sys, math or builtins replaced")
+
+
+def check_introspection(hits: list[str]) -> Check:
+    if hits:
+        return Check("introspection", "FAIL", "ModelNew reaches into the interpreter's memory: "
+                     + ", ".join(hits[:3]) + " (the way one finds another component's output or a caller's "
+                     "locals); a replacement computes from its inputs and its own state")
+    return Check("introspection", "PASS", "no gc.get_objects/get_referrers/get_referents, sys._getframe or "
+                 "sys._current_frames from ModelNew's code")
+
+
+def check_reference_call(file_hits: list[str], kernel_ops: list[Any], new_ops: list[Any], root: Path) -> Check:
+    if file_hits:
+        shown = [os.path.relpath(h, root) if os.path.isabs(h) else h for h in file_hits[:3]]
         return Check("reference_call", "FAIL", "ModelNew uses the reference itself: it reads "
                      + ", ".join(shown) + " (a replacement must not load the decomposition's files)")
     if kernel_ops and new_ops == kernel_ops:
@@ -168,6 +100,24 @@ def check_reference_call(watch: FileWatch, kernel_ops: list[Any], new_ops: list[
                      "same order; a replacement must compute it another way")
     return Check("reference_call", "PASS", f"{len(new_ops)} aten op call(s), not the kernel's {len(kernel_ops)}; "
                  "no file of the decomposition read")
+
+
+def check_output_type(new_out: list[dict[str, Any]], new_objects: list[str], kernel_objects: list[str]) -> Check:
+    """`new_out`: the wire descriptions of ModelNew's output tensors; `*_objects`: the types of values in the
+    outputs that are neither tensors nor plain data (they do not cross)."""
+    odd = [d for d in new_out if d.get("type") != "torch.Tensor" or d.get("layout") != "strided" or d.get("meta")]
+    if odd:
+        d = odd[0]
+        what = (f"a {d['type']}" if d.get("type") != "torch.Tensor" else
+                "a meta tensor" if d.get("meta") else f"a {d.get('layout')} tensor")
+        return Check("output_type", "FAIL", f"ModelNew returns {what}, not a plain dense torch.Tensor: a subclass "
+                     "can defer its work until it is read, or answer a comparison as it likes; the kernel's "
+                     "outputs are plain tensors")
+    extra = sorted(set(new_objects) - set(kernel_objects))
+    if extra:
+        return Check("output_type", "FAIL", f"ModelNew returns an object of type {extra[0]} where the kernel "
+                     "returns tensors and plain data")
+    return Check("output_type", "PASS", f"{len(new_out)} plain dense tensor(s)")
 
 
 def check_mutation(before: Any, after_new: Any, after_kernel: Any) -> Check:
@@ -183,75 +133,60 @@ def check_mutation(before: Any, after_new: Any, after_kernel: Any) -> Check:
                  "inputs changed exactly as the kernel changes them")
 
 
-def check_alias(out_new: Any, inputs_new: Any, new: nn.Module, out_kernel: Any, inputs_kernel: Any,
-                kernel: nn.Module) -> Check:
-    def aliased(out: Any, inputs: Any, model: nn.Module) -> bool:
-        held = _storages(tensors(inputs)) | _storages([*model.parameters(), *model.buffers()])
-        return bool(_storages(tensors(out)) & held)
-    if aliased(out_new, inputs_new, new) and not aliased(out_kernel, inputs_kernel, kernel):
+def check_alias(new_aliases: bool, kernel_aliases: bool) -> Check:
+    if new_aliases and not kernel_aliases:
         return Check("output_alias", "FAIL", "an output of ModelNew shares memory with an input or a parameter "
                      "(the kernel's outputs do not): it hands back data it was given instead of computing it")
     return Check("output_alias", "PASS", "outputs in memory of their own")
 
 
-def check_stale(first: Any, first_copy: Any, second: Any, kernel_first: Any, kernel_second: Any) -> Check:
-    if _storages(tensors(first)) & _storages(tensors(second)):
+def check_stale(shares_previous: bool, previous_changed: bool, same_for_new_inputs: bool,
+                kernel_differs: bool) -> Check:
+    if shares_previous:
         return Check("stale_output", "FAIL", "ModelNew returns the same buffer on every call: the output of a "
                      "previous call, overwritten or not")
-    if not same_values(first, first_copy):
+    if previous_changed:
         return Check("stale_output", "FAIL", "a second call changed the output of the first one")
-    if same_values(first, second) and not same_values(kernel_first, kernel_second):
+    if same_for_new_inputs and kernel_differs:
         return Check("stale_output", "FAIL", "ModelNew gives the same output for new inputs (the kernel does "
                      "not): an output left over from a previous call")
     return Check("stale_output", "PASS", "two calls on fresh inputs: fresh outputs, the first left as it was")
 
 
-def check_side_work(threads_left: list[str], changed_after: bool, device: torch.device,
-                    event_seconds: float | None, wall_seconds: float | None) -> Check:
+def check_side_work(threads_left: list[str], changed_after: bool) -> Check:
     if threads_left:
         return Check("side_work", "FAIL", f"ModelNew leaves thread(s) running after forward returns "
                      f"({', '.join(threads_left[:3])}): work the timing would miss")
     if changed_after:
         return Check("side_work", "FAIL", "ModelNew's output still changes after forward returned: work goes "
                      "on outside the call (a side stream or a thread) that the timing would miss")
-    if device.type == "cuda" and event_seconds is not None and wall_seconds is not None and \
-            event_seconds < 0.5 * wall_seconds and wall_seconds - event_seconds > 50e-6:
-        return Check("side_work", "FAIL", f"the CUDA-event time of ModelNew ({event_seconds * 1e6:.1f} µs) is "
-                     f"under half its synchronised time ({wall_seconds * 1e6:.1f} µs): work on a side stream "
-                     "that the timing misses")
-    detail = "nothing runs after forward returns"
-    return Check("side_work", "PASS", detail + ("; event time matches the synchronised time"
-                                                if device.type == "cuda" else ""))
+    return Check("side_work", "PASS", "nothing runs after forward returns; its outputs stay as returned")
 
 
-def check_degenerate(kernel_outputs: list[Any]) -> Check:
-    """A constant matches the kernel only when the kernel gives one and the same constant on every trial."""
-    leaves = [t for out in kernel_outputs for t in tensors(out)]
-    constant = all(t.numel() <= 1 or degenerate_kind(t) is not None for t in leaves)
-    if leaves and constant and all(same_values(kernel_outputs[0], o) for o in kernel_outputs[1:]):
+def check_input_dependence(kernel_follows: bool, new_follows: bool) -> Check:
+    """On the judge's own draw (every float input moved): the kernel's output changed; ModelNew's must too."""
+    if kernel_follows and not new_follows:
+        return Check("input_dependence", "FAIL", "ModelNew returns the same output for other inputs while the "
+                     "kernel's output follows them: it ignores its inputs (a memorised or replayed answer)")
+    return Check("input_dependence", "PASS", "ModelNew's output follows its inputs as the kernel's does"
+                 if kernel_follows else "the kernel's output does not follow its float inputs (below)")
+
+
+def check_degenerate(kernel_outputs: list[Any], follows_inputs: bool) -> Check:
+    """A kernel whose output is the same on every draw (and on the judge's own) does not depend on its
+    inputs: reported, and compared as that constant (a replacement must return it, bit for bit within the
+    tolerance; one that returns it passes, as it should)."""
+    if not follows_inputs and all(same_values(kernel_outputs[0], o) for o in kernel_outputs[1:]):
         values = [f"{t.flatten()[0].item():g}" for t in tensors(kernel_outputs[0]) if t.numel()][:2]
-        return Check("degenerate_reference", "FAIL", f"the kernel's output is the constant {', '.join(values)} "
-                     f"on every one of {len(kernel_outputs)} trials: a matching output proves nothing (a "
-                     "replacement that returns that constant would match)")
-    return Check("degenerate_reference", "PASS", f"the kernel's output varies over {len(kernel_outputs)} trials")
+        const = all(t.numel() <= 1 or bool((t == t.flatten()[0]).all()) for t in tensors(kernel_outputs[0]))
+        what = f"the constant {', '.join(values)}" if const and values else "one and the same value"
+        return Check("degenerate_reference", "PASS", f"the kernel's output does not depend on its inputs: it is "
+                     f"{what} on all {len(kernel_outputs)} draws and on the judge's own; compared as that "
+                     "constant (a replacement must return it)")
+    return Check("degenerate_reference", "PASS", f"the kernel's output follows its inputs over "
+                 f"{len(kernel_outputs)} draws")
 
 
-@contextlib.contextmanager
-def watching_threads() -> Iterator[list[str]]:
-    """The names of Python threads started meanwhile and still alive at the end (filled on exit)."""
-    before = {t.ident for t in threading.enumerate()}
-    left: list[str] = []
-    yield left
-    left.extend(t.name for t in threading.enumerate() if t.ident not in before and t.is_alive())
-
-
-def settle(device: torch.device, seconds: float = 0.05) -> None:
-    """Let anything still running after a call finish: a device synchronise, then a short wait."""
-    synchronize(device)
-    time.sleep(seconds)
-    synchronize(device)
-
-
-__all__ = ["Check", "FileWatch", "call", "check_alias", "check_degenerate", "check_mutation",
-           "check_reference_call", "check_side_work", "check_signature", "check_stale", "op_trace",
-           "same_values", "settle", "synchronize", "tensors", "watching_threads"]
+__all__ = ["Check", "check_alias", "check_degenerate", "check_global_state", "check_input_dependence",
+           "check_introspection", "check_mutation", "check_output_type", "check_reference_call",
+           "check_side_work", "check_signature", "check_stale", "same_values", "tensors"]

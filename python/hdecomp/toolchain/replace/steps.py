@@ -2,7 +2,12 @@
 original.py against its composed version (each child replaced by its own decomposition down to kernel
 files, each replaced kernel by its `ModelNew`), through `verify-step` itself. A step's children files are
 standalone (a fusion file holds its own ops), so only the composed version puts the replacement where the
-step's computation runs."""
+step's computation runs.
+
+`after_the_kernel` runs them, the composition test and the timing of the whole model in a process of
+their own (`python -m hdecomp.toolchain.replace.steps`), the reference cache off: hdecomp's own process never
+imports the candidate, and the cache never holds an output computed beside it. That process reports what
+changed in it (`runtime.process_state`), a candidate's patch included."""
 
 from __future__ import annotations
 
@@ -96,4 +101,135 @@ def verify_with_replacements(root: Path, replaced: dict[Path, Path], out_dir: Pa
     return records
 
 
-__all__ = ["prepare", "steps_holding", "verify_composed_step", "verify_with_replacements"]
+def after_the_kernel(root: Path, replaced: dict[Path, Path], kernel: Path, out_dir: Path, options: Any,
+                     tolerance: float, say: Any) -> dict[str, Any]:
+    """The steps holding `kernel` re-verified with `replaced` in place, the composition with it and the
+    whole model timed without and with it, in a fresh process (the reference cache off): {"steps": records,
+    "composition": {...}, "model_seconds": (before, after), "global_state": what changed in that process}.
+    Raises HdecompError where that process fails."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from hdecomp.errors import HdecompError
+    request = {"root": str(root), "replaced": {str(k): str(v) for k, v in replaced.items()}, "kernel": str(kernel),
+               "out_dir": str(out_dir), "tolerance": tolerance, "device": options.device,
+               "batch_limit": options.batch_limit, "timeout": options.timeout, "num_trials": options.num_trials,
+               "runs": options.runs, "warmup": options.warmup}
+    with tempfile.TemporaryDirectory(prefix="hdecomp-steps-") as tmp:
+        req, res = Path(tmp) / "request.json", Path(tmp) / "result.json"
+        req.write_text(json.dumps(request), encoding="utf-8")
+        proc = subprocess.Popen([sys.executable, "-m", "hdecomp.toolchain.replace.steps", str(req), str(res)],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                env={**os.environ, "HDECOMP_CACHE": "0"})
+        tail: list[str] = []
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(_PROGRESS):
+                say(line[len(_PROGRESS):].rstrip())
+            else:
+                tail = [*tail[-4:], line.rstrip()]
+        proc.wait()
+        if not res.is_file():
+            raise HdecompError("the re-verification of the steps above the kernel stopped (exit code "
+                               f"{proc.returncode}): {' | '.join(t for t in tail if t)}")
+        out: dict[str, Any] = json.loads(res.read_text(encoding="utf-8"))
+    if out.get("error"):
+        raise HdecompError(str(out["error"]))
+    out["model_seconds"] = tuple(out["model_seconds"])
+    return out
+
+
+_PROGRESS = "hdecomp-progress: "
+
+
+def _run_after_the_kernel(request: dict[str, Any]) -> dict[str, Any]:
+    from hdecomp.runtime.process_state import ProcessState
+    from hdecomp.toolchain.compose import compose
+    baseline = ProcessState()
+    root = Path(request["root"])
+    replaced = {Path(k): Path(v) for k, v in request["replaced"].items()}
+
+    def say(msg: str) -> None:
+        print(_PROGRESS + msg, flush=True)
+
+    options = VerifyOptions(num_trials=min(int(request["num_trials"]), 3), skip_anticheat=True,
+                            device=request["device"], batch_limit=request["batch_limit"], timeout=request["timeout"],
+                            refactored_class=("RefactoredModel", "Model"), reference_cache=False)
+    comp = prepare(root, request["timeout"])
+    records = verify_with_replacements(root, replaced, Path(request["out_dir"]) / "steps", options,
+                                       kernels={Path(request["kernel"]).resolve()}, tolerance=request["tolerance"],
+                                       comp=comp, progress=say)
+    out: dict[str, Any] = {"steps": records, "composition": None, "model_seconds": [None, None]}
+    if all(r["status"] == "PASS" for r in records):
+        say("composition test with the replacements in place")
+        composed = compose(root, batch_limit=request["batch_limit"], device=request["device"],
+                           timeout=request["timeout"], with_replacements=True, replaced=replaced,
+                           tolerance=request["tolerance"])
+        out["composition"] = {"status": composed.status, "max_diff": composed.max_diff, "reason": composed.reason,
+                              "script": composed.script.relative_to(root).as_posix() if composed.script else None}
+        if composed.status == "PASS":
+            say("timing the whole model without and with the replacements")
+            out["model_seconds"] = list(_model_times(root, comp, replaced, request))
+    out["global_state"] = ProcessState().changes_since(baseline)
+    return out
+
+
+def _model_times(root: Path, comp: Composition, replaced: dict[Path, Path],
+                 request: dict[str, Any]) -> tuple[float, float]:
+    """The whole composed model without and with the replacements, the same weights, interleaved."""
+    import shutil
+    import tempfile
+
+    from hdecomp.formats.replacements import REPLACEMENTS_DIR
+    from hdecomp.runtime.batch_limit import limited_inputs
+    from hdecomp.runtime.component import load_component, seed_everything
+    from hdecomp.toolchain.replace.timing import import_script, time_pair
+    device = __import__("torch").device(request["device"])
+    tmp = Path(tempfile.mkdtemp(prefix=".timing_", dir=root / REPLACEMENTS_DIR))
+    try:
+        models = []
+        original = load_component(comp.original, timeout=request["timeout"])
+        init = original.init_inputs(request["timeout"], batch_limit=request["batch_limit"])
+        for name, rep in (("before", {}), ("after", replaced)):
+            path = write_text_atomic(tmp / f"model_{name}.py", generate_script(
+                comp, batch_limit=request["batch_limit"], device=request["device"], replaced=rep, script_dir=tmp))
+            module = import_script(path)
+            seed_everything(0)
+            model = module.ComposedModel(*init).to(device)
+            model.eval()
+            models.append(model)
+        models[1].load_state_dict(models[0].state_dict())
+        args, kwargs = limited_inputs(original, request["batch_limit"], device=device, timeout=request["timeout"])
+        return time_pair(models[0], models[1], args, kwargs, device, warmup=request["warmup"], runs=request["runs"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m hdecomp.toolchain.replace.steps REQUEST.json RESULT.json` (what `after_the_kernel` runs)."""
+    import json
+    import traceback
+
+    from hdecomp.errors import HdecompError
+    from hdecomp.formats.jsonio import write_json_atomic
+    request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    try:
+        out = _run_after_the_kernel(request)
+    except HdecompError as exc:
+        out = {"error": exc.headline}
+    except Exception as exc:   # a bug of ours: named, with its traceback on the log
+        traceback.print_exc()
+        out = {"error": f"internal error: {type(exc).__name__}: {exc}"}
+    write_json_atomic(argv[1], out)
+    return 0
+
+
+__all__ = ["after_the_kernel", "prepare", "steps_holding", "verify_composed_step", "verify_with_replacements"]
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv[1:]))

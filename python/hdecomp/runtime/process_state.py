@@ -1,0 +1,241 @@
+"""What code can change for the whole process it runs in, snapshot and compared: torch's global settings
+(threads, oneDNN, determinism, default dtype, matmul precision, TF32/cuDNN flags, grad and anomaly mode,
+denormal flushing, ...), the interpreter's (trace and profile functions, the GC, the switch interval), and
+the attributes of the modules and classes a judge or a reference relies on (`torch`, `torch.nn.functional`,
+`torch.Tensor`, the `nn` layers' `forward`, `time`, `gc`, `sys`, `math`, `builtins`, `torch.testing`):
+a replaced function is a changed attribute.
+
+And `Introspection`: an audit hook that notes code of given files reaching into the interpreter's memory
+(`gc.get_objects`, `gc.get_referrers`, `gc.get_referents`, `sys._getframe`, `sys._current_frames`): the
+calls that find another component's tensors or a caller's locals.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import gc
+import math
+import os
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _flush_denormal() -> bool:
+    """Whether denormals are flushed to zero (torch has a setter only: read it off a product)."""
+    tiny = torch.tensor([1e-39], dtype=torch.float32)
+    return bool((tiny * 1.0).item() == 0.0)
+
+
+def _opt(fn: Callable[[], Any]) -> Callable[[], Any]:
+    def read() -> Any:
+        try:
+            return fn()
+        except Exception as exc:   # a setting this build does not have
+            return f"unavailable ({type(exc).__name__})"
+    return read
+
+
+SETTINGS: dict[str, Callable[[], Any]] = {
+    "torch.get_num_threads()": torch.get_num_threads,
+    "torch.get_num_interop_threads()": torch.get_num_interop_threads,
+    "torch.backends.mkldnn.enabled": _opt(lambda: torch.backends.mkldnn.enabled),
+    "torch.backends.mkldnn.deterministic": _opt(lambda: torch.backends.mkldnn.deterministic),
+    "torch.backends.mkldnn.allow_tf32": _opt(lambda: getattr(torch.backends.mkldnn, "allow_tf32", None)),
+    "torch.backends.mkl.is_available()": _opt(torch.backends.mkl.is_available),
+    "torch.backends.openmp.is_available()": _opt(torch.backends.openmp.is_available),
+    "torch.backends.opt_einsum.enabled": _opt(lambda: torch.backends.opt_einsum.enabled),
+    "torch.are_deterministic_algorithms_enabled()": torch.are_deterministic_algorithms_enabled,
+    "torch.is_deterministic_algorithms_warn_only_enabled()": torch.is_deterministic_algorithms_warn_only_enabled,
+    "torch.get_default_dtype()": lambda: str(torch.get_default_dtype()),
+    "torch.get_default_device()": _opt(lambda: str(torch.get_default_device())),
+    "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision,
+    "torch.backends.cuda.matmul.allow_tf32": _opt(lambda: torch.backends.cuda.matmul.allow_tf32),
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction":
+        _opt(lambda: torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction),
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction":
+        _opt(lambda: torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction),
+    "torch.backends.cudnn.enabled": _opt(lambda: torch.backends.cudnn.enabled),
+    "torch.backends.cudnn.benchmark": _opt(lambda: torch.backends.cudnn.benchmark),
+    "torch.backends.cudnn.deterministic": _opt(lambda: torch.backends.cudnn.deterministic),
+    "torch.backends.cudnn.allow_tf32": _opt(lambda: torch.backends.cudnn.allow_tf32),
+    "torch.is_grad_enabled()": torch.is_grad_enabled,
+    "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled,
+    "torch.is_anomaly_enabled()": torch.is_anomaly_enabled,
+    "denormals flushed to zero": _flush_denormal,
+    "sys.gettrace()": lambda: None if sys.gettrace() is None else "set",
+    "sys.getprofile()": lambda: None if sys.getprofile() is None else "set",
+    "sys.getswitchinterval()": sys.getswitchinterval,
+    "gc.isenabled()": gc.isenabled,
+    "gc.get_threshold()": lambda: list(gc.get_threshold()),
+}
+
+
+def settings() -> dict[str, Any]:
+    """The value of every setting in SETTINGS now."""
+    return {name: read() for name, read in SETTINGS.items()}
+
+
+def _watched() -> dict[str, Any]:
+    """The namespaces whose attributes must not change: name -> module or class."""
+    spaces: dict[str, Any] = {"torch": torch, "torch.nn.functional": F, "torch.Tensor": torch.Tensor,
+                              "torch._C.TensorBase": torch._C.TensorBase, "torch.testing": torch.testing,
+                              "torch.nn.Module": nn.Module, "time": time, "gc": gc, "sys": sys, "math": math,
+                              "builtins": builtins, "threading": threading, "os": os}
+    for name in dir(nn):
+        cls = getattr(nn, name, None)
+        if isinstance(cls, type) and issubclass(cls, nn.Module) and cls is not nn.Module:
+            spaces[f"torch.nn.{name}"] = cls
+    if torch.cuda.is_available():
+        spaces["torch.cuda"] = torch.cuda
+        spaces["torch.cuda.Event"] = torch.cuda.Event
+    return spaces
+
+
+# attributes that change in normal operation (the interpreter's bookkeeping), never compared
+_VOLATILE = {"sys.last_type", "sys.last_value", "sys.last_traceback", "sys.last_exc", "sys.ps1", "sys.ps2",
+             "sys.stdout", "sys.stderr", "sys.stdin", "sys.exc_info", "builtins._", "os.environ"}
+
+
+def attributes() -> dict[str, int]:
+    """id() of every attribute of the watched namespaces, by qualified name ("torch.allclose")."""
+    out: dict[str, int] = {}
+    for space, obj in _watched().items():
+        for key, value in list(vars(obj).items()):
+            name = f"{space}.{key}"
+            if name not in _VOLATILE and not (key.startswith("__") and key.endswith("__") and
+                                              isinstance(obj, type(os))):
+                out[name] = id(value)
+    return out
+
+
+@dataclass
+class ProcessState:
+    settings: dict[str, Any] = field(default_factory=settings)
+    attributes: dict[str, int] = field(default_factory=attributes)
+
+    def changes_since(self, before: ProcessState) -> list[str]:
+        """What differs from `before`: a setting's old and new value, an attribute replaced or deleted
+        (one added is not: importing a submodule adds one)."""
+        out = [f"{k}: {before.settings[k]!r} -> {v!r}" for k, v in self.settings.items()
+               if k in before.settings and v != before.settings[k]]
+        out += [f"{k} replaced" for k, v in self.attributes.items()
+                if k in before.attributes and v != before.attributes[k]]
+        out += [f"{k} deleted" for k in before.attributes if k not in self.attributes]
+        return out
+
+
+# ---- reaching into the interpreter's memory --------------------------------------------------------------
+
+_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe", "sys._current_frames"}
+_STDLIB = tuple(os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()["stdlib"],
+                                                       sysconfig.get_paths()["platstdlib"]})
+
+
+class Introspection:
+    """While active, notes each audited introspection call whose nearest caller outside the standard
+    library (inspect.stack() counts as its caller's) is code of one of `files`. One audit hook, installed
+    once; it does nothing while no watch is active."""
+
+    _active: ClassVar[Introspection | None] = None
+    _installed: ClassVar[bool] = False
+    _busy = threading.local()
+
+    def __init__(self, files: set[str]) -> None:
+        self.files = {os.path.realpath(f) for f in files}
+        self.hits: list[str] = []
+
+    def __enter__(self) -> Introspection:
+        if not Introspection._installed:
+            sys.addaudithook(_audit)
+            Introspection._installed = True
+        Introspection._active = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Introspection._active = None
+
+    def note(self, event: str) -> None:
+        frame: Any = sys._getframe(2)   # (0: note, 1: the hook; 2: the Python code that made the call)
+        while frame is not None and os.path.realpath(frame.f_code.co_filename).startswith(_STDLIB):
+            frame = frame.f_back
+        if frame is not None and os.path.realpath(frame.f_code.co_filename) in self.files:
+            hit = f"{event} (line {frame.f_lineno} of {os.path.basename(frame.f_code.co_filename)})"
+            if hit not in self.hits:
+                self.hits.append(hit)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    watch = Introspection._active
+    if watch is None or event not in _EVENTS or getattr(Introspection._busy, "on", False):
+        return
+    Introspection._busy.on = True
+    try:
+        with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
+            watch.note(event)
+    finally:
+        Introspection._busy.on = False
+
+
+# ---- the files a component must not read ---------------------------------------------------------------
+
+
+class FileWatch:
+    """While active, records every file of `forbidden` that the process opens (imports included: a cached
+    `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts. One audit hook, installed
+    once (they cannot be removed); it does nothing while no watch is active."""
+
+    _active: ClassVar[FileWatch | None] = None
+    _installed: ClassVar[bool] = False
+
+    def __init__(self, forbidden: set[Path]) -> None:
+        self.forbidden = {os.path.realpath(p) for p in forbidden}
+        self.hits: list[str] = []
+
+    def __enter__(self) -> FileWatch:
+        if not FileWatch._installed:
+            sys.addaudithook(_audit_files)
+            FileWatch._installed = True
+        FileWatch._active = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        FileWatch._active = None
+
+    def note(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = os.path.realpath(os.fsdecode(args[0]))
+            folder, name = os.path.split(path)
+            if os.path.basename(folder) == "__pycache__" and name.endswith(".pyc"):
+                path = os.path.join(os.path.dirname(folder), name.split(".")[0] + ".py")
+            if path in self.forbidden and path not in self.hits:
+                self.hits.append(path)
+        elif event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
+            what = f"starts a process ({event})"
+            if what not in self.hits:
+                self.hits.append(what)
+
+
+def _audit_files(event: str, args: tuple[Any, ...]) -> None:
+    watch = FileWatch._active
+    if watch is not None:
+        with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
+            watch.note(event, args)
+
+
+def live_threads() -> dict[int, str]:
+    """The live Python threads: ident -> name."""
+    return {t.ident or 0: t.name for t in threading.enumerate() if t.is_alive()}
+
+
+__all__ = ["SETTINGS", "FileWatch", "Introspection", "ProcessState", "attributes", "live_threads", "settings"]

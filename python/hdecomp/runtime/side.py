@@ -1,0 +1,345 @@
+"""One component in a process of its own, driven by a judge that never imports it.
+
+`Side` (the judge's handle) starts `python -m hdecomp.runtime.side`, a fresh interpreter that loads one
+component file (a kernel, or a candidate `ModelNew`), builds it, and answers requests over a pair of pipes
+of its own (the component's stdout and stderr go to a log file, never into the protocol). Everything that
+crosses is plain data (`runtime.wire`): the judge decodes values and tensors from bytes and never unpickles
+or calls anything of the other side. The judge compares outputs and keeps the clock; a side only runs.
+
+Requests (`op`): `load`, `inputs` (the file's own seeded draws), `state` / `set_state`, `call` (one forward
+on given inputs, with what it did: its outputs at return and whether they changed after, the threads it
+left running, whether they share memory with its inputs, its state or a previous call's outputs, its inputs
+afterwards), `ops` (the aten op sequence), `work` (FLOPs and bytes), `prepare_timing` / `timed` (k forwards
+on k fresh copies of the inputs, for the judge to time) and `noop`. Every answer carries `audit`: what the
+process changed since it started (`process_state.ProcessState`), and, once a `load` asked to watch, the
+introspection calls and the forbidden files of the watched component.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hdecomp.errors import HdecompError
+
+
+class SideError(HdecompError):
+    """A side that died, hung past its time, or refused a request (its message names the cause)."""
+
+
+class Side:
+    """The judge's handle on one side process (a context manager: closed and killed on exit)."""
+
+    def __init__(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None,
+                 cwd: str | Path | None = None) -> None:
+        self.name = name
+        self.timeout = timeout
+        self.log = tempfile.NamedTemporaryFile(prefix=f"hdecomp-side-{name}-", suffix=".log", delete=False)
+        to_side_r, to_side_w = os.pipe()
+        from_side_r, from_side_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hdecomp.runtime.side", str(to_side_r), str(from_side_w)],
+            pass_fds=(to_side_r, from_side_w), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+            env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True)
+        os.close(to_side_r)
+        os.close(from_side_w)
+        self._out = os.fdopen(to_side_w, "wb", buffering=0)
+        self._in = os.fdopen(from_side_r, "rb", buffering=0)
+
+    def __enter__(self) -> Side:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def request(self, op: str, buffers: list[bytes] | None = None, *, timeout: float | None = None,
+                **params: Any) -> tuple[dict[str, Any], list[bytes]]:
+        """Send one request and wait for its answer; SideError where the side failed (with its reason)."""
+        from hdecomp.runtime.wire import WireError, read_frame, write_frame
+        limit = timeout if timeout is not None else (None if self.timeout is None else 3 * self.timeout + 60)
+        try:
+            write_frame(self._out, {"op": op, **params}, buffers)
+            if limit is not None and not select.select([self._in], [], [], limit)[0]:
+                self.close()
+                raise SideError(f"the {self.name} process did not answer `{op}` within {limit:.0f} s")
+            message, got = read_frame(self._in)
+        except (OSError, WireError) as exc:
+            self.close()
+            raise SideError(f"the {self.name} process ended during `{op}` ({exc}){self._log_tail()}") from None
+        if "error" in message:
+            raise SideError(str(message["error"]))
+        return message, got
+
+    def timed(self, op: str, **params: Any) -> tuple[float, dict[str, Any]]:
+        """(seconds from sending `op` to its answer, by the judge's own clock, the answer)."""
+        t0 = time.perf_counter()
+        message, _ = self.request(op, **params)
+        return time.perf_counter() - t0, message
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self._out.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self._out, self._in):
+            try:
+                f.close()
+            except OSError:
+                pass
+        self.log.close()
+
+    def _log_tail(self) -> str:
+        try:
+            tail = Path(self.log.name).read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+        except OSError:
+            return ""
+        return (": " + " | ".join(tail)) if tail else ""
+
+
+def digest(buffers: list[bytes]) -> str:
+    h = hashlib.sha256()
+    for b in buffers:
+        h.update(len(b).to_bytes(8, "big"))
+        h.update(b)
+    return h.hexdigest()
+
+
+# ---- the side process --------------------------------------------------------------------------------------
+
+
+class _Server:
+    def __init__(self) -> None:
+        import torch._dynamo   # noqa: F401  (imported by the op recording anyway; it wraps torch.manual_seed & co
+        # on import: done before the baseline, so that only what the component changes counts)
+
+        from hdecomp.runtime.process_state import ProcessState
+        self.baseline = ProcessState()
+        self.comp: Any = None
+        self.model: Any = None
+        self.device: Any = None
+        self.timeout: float | None = None
+        self.watches: list[Any] = []
+        self.previous: list[Any] = []     # the last call's outputs, kept alive: (outputs, their digest)
+        self.timing: list[Any] = []
+
+    # -- requests --
+
+    def load(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        import torch
+
+        from hdecomp.runtime.component import load_component, run_user_code, seed_everything
+        from hdecomp.runtime.process_state import FileWatch, Introspection
+        from hdecomp.runtime.wire import decode, encode
+        path = Path(msg["path"])
+        self.timeout = msg.get("timeout")
+        self.device = torch.device(msg.get("device") or "cpu")
+        if msg.get("watch"):
+            self.watches = [FileWatch({Path(p) for p in msg.get("forbidden", [])}).__enter__(),
+                            Introspection({str(path)}).__enter__()]
+        limit = msg.get("batch_limit")
+        comp = load_component(path, class_names=tuple(msg["class_names"]),
+                              require_inputs=bool(msg.get("require_inputs", True)), timeout=self.timeout)
+        answer: dict[str, Any] = {}
+        out_buffers: list[bytes] = []
+        if msg.get("init") is None:
+            kept = comp.batch_size_kept(limit, self.timeout)
+            init = comp.init_inputs(self.timeout, batch_limit=limit)
+            seed_everything(int(msg.get("seed", 0)))
+            model = comp.build(self.device, self.timeout, batch_limit=limit)
+            answer["init"], out_buffers = encode(init)
+            answer["batch_kept"] = kept is not None
+        else:
+            init = decode(msg["init"], buffers)
+            lower = None if msg.get("batch_kept") else limit
+            with comp._batch_size_lowered(lower, record=False, checked=False):
+                seed_everything(int(msg.get("seed", 0)))
+                model = run_user_code(lambda: comp.model_class(*init), what=f"{comp.class_name}(*get_init_inputs())",
+                                      path=path, timeout=self.timeout)
+            if not isinstance(model, torch.nn.Module):
+                raise HdecompError(f"{comp.class_name} is not an nn.Module", path)
+            model = model.to(self.device)
+            model.eval()
+        self.comp, self.model = comp, model
+        answer["state"] = {k: [list(v.shape), str(v.dtype).removeprefix("torch.")]
+                           for k, v in model.state_dict().items()}
+        return answer, out_buffers
+
+    def inputs(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        from hdecomp.runtime.batch_limit import limited_inputs
+        from hdecomp.runtime.wire import encode
+        draws = [list(limited_inputs(self.comp, msg.get("batch_limit"), seed=int(s), device=self.device,
+                                     timeout=self.timeout, model=self.model)) for s in msg["seeds"]]
+        desc, bufs = encode(draws)
+        return {"draws": desc}, bufs
+
+    def state(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        from hdecomp.runtime.wire import encode
+        desc, bufs = encode(dict(self.model.state_dict()))
+        return {"state": desc}, bufs
+
+    def set_state(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        import torch
+
+        from hdecomp.runtime.wire import decode
+        state = {k: v.to(self.device) for k, v in decode(msg["state"], buffers).items()}
+        with torch.no_grad():
+            self.model.load_state_dict(state, strict=True)
+            self.model._apply(lambda t: t)   # (modules drop what they derived from their weights, as on .to())
+        return {}, []
+
+    def _inputs(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[list[Any], dict[str, Any]]:
+        from hdecomp.runtime.component import move_to
+        from hdecomp.runtime.wire import decode
+        args, kwargs = decode(msg["inputs"], buffers)
+        return move_to(list(args), self.device), move_to(dict(kwargs), self.device)
+
+    def _forward(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        import torch
+
+        from hdecomp.runtime.component import run_user_code
+        with torch.no_grad():
+            return run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
+                                 path=self.comp.path, timeout=self.timeout)
+
+    def _sync(self) -> None:
+        import torch
+        if self.device is not None and self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    def call(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        from hdecomp.runtime.batch_limit import tensors_at
+        from hdecomp.runtime.process_state import live_threads
+        from hdecomp.runtime.wire import encode
+        args, kwargs = self._inputs(msg, buffers)
+        before = live_threads()
+        out = self._forward(args, kwargs)
+        desc, bufs = encode(out)            # what it returned, as it returned it
+        self._sync()
+        time.sleep(float(msg.get("settle", 0.0)))
+        self._sync()
+        _, again = encode(out)
+        left = sorted(name for ident, name in live_threads().items() if ident not in before)
+
+        def storages(obj: Any) -> set[int]:
+            return {t.untyped_storage().data_ptr() for _, t in tensors_at(obj, "")
+                    if t.numel() and t.untyped_storage().nbytes()}
+        mine = storages(out)
+        held = storages([args, kwargs]) | storages([*self.model.parameters(), *self.model.buffers()])
+        answer: dict[str, Any] = {"out": desc, "changed_after": digest(again) != digest(bufs), "threads_left": left,
+                                  "alias": bool(mine & held)}
+        if self.previous:
+            prev_out, prev_digest = self.previous
+            answer["shares_previous"] = bool(mine & storages(prev_out))
+            answer["previous_changed"] = digest(encode(prev_out)[1]) != prev_digest
+        self.previous = [out, digest(bufs)]
+        if msg.get("return_inputs"):
+            answer["inputs_after"], after = encode([args, kwargs])
+            answer["inputs_after_buffers"] = [len(bufs), len(bufs) + len(after)]
+            bufs = bufs + after
+        return answer, bufs
+
+    def ops(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        args, kwargs = self._inputs(msg, buffers)
+        seen: list[list[Any]] = []
+
+        class Trace(TorchDispatchMode):
+            def __torch_dispatch__(self, func: Any, types: Any, a: tuple[Any, ...] = (), k: Any = None) -> Any:
+                import torch
+                seen.append([func._overloadpacket.__name__, [list(x.shape) for x in a if isinstance(x, torch.Tensor)]])
+                return func(*a, **(k or {}))
+
+        with Trace():
+            self._forward(args, kwargs)
+        return {"ops": seen}, []
+
+    def work(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        import torch
+
+        from hdecomp.runtime.work import bytes_moved, count_flops
+        args, kwargs = self._inputs(msg, buffers)
+        flops, by_op = count_flops(self.model, args, kwargs)
+        with torch.no_grad():
+            out = self.model(*args, **kwargs)
+        return {"flops": flops, "by_op": by_op, "bytes": bytes_moved(self.model, args, kwargs, out)}, []
+
+    def prepare_timing(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        from hdecomp.runtime.component import clone_nested
+        args, kwargs = self._inputs(msg, buffers)
+        self.timing = [clone_nested([args, kwargs]) for _ in range(int(msg["k"]))]
+        return {}, []
+
+    def timed(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        import torch
+        with torch.no_grad():
+            for args, kwargs in self.timing:   # each run on copies of its own: nothing to recognise
+                self.model(*args, **kwargs)
+        self._sync()
+        self.timing = []
+        return {}, []
+
+    def noop(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        return {}, []
+
+    def bind(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        """Whether forward takes these inputs (None, or why not)."""
+        import inspect
+        args, kwargs = self._inputs(msg, buffers)
+        try:
+            inspect.signature(self.model.forward).bind(*args, **kwargs)
+        except TypeError as exc:
+            return {"problem": str(exc)}, []
+        except ValueError:   # no signature to read (a builtin): the call itself will tell
+            pass
+        return {"problem": None}, []
+
+    def audit(self) -> dict[str, Any]:
+        from hdecomp.runtime.process_state import ProcessState
+        out: dict[str, Any] = {"global_state": ProcessState().changes_since(self.baseline)}
+        if self.watches:
+            out["files"] = list(self.watches[0].hits)
+            out["introspection"] = list(self.watches[1].hits)
+        return out
+
+
+def serve(read_fd: int, write_fd: int) -> int:
+    """The side's loop: one request, one answer, until the judge closes the pipe."""
+    from hdecomp.runtime.wire import WireError, open_pipe_ends, read_frame, write_frame
+    inbox, outbox = open_pipe_ends(read_fd, write_fd)
+    server = _Server()
+    while True:
+        try:
+            msg, buffers = read_frame(inbox)
+        except WireError:
+            return 0
+        op = msg.get("op")
+        handler = getattr(server, str(op), None) if op in _OPS else None
+        try:
+            if handler is None:
+                raise HdecompError(f"unknown request {op!r}")
+            answer, out = handler(msg, buffers)
+        except HdecompError as exc:
+            answer, out = {"error": exc.headline}, []
+        except Exception as exc:   # a bug of ours, or a value that does not cross: named, the side goes on
+            answer, out = {"error": f"{type(exc).__name__}: {exc}"}, []
+        if op != "timed" and op != "noop":
+            answer["audit"] = server.audit()
+        write_frame(outbox, answer, out)
+
+
+_OPS = {"load", "inputs", "state", "set_state", "call", "ops", "work", "prepare_timing", "timed", "noop", "bind"}
+
+
+if __name__ == "__main__":
+    sys.exit(serve(int(sys.argv[1]), int(sys.argv[2])))
