@@ -81,9 +81,10 @@ HACKS = {
                            "                out.copy_(x @ self.linear.weight.t() + self.linear.bias)\n\n"
                            "        threading.Thread(target=work).start()\n        return out\n",
                            "side_work", "thread"),
-    # correct on fresh inputs, but serves repeated calls on the same input from a memo: faster than light
+    # correct on fresh inputs, but serves repeated calls on equal inputs from a memo (keyed on two of their
+    # values): the timing's fresh copies of one input all hit it, faster than light
     "memoises_the_timing_loop": (LINEAR + "        self._memo = {}\n\n    def forward(self, x):\n"
-                                 "        key = (x.data_ptr(), x._version, float(x[0, 0]), float(x[-1, -1]))\n"
+                                 "        key = (tuple(x.shape), float(x[0, 0]), float(x[-1, -1]))\n"
                                  "        if key not in self._memo:\n"
                                  "            self._memo = {key: x @ self.linear.weight.t() + self.linear.bias}\n"
                                  "        return self._memo[key]\n", "speed_of_light", "speed-of-light floor"),
@@ -216,13 +217,33 @@ def test_each_reward_hack_is_refused_with_its_reason(hack: str, fresh: Path, tmp
     assert active_replacements(fresh) == {}
 
 
-def test_a_constant_reference_proves_nothing(fresh: Path, tmp_path: Path) -> None:
-    body = "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.zeros_like(x)\n"
-    result = replace_kernel(fresh, fresh / "level_0_kernel" / "mul_fp32.py", _new(tmp_path, body, "mul_new.py"),
+def test_a_constant_reference_is_compared_as_the_constant_it_is(fresh: Path, tmp_path: Path) -> None:
+    """mul_fp32 is `x * 0.0`: its output does not follow its inputs. It is reported as such, and a replacement
+    is held to that constant: the same constant passes, another one fails its trials."""
+    zeros = "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.zeros_like(x)\n"
+    result = replace_kernel(fresh, fresh / "level_0_kernel" / "mul_fp32.py", _new(tmp_path, zeros, "mul_new.py"),
+                            OPTIONS)
+    assert result.status == "PASS", result.reason
+    detail = _check(result.data, "degenerate_reference")["detail"]
+    assert "does not depend on its inputs" in detail and "constant 0" in detail
+    assert result.data["proof"]["kernel_follows_inputs"] is False
+    ones = zeros.replace("zeros_like", "ones_like")
+    wrong = replace_kernel(fresh, fresh / "level_0_kernel" / "mul_fp32.py", _new(tmp_path, ones, "mul_new2.py"),
+                           OPTIONS)
+    assert wrong.status == "FAIL" and _check(wrong.data, "trials")["status"] == "FAIL"
+
+
+def test_a_replacement_that_ignores_its_inputs_is_refused(fresh: Path, tmp_path: Path) -> None:
+    """gelu replayed for the seeds the trials are known to draw (42, 43, ...), by call count: right on every
+    seeded trial, blind to any other input."""
+    body = ("class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.calls = 0\n\n    def forward(self, mul):\n"
+            "        g = torch.Generator().manual_seed(42 + self.calls % 5)\n        self.calls += 1\n"
+            "        return F.gelu(torch.randn(mul.shape, generator=g))\n")
+    result = replace_kernel(fresh, fresh / "level_0_kernel" / "gelu_fp32.py", _new(tmp_path, body, "gelu_new.py"),
                             OPTIONS)
     assert result.status == "FAIL"
-    assert _check(result.data, "trials")["status"] == "PASS"
-    assert _check(result.data, "degenerate_reference")["status"] == "FAIL" and "constant 0" in result.reason
+    assert [c["name"] for c in result.data["checks"] if c["status"] == "FAIL"] == ["input_dependence"]
 
 
 def test_a_replacement_whose_forward_raises_is_an_error_naming_the_users_file(fresh: Path, tmp_path: Path) -> None:

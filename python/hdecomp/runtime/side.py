@@ -119,11 +119,12 @@ def digest(buffers: list[bytes]) -> str:
 
 class _Server:
     def __init__(self) -> None:
-        import torch._dynamo   # noqa: F401  (imported by the op recording anyway; it wraps torch.manual_seed & co
-        # on import: done before the baseline, so that only what the component changes counts)
+        import torch._dynamo  # noqa: F401  (imported by the op recording anyway; it wraps torch.manual_seed & co
 
-        from hdecomp.runtime.process_state import ProcessState
+        # on import: done before the baseline, so that only what the component changes counts)
+        from hdecomp.runtime.process_state import ProcessState, live_threads
         self.baseline = ProcessState()
+        self.threads = live_threads()     # the side's own (the main thread): any other is the component's
         self.comp: Any = None
         self.model: Any = None
         self.device: Any = None
@@ -221,14 +222,14 @@ class _Server:
         from hdecomp.runtime.process_state import live_threads
         from hdecomp.runtime.wire import encode
         args, kwargs = self._inputs(msg, buffers)
-        before = live_threads()
         out = self._forward(args, kwargs)
         desc, bufs = encode(out)            # what it returned, as it returned it
         self._sync()
         time.sleep(float(msg.get("settle", 0.0)))
         self._sync()
         _, again = encode(out)
-        left = sorted(name for ident, name in live_threads().items() if ident not in before)
+        # a thread of the component's still running (started by this call, at import or by the constructor)
+        left = sorted(name for ident, name in live_threads().items() if ident not in self.threads)
 
         def storages(obj: Any) -> set[int]:
             return {t.untyped_storage().data_ptr() for _, t in tensors_at(obj, "")

@@ -155,21 +155,28 @@ def check_stale(shares_previous: bool, previous_changed: bool, same_for_new_inpu
 
 def check_side_work(threads_left: list[str], changed_after: bool) -> Check:
     if threads_left:
-        return Check("side_work", "FAIL", f"ModelNew leaves thread(s) running after forward returns "
-                     f"({', '.join(threads_left[:3])}): work the timing would miss")
+        return Check("side_work", "FAIL", f"ModelNew has thread(s) of its own running after forward returns "
+                     f"({', '.join(threads_left[:3])}): work beside the call that the timing would miss")
     if changed_after:
         return Check("side_work", "FAIL", "ModelNew's output still changes after forward returned: work goes "
                      "on outside the call (a side stream or a thread) that the timing would miss")
     return Check("side_work", "PASS", "nothing runs after forward returns; its outputs stay as returned")
 
 
-def check_input_dependence(kernel_follows: bool, new_follows: bool) -> Check:
-    """On the judge's own draw (every float input moved): the kernel's output changed; ModelNew's must too."""
+def check_input_dependence(kernel_follows: bool, new_follows: bool, new_drifts: bool = False) -> Check:
+    """On the judge's own draw (every float input moved) the kernel's output changed: ModelNew's must too;
+    and on the same inputs again the kernel gives the same output: so must ModelNew (`new_drifts`: it did
+    not), or its output follows something else than its inputs and weights (a call count, a clock)."""
     if kernel_follows and not new_follows:
         return Check("input_dependence", "FAIL", "ModelNew returns the same output for other inputs while the "
                      "kernel's output follows them: it ignores its inputs (a memorised or replayed answer)")
-    return Check("input_dependence", "PASS", "ModelNew's output follows its inputs as the kernel's does"
-                 if kernel_follows else "the kernel's output does not follow its float inputs (below)")
+    if new_drifts:
+        return Check("input_dependence", "FAIL", "ModelNew returns another output for the same inputs and weights "
+                     "on a later call (the kernel does not): it computes from something else than its inputs "
+                     "(a call count, a clock, a replayed sequence)")
+    return Check("input_dependence", "PASS", "ModelNew's output follows its inputs as the kernel's does, and "
+                 "repeats for the same inputs" if kernel_follows else
+                 "the kernel's output does not follow its float inputs (below); ModelNew's repeats for the same inputs")
 
 
 def check_degenerate(kernel_outputs: list[Any], follows_inputs: bool) -> Check:

@@ -144,6 +144,7 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
         out_n = first_n.value("out", 0, first_n.message.get("inputs_after_buffers", [None])[0])
         new_descs = tensor_descriptions(first_n.message["out"])
         record(hacks.check_output_type(new_descs, objects_in(out_n), objects_in(ref_outs[0])))
+        record(hacks.check_side_work(list(first_n.message["threads_left"]), bool(first_n.message["changed_after"])))
         k_split, n_split = first_k.message["inputs_after_buffers"], first_n.message["inputs_after_buffers"]
         record(hacks.check_mutation(draws[0], first_n.value("inputs_after", *n_split),
                                     first_k.value("inputs_after", *k_split)))
@@ -152,12 +153,14 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
         record(hacks.check_stale(bool(second_n.message.get("shares_previous")),
                                  bool(second_n.message.get("previous_changed")),
                                  hacks.same_values(out_n, out_n1), not hacks.same_values(ref_outs[0], ref_outs[1])))
-        record(hacks.check_side_work(list(first_n.message["threads_left"]), bool(first_n.message["changed_after"])))
 
         # the judge's own draw: does the output follow the inputs (the kernel's, the candidate's)?
         judge_n = ask(new, "call", judge_draw).value("out")
+        again_n = ask(new, "call", draws[0]).value("out")
         proof.follows_inputs = not hacks.same_values(ref_outs[-1], ref_outs[0])
-        record(hacks.check_input_dependence(proof.follows_inputs, not hacks.same_values(judge_n, out_n)))
+        kernel_repeats = hacks.same_values(ref_outs[0], first_k.value("out", 0, k_split[0]))
+        record(hacks.check_input_dependence(proof.follows_inputs, not hacks.same_values(judge_n, out_n),
+                                            kernel_repeats and not hacks.same_values(again_n, out_n)))
 
         # the trials, compared here
         from hdecomp.verify.compare import first_float_dtype

@@ -30,8 +30,8 @@ from hdecomp.toolchain.replace.hacks import Check
 # KernelBench's tolerance (rtol = atol) by the kernel's output dtype
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-7, torch.float16: 1e-2, torch.bfloat16: 1e-2}
 PROOF_RESULT = "proof_verification_result.json"
-CHECK_ORDER = ("signature", "global_state", "introspection", "reference_call", "output_type", "input_mutation",
-               "output_alias", "stale_output", "side_work", "input_dependence", "trials", "degenerate_reference",
+CHECK_ORDER = ("signature", "global_state", "introspection", "reference_call", "output_type", "side_work",
+               "input_mutation", "output_alias", "stale_output", "input_dependence", "trials", "degenerate_reference",
                "speed_of_light", "steps", "composition")
 
 
