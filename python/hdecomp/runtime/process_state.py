@@ -72,6 +72,9 @@ SETTINGS: dict[str, Callable[[], Any]] = {
     "torch.is_grad_enabled()": torch.is_grad_enabled,
     "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled,
     "torch.is_anomaly_enabled()": torch.is_anomaly_enabled,
+    # a mode left entered runs for every op of everyone after (a fence, a recorder, a rewriter)
+    "torch function modes entered": _opt(lambda: torch._C._len_torch_function_stack()),
+    "torch dispatch modes entered": _opt(lambda: torch._C._len_torch_dispatch_stack()),
     "denormals flushed to zero": _flush_denormal,
     "sys.gettrace()": lambda: None if sys.gettrace() is None else "set",
     "sys.getprofile()": lambda: None if sys.getprofile() is None else "set",
@@ -96,6 +99,9 @@ def _watched() -> dict[str, Any]:
         cls = getattr(nn, name, None)
         if isinstance(cls, type) and issubclass(cls, nn.Module) and cls is not nn.Module:
             spaces[f"torch.nn.{name}"] = cls
+            for base in cls.__mro__[1:]:   # the layers' bases (_BatchNorm, _ConvNd) hold their forward
+                if base.__module__.startswith("torch.nn.") and base is not nn.Module:
+                    spaces.setdefault(f"{base.__module__}.{base.__qualname__}", base)
     if torch.cuda.is_available():
         spaces["torch.cuda"] = torch.cuda
         spaces["torch.cuda.Event"] = torch.cuda.Event
@@ -108,14 +114,16 @@ _VOLATILE = {"sys.last_type", "sys.last_value", "sys.last_traceback", "sys.last_
 
 
 def attributes() -> dict[str, int]:
-    """id() of every attribute of the watched namespaces, by qualified name ("torch.allclose")."""
+    """id() of every attribute of the watched namespaces, by qualified name ("torch.allclose"); a module's
+    submodules are left out (importing one adds it to its package)."""
     out: dict[str, int] = {}
     for space, obj in _watched().items():
         for key, value in list(vars(obj).items()):
             name = f"{space}.{key}"
-            if name not in _VOLATILE and not (key.startswith("__") and key.endswith("__") and
-                                              isinstance(obj, type(os))):
-                out[name] = id(value)
+            if name in _VOLATILE or isinstance(value, type(os)) or (
+                    key.startswith("__") and key.endswith("__") and isinstance(obj, type(os))):
+                continue
+            out[name] = id(value)
     return out
 
 
@@ -132,14 +140,26 @@ class ProcessState:
         out += [f"{k} replaced" for k, v in self.attributes.items()
                 if k in before.attributes and v != before.attributes[k]]
         out += [f"{k} deleted" for k in before.attributes if k not in self.attributes]
+        # an attribute set where there was none: a class's method shadowed (torch.Tensor.__mul__ is inherited
+        # from TensorBase until someone sets it), a module given state of the judged code's own
+        out += [f"{k} added" for k in self.attributes if k not in before.attributes]
         return out
 
 
 # ---- reaching into the interpreter's memory --------------------------------------------------------------
 
 _EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe", "sys._current_frames"}
-_STDLIB = tuple(os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()["stdlib"],
-                                                       sysconfig.get_paths()["platstdlib"]})
+# installing an interpreter hook: code run at every call of every function (a place to hide work or to
+# finish it after a call returned); global state, reported as such
+_HOOKS = {"sys.setprofile", "sys.settrace"}
+_STDLIB = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
+# (a virtual environment's site-packages may sit inside a folder named like the standard library's)
+_SITE = tuple(os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("purelib", "platlib"))
+
+
+def _standard_library(filename: str) -> bool:
+    path = os.path.realpath(filename)
+    return path.startswith(_STDLIB) and not path.startswith(_SITE)
 
 
 class Introspection:
@@ -154,6 +174,7 @@ class Introspection:
     def __init__(self, files: set[str]) -> None:
         self.files = {os.path.realpath(f) for f in files}
         self.hits: list[str] = []
+        self.hooks: list[str] = []   # sys.setprofile / sys.settrace called from the files' code
 
     def __enter__(self) -> Introspection:
         if not Introspection._installed:
@@ -167,17 +188,18 @@ class Introspection:
 
     def note(self, event: str) -> None:
         frame: Any = sys._getframe(2)   # (0: note, 1: the hook; 2: the Python code that made the call)
-        while frame is not None and os.path.realpath(frame.f_code.co_filename).startswith(_STDLIB):
+        while frame is not None and _standard_library(frame.f_code.co_filename):
             frame = frame.f_back
         if frame is not None and os.path.realpath(frame.f_code.co_filename) in self.files:
             hit = f"{event} (line {frame.f_lineno} of {os.path.basename(frame.f_code.co_filename)})"
-            if hit not in self.hits:
-                self.hits.append(hit)
+            found = self.hooks if event in _HOOKS else self.hits
+            if hit not in found:
+                found.append(hit)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     watch = Introspection._active
-    if watch is None or event not in _EVENTS or getattr(Introspection._busy, "on", False):
+    if watch is None or (event not in _EVENTS and event not in _HOOKS) or getattr(Introspection._busy, "on", False):
         return
     Introspection._busy.on = True
     try:

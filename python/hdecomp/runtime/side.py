@@ -132,6 +132,7 @@ class _Server:
         self.watches: list[Any] = []
         self.previous: list[Any] = []     # the last call's outputs, kept alive: (outputs, their digest)
         self.timing: list[Any] = []
+        self.left_by_forward: list[str] = []   # settings a forward changed for its caller
 
     # -- requests --
 
@@ -205,12 +206,22 @@ class _Server:
         return move_to(list(args), self.device), move_to(dict(kwargs), self.device)
 
     def _forward(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """One forward under no_grad; a setting it leaves changed for its caller (grad mode switched back
+        on inside the caller's no_grad, which the block's exit would hide) is kept for the audit."""
         import torch
 
         from hdecomp.runtime.component import run_user_code
+        from hdecomp.runtime.process_state import settings
         with torch.no_grad():
-            return run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
-                                 path=self.comp.path, timeout=self.timeout)
+            before = settings()
+            out = run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
+                                path=self.comp.path, timeout=self.timeout)
+            after = settings()
+        for k, v in after.items():
+            change = f"{k}: {before[k]!r} -> {v!r} across a forward"
+            if v != before.get(k) and change not in self.left_by_forward:
+                self.left_by_forward.append(change)
+        return out
 
     def _sync(self) -> None:
         import torch
@@ -232,8 +243,14 @@ class _Server:
         left = sorted(name for ident, name in live_threads().items() if ident not in self.threads)
 
         def storages(obj: Any) -> set[int]:
-            return {t.untyped_storage().data_ptr() for _, t in tensors_at(obj, "")
-                    if t.numel() and t.untyped_storage().nbytes()}
+            out = set()
+            for _, t in tensors_at(obj, ""):
+                try:
+                    if t.numel() and t.untyped_storage().nbytes():
+                        out.add(t.untyped_storage().data_ptr())
+                except (RuntimeError, NotImplementedError):   # a wrapper subclass with no storage of its own
+                    continue
+            return out
         mine = storages(out)
         held = storages([args, kwargs]) | storages([*self.model.parameters(), *self.model.buffers()])
         answer: dict[str, Any] = {"out": desc, "changed_after": digest(again) != digest(bufs), "threads_left": left,
@@ -276,9 +293,14 @@ class _Server:
         return {"flops": flops, "by_op": by_op, "bytes": bytes_moved(self.model, args, kwargs, out)}, []
 
     def prepare_timing(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-        from hdecomp.runtime.component import clone_nested
+        """k copies of the inputs, each of its own memory and, for float inputs, its own values (scaled by
+        1 + i/1000): nothing a forward could recognise from a run before, by address or by content."""
+        from hdecomp.runtime.component import map_nested
         args, kwargs = self._inputs(msg, buffers)
-        self.timing = [clone_nested([args, kwargs]) for _ in range(int(msg["k"]))]
+        def copy(i: int) -> Any:
+            scale = 1.0 + (i + 1) / 1000.0
+            return map_nested([args, kwargs], lambda t: t * scale if t.is_floating_point() else t.clone())
+        self.timing = [copy(i) for i in range(int(msg["k"]))]
         return {}, []
 
     def timed(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -311,6 +333,8 @@ class _Server:
         if self.watches:
             out["files"] = list(self.watches[0].hits)
             out["introspection"] = list(self.watches[1].hits)
+            out["global_state"] += [f"{hook} called" for hook in self.watches[1].hooks]
+        out["global_state"] += self.left_by_forward
         return out
 
 

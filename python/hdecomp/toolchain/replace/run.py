@@ -10,6 +10,8 @@ active in decomposition_tree.json (`formats.replacements`).
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,7 +46,7 @@ class ReplaceOptions:
     atol: float | None = None
     runs: int = 10
     warmup: int = 3
-    sol_margin: float = 1.0
+    sol_margin: float = 0.5
     timeout: float | None = None
     reference_cache: bool = True
 
@@ -175,16 +177,14 @@ def replace_kernel(root: str | Path, kernel_file: str | Path, new_file: str | Pa
     return ReplaceResult(status=data["status"], reason=data["reason"], data=data, result_file=result_file)
 
 
-def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, copy: Path, out_dir: Path,
-           options: ReplaceOptions, device: torch.device, data: dict[str, Any], checks: list[Check],
-           say: Callable[[str], None]) -> None:
+def judge_kernel(root: Path, tree: DecompositionTree, kernel_path: Path, copy: Path, options: ReplaceOptions,
+                 device: torch.device, data: dict[str, Any], record: Callable[..., None],
+                 say: Callable[[str], None]) -> Any:
+    """The kernel-level verdict: every check from `signature` to `speed_of_light`, the kernel and ModelNew each
+    in a process of their own (`replace.isolated`), each check `record`ed (a FAIL stops there); fills
+    `data`'s tolerance, proof and timing. Returns the KernelProof."""
     from hdecomp.toolchain.profile import PRECISION
     from hdecomp.toolchain.replace.isolated import Refused, prove_kernel
-
-    def record(check: Check, stop_status: str = "FAIL") -> None:
-        checks.append(check)
-        if check.status == "FAIL":
-            raise _Stop(stop_status, check.detail)
 
     def tolerance(dtype: torch.dtype) -> tuple[float, float]:
         tol = TOLERANCE.get(dtype, 1e-4)
@@ -204,7 +204,6 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
     data["proof"] = {"trials": proof.trials, "max_diff": proof.max_diff, "kernel_follows_inputs": proof.follows_inputs,
                      "isolation": "kernel and ModelNew each in a fresh process; outputs compared and time kept "
                                   "by hdecomp's own process, which imports neither"}
-    write_json_atomic(out_dir / PROOF_RESULT, data["proof"])
 
     # the timing, and the floor it cannot beat
     from hdecomp.toolchain.replace.timing import floor_seconds
@@ -225,6 +224,20 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
                  "done outside the call)"
                  if t_new < options.sol_margin * floor else
                  f"{t_new * 1e6:.2f} µs against a floor of {floor * 1e6:.2f} µs on {spec}"))
+
+    return proof
+
+
+def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, copy: Path, out_dir: Path,
+           options: ReplaceOptions, device: torch.device, data: dict[str, Any], checks: list[Check],
+           say: Callable[[str], None]) -> None:
+    def record(check: Check, stop_status: str = "FAIL") -> None:
+        checks.append(check)
+        if check.status == "FAIL":
+            raise _Stop(stop_status, check.detail)
+
+    judge_kernel(root, tree, kernel_path, copy, options, device, data, record, say)
+    write_json_atomic(out_dir / PROOF_RESULT, data["proof"])
 
     # every step above the kernel, then the whole model, with the replacement in every instance: in a process
     # of their own, the reference cache off (it never holds what ran beside a candidate)
@@ -259,6 +272,47 @@ def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, cop
                            "model_speedup": before / after_s if after_s > 0 else None})
 
 
+def kernel_verdict(root: str | Path, kernel_file: str | Path, new_file: str | Path,
+                   options: ReplaceOptions | None = None) -> ReplaceResult:
+    """The kernel-level verdict alone (every check from `signature` to `speed_of_light`, as `replace_kernel`
+    runs them), without the steps, the composition or the model timing: nothing is written and nothing
+    activated. Its PASS means the kernel-level checks passed; the verdict on the candidate's cheats is
+    decided there (the corpus in test/python/corpus_replace is judged with it)."""
+    options = options or ReplaceOptions()
+    root = Path(root)
+    checks: list[Check] = []
+    data: dict[str, Any] = {"tolerance": None}
+
+    def record(check: Check, stop_status: str = "FAIL") -> None:
+        checks.append(check)
+        if check.status == "FAIL":
+            raise _Stop(stop_status, check.detail)
+
+    tmp: Path | None = None
+    try:
+        tree = load_decomposition(root)
+        kid, kernel_path, _ = find_kernel(tree, root, kernel_file)
+        new_path = Path(new_file)
+        if not new_path.is_file():
+            raise HdecompError("file not found", new_path)
+        # judged where `hdecomp replace` puts it: a copy under replacements/<kernel id>/ (removed afterwards)
+        (root / REPLACEMENTS_DIR).mkdir(exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{kid}_", dir=root / REPLACEMENTS_DIR))
+        copy = write_text_atomic(tmp / new_path.name, new_path.read_text(encoding="utf-8"))
+        judge_kernel(root, tree, kernel_path, copy, options, torch.device(options.device), data, record,
+                     lambda _msg: None)
+        status, reason = "PASS", None
+    except _Stop as stop:
+        status, reason = stop.status, stop.reason
+    except HdecompError as exc:
+        status, reason = "ERROR", exc.headline
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    data["checks"] = [c.to_dict() for c in checks]
+    return ReplaceResult(status=status, reason=reason, data=data)
+
+
 def remove_replacement(root: str | Path, kernel_file: str | Path) -> ReplaceResult:
     """Deactivate the kernel's replacement (its files stay under replacements/)."""
     root = Path(root)
@@ -272,5 +326,5 @@ def remove_replacement(root: str | Path, kernel_file: str | Path) -> ReplaceResu
                          data={"kernel": kid, "removed": changed})
 
 
-__all__ = ["CHECK_ORDER", "TOLERANCE", "ReplaceOptions", "ReplaceResult", "find_kernel", "remove_replacement",
-           "replace_kernel"]
+__all__ = ["CHECK_ORDER", "TOLERANCE", "ReplaceOptions", "ReplaceResult", "find_kernel", "judge_kernel",
+           "kernel_verdict", "remove_replacement", "replace_kernel"]
