@@ -34,6 +34,15 @@ class SideError(HdecompError):
     """A side that died, hung past its time, or refused a request (its message names the cause)."""
 
 
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a Python child that must import this very hdecomp (a checkout on sys.path, not
+    the installed one): its package root first on PYTHONPATH."""
+    import hdecomp
+    root = str(Path(hdecomp.__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([root, *([path] if path else [])]), **(extra or {})}
+
+
 class Side:
     """The judge's handle on one side process (a context manager: closed and killed on exit)."""
 
@@ -47,7 +56,7 @@ class Side:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hdecomp.runtime.side", str(to_side_r), str(from_side_w)],
             pass_fds=(to_side_r, from_side_w), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-            env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True)
+            env=child_env(env), cwd=cwd, start_new_session=True)
         os.close(to_side_r)
         os.close(from_side_w)
         self._out = os.fdopen(to_side_w, "wb", buffering=0)

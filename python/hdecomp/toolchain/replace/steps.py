@@ -108,12 +108,12 @@ def after_the_kernel(root: Path, replaced: dict[Path, Path], kernel: Path, out_d
     "composition": {...}, "model_seconds": (before, after), "global_state": what changed in that process}.
     Raises HdecompError where that process fails."""
     import json
-    import os
     import subprocess
     import sys
     import tempfile
 
     from hdecomp.errors import HdecompError
+    from hdecomp.runtime.side import child_env
     request = {"root": str(root), "replaced": {str(k): str(v) for k, v in replaced.items()}, "kernel": str(kernel),
                "out_dir": str(out_dir), "tolerance": tolerance, "device": options.device,
                "batch_limit": options.batch_limit, "timeout": options.timeout, "num_trials": options.num_trials,
@@ -123,7 +123,7 @@ def after_the_kernel(root: Path, replaced: dict[Path, Path], kernel: Path, out_d
         req.write_text(json.dumps(request), encoding="utf-8")
         proc = subprocess.Popen([sys.executable, "-m", "hdecomp.toolchain.replace.steps", str(req), str(res)],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                                env={**os.environ, "HDECOMP_CACHE": "0"})
+                                env=child_env({"HDECOMP_CACHE": "0"}))
         tail: list[str] = []
         assert proc.stdout is not None
         for line in proc.stdout:
