@@ -595,6 +595,18 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
     return done
 
 
+def randomized_state(state: dict[str, torch.Tensor], seed: int = 1234) -> dict[str, torch.Tensor]:
+    """A copy of `state` (a state_dict) with every float tensor re-drawn as `randomize_weights` draws it:
+    what a judge in another process hands both sides (`hdecomp replace`)."""
+    gen = _Generators(seed)
+    out = {k: v.clone() for k, v in state.items()}
+    with torch.no_grad():
+        for k, t in out.items():
+            if t.is_floating_point():
+                _randomize_(k, t, gen(t.device))
+    return out
+
+
 def forget_derived_state(model: nn.Module) -> None:
     """Let modules drop what they computed from their weights before (timm's EfficientFormer caches its
     gathered attention biases per device): PyTorch's convention is to clear such caches in `_apply`, which
@@ -621,6 +633,7 @@ __all__ = [
     "parse_explicit_map",
     "plain_tensor_attributes",
     "randomize_weights",
+    "randomized_state",
     "share_weight_map",
     "transferred_keys",
 ]

@@ -176,14 +176,8 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
         # every float weight re-drawn, identically on both sides
         state = kernel_state.value("state")
         if any(t.is_floating_point() for t in state.values()):
-            from hdecomp.verify.weights import _Generators, _randomize_
-            gens = _Generators(1234)
-            drawn = {k: v.clone() for k, v in state.items()}
-            with torch.no_grad():
-                for k, t in drawn.items():
-                    if t.is_floating_point():
-                        _randomize_(k, t, gens(t.device))
-            desc, bufs = encode(drawn)
+            from hdecomp.verify.weights import randomized_state
+            desc, bufs = encode(randomized_state(state))
             for side in (ref, new):
                 side.request("set_state", bufs, state=desc)
             _compare(proof, "re-randomised weights", ask(ref, "call", draws[0]).value("out"),
