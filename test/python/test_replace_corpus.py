@@ -68,7 +68,7 @@ def test_each_cheat_is_refused_by_the_check_that_must_catch_it(file: Path, trees
 @pytest.mark.parametrize("file", HONEST, ids=[p.stem for p in HONEST])
 def test_each_honest_replacement_is_accepted(file: Path, trees: dict[str, Path], tmp_path: Path) -> None:
     status, failed, reason = _judge(trees, file, tmp_path)
-    assert status == "PASS", reason
+    assert status == "PASS" and failed == [], reason
 
 
 def _listing(folder: Path) -> dict[str, tuple[int, int]]:
