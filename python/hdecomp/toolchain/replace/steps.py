@@ -6,8 +6,9 @@ step's computation runs.
 
 `after_the_kernel` runs them, the composition test and the timing of the whole model in a process of
 their own (`python -m hdecomp.toolchain.replace.steps`), the reference cache off: hdecomp's own process never
-imports the candidate, and the cache never holds an output computed beside it. That process reports what
-changed in it (`runtime.process_state`), a candidate's patch included."""
+imports the candidate, and the cache never holds an output computed beside it. (What a candidate changes in
+a process is judged in its own side process, alone: here the model's own imports may patch torch as well,
+transformers' `nn.Module.smart_apply`.)"""
 
 from __future__ import annotations
 
@@ -105,7 +106,7 @@ def after_the_kernel(root: Path, replaced: dict[Path, Path], kernel: Path, out_d
                      tolerance: float, say: Any) -> dict[str, Any]:
     """The steps holding `kernel` re-verified with `replaced` in place, the composition with it and the
     whole model timed without and with it, in a fresh process (the reference cache off): {"steps": records,
-    "composition": {...}, "model_seconds": (before, after), "global_state": what changed in that process}.
+    "composition": {...}, "model_seconds": (before, after)}.
     Raises HdecompError where that process fails."""
     import json
     import subprocess
@@ -146,9 +147,7 @@ _PROGRESS = "hdecomp-progress: "
 
 
 def _run_after_the_kernel(request: dict[str, Any]) -> dict[str, Any]:
-    from hdecomp.runtime.process_state import ProcessState
     from hdecomp.toolchain.compose import compose
-    baseline = ProcessState()
     root = Path(request["root"])
     replaced = {Path(k): Path(v) for k, v in request["replaced"].items()}
 
@@ -173,7 +172,6 @@ def _run_after_the_kernel(request: dict[str, Any]) -> dict[str, Any]:
         if composed.status == "PASS":
             say("timing the whole model without and with the replacements")
             out["model_seconds"] = list(_model_times(root, comp, replaced, request))
-    out["global_state"] = ProcessState().changes_since(baseline)
     return out
 
 
