@@ -315,7 +315,9 @@ class _Server:
     def timed(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         import torch
         with torch.no_grad():
-            for args, kwargs in self.timing:   # each run on copies of its own: nothing to recognise
+            # each run on copies of its own (nothing to recognise), the last made first: its inputs are the
+            # most recently written, still in cache, as a layer's are when the one before it just wrote them
+            for args, kwargs in reversed(self.timing):
                 self.model(*args, **kwargs)
         self._sync()
         self.timing = []

@@ -234,7 +234,9 @@ def time_sides(a: Side, b: Side, draw: Any, *, warmup: int, runs: int, target: f
     """(median seconds of one forward of a, of b), by the judge's clock: each measurement is one request
     that runs k forwards, each on a fresh copy of the inputs made beforehand, and answers when they (and
     the device) are done; the round trip of an empty request is taken off, and k is chosen so a request
-    lasts about `target` seconds. Measured alternately (a, b, a, b, ...) after `warmup` of each."""
+    lasts about `target` seconds, with the k copies together at most 8 MiB (run newest first, so each
+    forward reads inputs still in cache, as in a model). Measured alternately (a, b, a, b, ...) after
+    `warmup` of each."""
     desc, bufs = encode(draw)
     nbytes = sum(len(x) for x in bufs)
     per: list[tuple[Side, float, int]] = []
@@ -242,7 +244,7 @@ def time_sides(a: Side, b: Side, draw: Any, *, warmup: int, runs: int, target: f
         overhead = statistics.median(side.timed("noop")[0] for _ in range(7))
         side.request("prepare_timing", bufs, inputs=desc, k=1)
         one = max(side.timed("timed")[0] - overhead, 1e-7)
-        cap = max(1, (256 << 20) // max(1, nbytes))
+        cap = max(1, (8 << 20) // max(1, nbytes))   # the copies of one request fit in a cache (8 MiB)
         per.append((side, overhead, int(min(cap, 1000, max(1, math.ceil(target / one))))))
     times: tuple[list[float], list[float]] = ([], [])
     for i in range(warmup + runs):
