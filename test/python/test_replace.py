@@ -60,14 +60,14 @@ HACKS = {
                            "        threading.Thread(target=work).start()\n        return out\n",
                            "side_work", "thread"),
     # correct on fresh inputs, but serves repeated calls on equal inputs from a memo (keyed on two of their
-    # values): the timing's fresh copies of one input all hit it, faster than light
+    # values), handing back the output it returned before
     "memoises_the_timing_loop": (LINEAR + "        self._memo = {}\n\n    def forward(self, x):\n"
                                  "        key = (tuple(x.shape), float(x[0, 0]), float(x[-1, -1]))\n"
                                  "        if key not in self._memo:\n"
                                  "            self._memo = {key: x @ self.linear.weight.t() + self.linear.bias}\n"
-                                 "        return self._memo[key]\n", "speed_of_light", "speed-of-light floor"),
+                                 "        return self._memo[key]\n", "stale_output", "same buffer on every call"),
 }
-OPTIONS = ReplaceOptions(runs=5, warmup=1)
+OPTIONS = ReplaceOptions(runs=5, warmup=1, sol_margin=0.01)   # (decides nothing on a time: a loaded machine's floor reads high)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,9 @@ from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.toolchain.replace import ReplaceOptions, kernel_verdict
 
 CORPUS = Path(__file__).resolve().parent / "corpus_replace"
-OPTIONS = ReplaceOptions(runs=3, warmup=1)
+# (no corpus file depends on the speed-of-light floor, and a floor probed on a loaded machine reads high:
+# this test decides nothing on a time)
+OPTIONS = ReplaceOptions(runs=3, warmup=1, sol_margin=0.01)
 
 
 def _header(path: Path) -> dict[str, str]:
@@ -33,6 +35,7 @@ def test_the_corpus_holds_every_class_of_cheat_and_enough_honest_replacements() 
             "functional_patch", "cache_poisoning", "ignores_inputs", "memo"} <= {h["class"] for h in headers}
     assert all(h.get("expect") and h.get("kernel") and h.get("decomposition") for h in headers)
     assert all(_header(p).get("expect") == "PASS" for p in HONEST)
+    assert "speed_of_light" not in {h["expect"] for h in headers}
     assert all(_header(p).get("expect") == "PASS" for p in (CORPUS / "neutralized").glob("*.py"))
 
 

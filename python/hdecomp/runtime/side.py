@@ -126,6 +126,43 @@ def digest(buffers: list[bytes]) -> str:
 # ---- the side process --------------------------------------------------------------------------------------
 
 
+class _ThreadWatch:
+    """While active (and `on`), the threads started through `threading` note themselves (a trace function
+    installed in each new thread: the time of its latest call, line or return), so that after the call one
+    can tell which of them still ran after it returned (`unawaited`), whether or not they are done by the
+    time one looks. (A trace, not a profile function: a component may install a profile function of its own
+    meanwhile, which the global-state check reports.) The hook is removed on exit."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.last_seen: dict[Any, float] = {}   # thread -> time of its latest event
+        self.returned = float("inf")
+
+    def __enter__(self) -> _ThreadWatch:
+        if not self.on:
+            return self
+        import threading
+
+        def in_new_thread(frame: Any, event: str, arg: Any) -> Any:
+            self.last_seen[threading.current_thread()] = time.monotonic()
+            return in_new_thread
+
+        threading.settrace(in_new_thread)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.on:
+            import threading
+            self.returned = time.monotonic()
+            threading.settrace(None)   # type: ignore[arg-type]
+
+    def unawaited(self) -> list[str]:
+        """Threads started during the call that were still running when it returned."""
+        import threading
+        return [t.name for t, seen in list(self.last_seen.items())
+                if t is not threading.current_thread() and (seen > self.returned or t.is_alive())]
+
+
 class _Server:
     def __init__(self) -> None:
         import torch._dynamo  # noqa: F401  (imported by the op recording anyway; it wraps torch.manual_seed & co
@@ -142,6 +179,7 @@ class _Server:
         self.previous: list[Any] = []     # the last call's outputs, kept alive: (outputs, their digest)
         self.timing: list[Any] = []
         self.left_by_forward: list[str] = []   # settings a forward changed for its caller
+        self.unawaited: list[str] = []         # threads a forward started and did not join
 
     # -- requests --
 
@@ -214,18 +252,22 @@ class _Server:
         args, kwargs = decode(msg["inputs"], buffers)
         return move_to(list(args), self.device), move_to(dict(kwargs), self.device)
 
-    def _forward(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def _forward(self, args: list[Any], kwargs: dict[str, Any], watch_threads: bool = False) -> Any:
         """One forward under no_grad; a setting it leaves changed for its caller (grad mode switched back
-        on inside the caller's no_grad, which the block's exit would hide) is kept for the audit."""
+        on inside the caller's no_grad, which the block's exit would hide) is kept for the audit. With
+        `watch_threads`, the threads it starts and the threads it joins are noted (`self.unawaited`: the ones
+        it started and did not join before returning, whether or not they are done by the time one looks)."""
         import torch
 
         from hdecomp.runtime.component import run_user_code
         from hdecomp.runtime.process_state import settings
         with torch.no_grad():
             before = settings()
-            out = run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
-                                path=self.comp.path, timeout=self.timeout)
+            with _ThreadWatch(watch_threads) as threads:
+                out = run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
+                                    path=self.comp.path, timeout=self.timeout)
             after = settings()
+        self.unawaited += [name for name in threads.unawaited() if name not in self.unawaited]
         for k, v in after.items():
             change = f"{k}: {before[k]!r} -> {v!r} across a forward"
             if v != before.get(k) and change not in self.left_by_forward:
@@ -242,14 +284,17 @@ class _Server:
         from hdecomp.runtime.process_state import live_threads
         from hdecomp.runtime.wire import encode
         args, kwargs = self._inputs(msg, buffers)
-        out = self._forward(args, kwargs)
+        out = self._forward(args, kwargs, watch_threads=True)
+        # (looked at first: a thread that finishes the work a moment after the return is still running now)
+        at_return = {name for ident, name in live_threads().items() if ident not in self.threads}
         desc, bufs = encode(out)            # what it returned, as it returned it
         self._sync()
         time.sleep(float(msg.get("settle", 0.0)))
         self._sync()
         _, again = encode(out)
         # a thread of the component's still running (started by this call, at import or by the constructor)
-        left = sorted(name for ident, name in live_threads().items() if ident not in self.threads)
+        left = sorted(at_return | {name for ident, name in live_threads().items() if ident not in self.threads}
+                      | {f"{name} (started by forward, not joined)" for name in self.unawaited})
 
         def storages(obj: Any) -> set[int]:
             out = set()
@@ -320,6 +365,11 @@ class _Server:
             for args, kwargs in reversed(self.timing):
                 self.model(*args, **kwargs)
         self._sync()
+        # the answer waits for any thread of the component's: work left running counts in the time
+        import threading
+        for t in threading.enumerate():
+            if t.ident not in self.threads and t is not threading.current_thread():
+                t.join(timeout=self.timeout or 60.0)
         self.timing = []
         return {}, []
 
