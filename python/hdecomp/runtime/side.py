@@ -165,9 +165,10 @@ class _ThreadWatch:
 
 class _Server:
     def __init__(self) -> None:
-        import torch._dynamo  # noqa: F401  (imported by the op recording anyway; it wraps torch.manual_seed & co
+        # (imported by the op recording anyway, and it wraps torch.manual_seed & co on import: imported before
+        # the baseline, so that only what the component changes counts)
+        import torch._dynamo  # noqa: F401
 
-        # on import: done before the baseline, so that only what the component changes counts)
         from hdecomp.runtime.process_state import ProcessState, live_threads
         self.baseline = ProcessState()
         self.threads = live_threads()     # the side's own (the main thread): any other is the component's
