@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = ReplaceOptions(device=args.device, batch_limit=args.batch_limit, num_trials=args.num_trials,
                              rtol=args.rtol, atol=args.atol, runs=args.runs, warmup=args.warmup,
-                             sol_margin=args.sol_margin, timeout=args.timeout, reference_cache=not args.no_cache)
+                             sol_margin=args.sol_margin, timeout=args.timeout)
+    # (--no-cache is accepted and changes nothing: replace never reads or writes the reference cache)
     result = replace_kernel(args.dir, args.kernel, args.new, options,
                             progress=lambda msg: print(f"... {msg}", file=sys.stderr))
     if as_json:

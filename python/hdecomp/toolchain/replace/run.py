@@ -47,7 +47,6 @@ class ReplaceOptions:
     warmup: int = 3
     sol_margin: float = 0.5
     timeout: float | None = None
-    reference_cache: bool = True
 
 
 @dataclass
