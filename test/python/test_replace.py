@@ -292,3 +292,16 @@ def test_a_model_that_is_one_kernel_is_replaced_whole(tmp_path: Path) -> None:
     assert result.data["steps"] == [] and result.data["composition"]["status"] == "PASS"
     script = (root / result.data["composition"]["script"]).read_text()
     assert "linear_256x512_fp32_new.py\").ModelNew" in script
+
+
+def test_the_speed_of_light_check_refuses_a_time_below_its_margin_of_the_floor() -> None:
+    """The check itself, on given figures (the timing is bench/'s business): below margin x floor it refuses
+    and names the floor, the time and the work; at or above it passes."""
+    from hdecomp.toolchain.replace.hacks import check_speed_of_light
+    fast = check_speed_of_light(40e-6, 100e-6, 0.5, "this machine", 1000, 2000)
+    assert fast.status == "FAIL" and "40.00 µs is below 0.5 x the speed-of-light floor 100.00 µs" in fast.detail
+    assert "(1000 FLOPs, 2000 bytes)" in fast.detail
+    assert check_speed_of_light(60e-6, 100e-6, 0.5, "this machine", 1000, 2000).status == "PASS"
+    no_margin = check_speed_of_light(90e-6, 100e-6, 1.0, "H100", 1000, 2000)
+    assert no_margin.status == "FAIL" and "below the speed-of-light floor 100.00 µs of the kernel's work on H100" in \
+        no_margin.detail

@@ -194,6 +194,17 @@ def check_degenerate(kernel_outputs: list[Any], follows_inputs: bool) -> Check:
                  f"{len(kernel_outputs)} draws")
 
 
+def check_speed_of_light(seconds: float, floor: float, margin: float, spec: str, flops: int, nbytes: int) -> Check:
+    """ModelNew's measured `seconds` against `margin` x the speed-of-light `floor` of the kernel's work."""
+    if seconds < margin * floor:
+        return Check("speed_of_light", "FAIL", f"ModelNew's median time {seconds * 1e6:.2f} µs is below "
+                     + (f"{margin:g} x " if margin != 1 else "")
+                     + f"the speed-of-light floor {floor * 1e6:.2f} µs of the kernel's work on {spec} ({flops} FLOPs, "
+                     f"{nbytes} bytes): no honest implementation is that fast (work skipped, cached across calls, or "
+                     "done outside the call)")
+    return Check("speed_of_light", "PASS", f"{seconds * 1e6:.2f} µs against a floor of {floor * 1e6:.2f} µs on {spec}")
+
+
 __all__ = ["Check", "check_alias", "check_degenerate", "check_global_state", "check_input_dependence",
            "check_introspection", "check_mutation", "check_output_type", "check_reference_call",
-           "check_side_work", "check_signature", "check_stale", "same_values", "tensors"]
+           "check_side_work", "check_signature", "check_speed_of_light", "check_stale", "same_values", "tensors"]
