@@ -154,14 +154,33 @@ def component_inventory(path: str | Path, *, device: str = "cpu", timeout: float
     """Load a component file in isolation and record its op inventory. Errors become `Inventory.error`."""
     path = Path(path)
     try:
-        comp = load_component(path, timeout=timeout)
-        model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
-        args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
-        return record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
-                                      rebuild=lambda: comp.build(device=device, timeout=timeout,
-                                                                 batch_limit=batch_limit, seed=BUILD_SEED))
+        return component_run(path, device=device, timeout=timeout, input_mode=input_mode,
+                             batch_limit=batch_limit).inventory
     except HdecompError as exc:
         return Inventory(file=str(path), error=exc.headline, input_mode="none")
+
+
+@dataclass
+class ComponentRun:
+    """A component as the coverage ran it: the loaded file, the model, the inputs it ran on, its inventory."""
+
+    comp: Any
+    model: nn.Module
+    args: list[Any]
+    kwargs: dict[str, Any]
+    inventory: Inventory
+
+
+def component_run(path: Path, *, device: str, timeout: float | None, input_mode: InputMode,
+                  batch_limit: int | None) -> ComponentRun:
+    """Load, build (weights from BUILD_SEED) and record a component file; raises HdecompError."""
+    comp = load_component(path, timeout=timeout)
+    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
+    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
+    inv = record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
+                                 rebuild=lambda: comp.build(device=device, timeout=timeout,
+                                                            batch_limit=batch_limit, seed=BUILD_SEED))
+    return ComponentRun(comp, model, args, kwargs, inv)
 
 
 def _family(op: str) -> str:
@@ -312,9 +331,9 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
     model_path = Path(model_path)
     report = _base_report(model_path)
     ddir = Path(decomp_dir) if decomp_dir else model_path.parent
-    original: _Original | None = None
+    original: ComponentRun | None = None
     try:
-        original = _original_run(model_path, device=device, timeout=timeout, input_mode=input_mode,
+        original = component_run(model_path, device=device, timeout=timeout, input_mode=input_mode,
                                  batch_limit=batch_limit)
         orig = original.inventory
     except HdecompError as exc:
@@ -397,28 +416,6 @@ def compute_coverage(model_path: str | Path, decomp_dir: str | Path | None = Non
 
 
 @dataclass
-class _Original:
-    """The original model as the coverage ran it: the model, the inputs it ran on, its inventory."""
-
-    model: nn.Module
-    init: list[Any]
-    args: list[Any]
-    kwargs: dict[str, Any]
-    inventory: Inventory
-
-
-def _original_run(path: Path, *, device: str, timeout: float | None, input_mode: InputMode,
-                  batch_limit: int | None) -> _Original:
-    comp = load_component(path, timeout=timeout)
-    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
-    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
-    inv = record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
-                                 rebuild=lambda: comp.build(device=device, timeout=timeout,
-                                                            batch_limit=batch_limit, seed=BUILD_SEED))
-    return _Original(model, comp.init_inputs(timeout, batch_limit), args, kwargs, inv)
-
-
-@dataclass
 class InModel:
     """The compute ops the composed model ran, by the kernel file whose module ran them."""
 
@@ -427,7 +424,7 @@ class InModel:
     input_mode: str
 
 
-def composition_inventory(decomp_dir: Path, original: _Original, kernel_files: list[Path], *, device: str = "cpu",
+def composition_inventory(decomp_dir: Path, original: ComponentRun, kernel_files: list[Path], *, device: str = "cpu",
                           timeout: float | None = None, batch_limit: int | None = None) -> InModel | None:
     """The kernel files' ops as the composed model runs them (the composition test's model: the steps'
     refactored models down to the kernel files, holding the original's own tensors), on the inputs and the
@@ -456,7 +453,7 @@ def composition_inventory(decomp_dir: Path, original: _Original, kernel_files: l
             for m in mod._MODULES:
                 mod.lower_batch_size(m, batch_limit)
         composed, _, unfilled = run_user_code(
-            lambda: mod.build_composed(original.model, original.init, device, True),
+            lambda: mod.build_composed(original.model, original.comp.init_inputs(timeout, batch_limit), device, True),
             what="building the composed model", path=script, timeout=timeout)
         if unfilled:
             raise HdecompError(f"composed tensors without a weight from the original: {unfilled[:3]}", script)
