@@ -162,31 +162,55 @@ def _standard_library(filename: str) -> bool:
     return path.startswith(_STDLIB) and not path.startswith(_SITE)
 
 
-class Introspection:
-    """While active, notes each audited introspection call whose nearest caller outside the standard
-    library (inspect.stack() counts as its caller's) is code of one of `files`. One audit hook, installed
-    once; it does nothing while no watch is active."""
+class _AuditWatch:
+    """A watch on the process's audit events: while active (a context manager), its `note(event, args)` sees
+    each one. One audit hook serves every watch, installed once (hooks cannot be removed); it does nothing
+    while no watch is active, and ignores the events a note itself raises."""
 
-    _active: ClassVar[Introspection | None] = None
+    _watches: ClassVar[list[_AuditWatch]] = []
     _installed: ClassVar[bool] = False
     _busy = threading.local()
+
+    def __enter__(self) -> Any:
+        if not _AuditWatch._installed:
+            sys.addaudithook(_audit)
+            _AuditWatch._installed = True
+        _AuditWatch._watches.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self in _AuditWatch._watches:
+            _AuditWatch._watches.remove(self)
+
+    def note(self, event: str, args: tuple[Any, ...]) -> None:
+        raise NotImplementedError
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _AuditWatch._watches or getattr(_AuditWatch._busy, "on", False):
+        return
+    _AuditWatch._busy.on = True
+    try:
+        for watch in list(_AuditWatch._watches):
+            with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
+                watch.note(event, args)
+    finally:
+        _AuditWatch._busy.on = False
+
+
+class Introspection(_AuditWatch):
+    """While active, notes each audited introspection call whose nearest caller outside the standard
+    library (inspect.stack() counts as its caller's) is code of one of `files`; and, apart, the interpreter
+    hooks (`sys.setprofile`, `sys.settrace`) that code installs."""
 
     def __init__(self, files: set[str]) -> None:
         self.files = {os.path.realpath(f) for f in files}
         self.hits: list[str] = []
         self.hooks: list[str] = []   # sys.setprofile / sys.settrace called from the files' code
 
-    def __enter__(self) -> Introspection:
-        if not Introspection._installed:
-            sys.addaudithook(_audit)
-            Introspection._installed = True
-        Introspection._active = self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        Introspection._active = None
-
-    def note(self, event: str) -> None:
+    def note(self, event: str, args: tuple[Any, ...]) -> None:
+        if event not in _EVENTS and event not in _HOOKS:
+            return
         frame: Any = sys._getframe(2)   # (0: note, 1: the hook; 2: the Python code that made the call)
         while frame is not None and _standard_library(frame.f_code.co_filename):
             frame = frame.f_back
@@ -197,42 +221,16 @@ class Introspection:
                 found.append(hit)
 
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    watch = Introspection._active
-    if watch is None or (event not in _EVENTS and event not in _HOOKS) or getattr(Introspection._busy, "on", False):
-        return
-    Introspection._busy.on = True
-    try:
-        with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
-            watch.note(event)
-    finally:
-        Introspection._busy.on = False
-
-
 # ---- the files a component must not read ---------------------------------------------------------------
 
 
-class FileWatch:
+class FileWatch(_AuditWatch):
     """While active, records every file of `forbidden` that the process opens (imports included: a cached
-    `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts. One audit hook, installed
-    once (they cannot be removed); it does nothing while no watch is active."""
-
-    _active: ClassVar[FileWatch | None] = None
-    _installed: ClassVar[bool] = False
+    `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts."""
 
     def __init__(self, forbidden: set[Path]) -> None:
         self.forbidden = {os.path.realpath(p) for p in forbidden}
         self.hits: list[str] = []
-
-    def __enter__(self) -> FileWatch:
-        if not FileWatch._installed:
-            sys.addaudithook(_audit_files)
-            FileWatch._installed = True
-        FileWatch._active = self
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        FileWatch._active = None
 
     def note(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
@@ -246,13 +244,6 @@ class FileWatch:
             what = f"starts a process ({event})"
             if what not in self.hits:
                 self.hits.append(what)
-
-
-def _audit_files(event: str, args: tuple[Any, ...]) -> None:
-    watch = FileWatch._active
-    if watch is not None:
-        with contextlib.suppress(Exception):   # an audit hook must never raise into the code it watches
-            watch.note(event, args)
 
 
 def live_threads() -> dict[int, str]:
