@@ -74,13 +74,8 @@ def objects_in(value: Any) -> list[str]:
 
 def moved(draw: Any) -> Any:
     """The judge's own draw: every float tensor x of `draw` as x * 1.37 + 0.11 (positive stays positive)."""
-    if isinstance(draw, torch.Tensor):
-        return draw * 1.37 + 0.11 if draw.is_floating_point() else draw.clone()
-    if isinstance(draw, (list, tuple)):
-        return type(draw)(moved(v) for v in draw) if not hasattr(draw, "_fields") else draw
-    if isinstance(draw, dict):
-        return {k: moved(v) for k, v in draw.items()}
-    return draw
+    from hdecomp.runtime.component import map_nested
+    return map_nested(draw, lambda t: t * 1.37 + 0.11 if t.is_floating_point() else t.clone())
 
 
 @dataclass

@@ -70,6 +70,15 @@ class _Stop(Exception):
         self.status, self.reason = status, reason
 
 
+def _recorder(checks: list[Check]) -> Callable[..., None]:
+    """`record(check, stop_status="FAIL")`: appends the check; a FAIL stops the proof there (`_Stop`)."""
+    def record(check: Check, stop_status: str = "FAIL") -> None:
+        checks.append(check)
+        if check.status == "FAIL":
+            raise _Stop(stop_status, check.detail)
+    return record
+
+
 def find_kernel(tree: DecompositionTree, root: Path, kernel_file: str | Path) -> tuple[str, Path, int]:
     """(node id, its level_0_kernel file, instances) of the kernel `kernel_file` names: the file itself or
     any copy of it (a step's children/ file, by content)."""
@@ -223,11 +232,7 @@ def judge_kernel(root: Path, tree: DecompositionTree, kernel_path: Path, copy: P
 def _prove(root: Path, tree: DecompositionTree, kid: str, kernel_path: Path, copy: Path, out_dir: Path,
            options: ReplaceOptions, device: torch.device, data: dict[str, Any], checks: list[Check],
            say: Callable[[str], None]) -> None:
-    def record(check: Check, stop_status: str = "FAIL") -> None:
-        checks.append(check)
-        if check.status == "FAIL":
-            raise _Stop(stop_status, check.detail)
-
+    record = _recorder(checks)
     judge_kernel(root, tree, kernel_path, copy, options, device, data, record, say)
     write_json_atomic(out_dir / PROOF_RESULT, data["proof"])
 
@@ -273,11 +278,7 @@ def kernel_verdict(root: str | Path, kernel_file: str | Path, new_file: str | Pa
     checks: list[Check] = []
     data: dict[str, Any] = {"tolerance": None}
 
-    def record(check: Check, stop_status: str = "FAIL") -> None:
-        checks.append(check)
-        if check.status == "FAIL":
-            raise _Stop(stop_status, check.detail)
-
+    record = _recorder(checks)
     tmp: Path | None = None
     try:
         tree = load_decomposition(root)
