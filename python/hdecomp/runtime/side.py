@@ -253,18 +253,22 @@ class _Server:
         args, kwargs = decode(msg["inputs"], buffers)
         return move_to(list(args), self.device), move_to(dict(kwargs), self.device)
 
-    def _forward(self, args: list[Any], kwargs: dict[str, Any], watch_threads: bool = False) -> Any:
-        """One forward under no_grad; a setting it leaves changed for its caller (grad mode switched back
-        on inside the caller's no_grad, which the block's exit would hide) is kept for the audit. With
-        `watch_threads`, the threads it starts and the threads it joins are noted (`self.unawaited`: the ones
-        it started and did not join before returning, whether or not they are done by the time one looks)."""
+    def _forward(self, args: list[Any], kwargs: dict[str, Any], watch_threads: bool = False,
+                 mode: Any = None) -> Any:
+        """One forward under no_grad (inside `mode`, a context manager around the model's call alone, where
+        given); a setting it leaves changed for its caller (grad mode switched back on inside the caller's
+        no_grad, which the block's exit would hide) is kept for the audit. With `watch_threads`, the threads
+        it starts and that still run after it returned are noted (`self.unawaited`), whether or not they
+        are done by the time one looks."""
+        import contextlib
+
         import torch
 
         from hdecomp.runtime.component import run_user_code
         from hdecomp.runtime.process_state import settings
         with torch.no_grad():
             before = settings()
-            with _ThreadWatch(watch_threads) as threads:
+            with _ThreadWatch(watch_threads) as threads, (mode or contextlib.nullcontext()):
                 out = run_user_code(lambda: self.model(*args, **kwargs), what=f"{type(self.model).__name__}.forward",
                                     path=self.comp.path, timeout=self.timeout)
             after = settings()
@@ -333,8 +337,7 @@ class _Server:
                 seen.append([func._overloadpacket.__name__, [list(x.shape) for x in a if isinstance(x, torch.Tensor)]])
                 return func(*a, **(k or {}))
 
-        with Trace():
-            self._forward(args, kwargs)
+        self._forward(args, kwargs, mode=Trace())   # (the model's call alone: not the settings read around it)
         return {"ops": seen}, []
 
     def work(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
