@@ -54,13 +54,14 @@ def test_a_second_verification_takes_the_originals_side_from_the_cache(tmp_path:
                                                                        forwards: list[str]) -> None:
     d = _step(tmp_path)
     before = sorted(p.name for p in d.rglob("*"))
-    cold = verify_step(d / "original.py", d / "refactored.py")
+    in_process = VerifyOptions(isolate=False)   # (the spy sees the forwards of this process)
+    cold = verify_step(d / "original.py", d / "refactored.py", in_process)
     cold_forwards = list(forwards)
     forwards.clear()
     assert cold.status == "PASS"
     assert cold.data["reference_cache"] == {"used": True, "trials_from_cache": 0, "trials_stored": 4,
                                             "original_writes_its_state": False}
-    warm = verify_step(d / "original.py", d / "refactored.py")
+    warm = verify_step(d / "original.py", d / "refactored.py", in_process)
     assert warm.data["reference_cache"]["trials_from_cache"] == 4 and warm.data["reference_cache"]["trials_stored"] == 0
     assert _verdict(warm.data) == _verdict(cold.data)   # op inventory (the cached trace) included
     # what the cache did, not how long it took: the original ran in every cold trial and in no warm one

@@ -83,6 +83,25 @@ class AntiCheatViolation:
             "line_text": self.line_text,
         }
 
+    @classmethod
+    def rebuilt(cls, value: Any) -> AntiCheatViolation:
+        """A violation from one that crossed processes as plain data (a dataclass of the same fields, as
+        hdecomp.runtime.wire rebuilds it), or `value` itself where it is one already."""
+        if isinstance(value, cls):
+            return value
+        import dataclasses
+        data = dataclasses.asdict(value)
+
+        def where(r: dict[str, Any] | None) -> SourceRange | None:
+            return None if r is None else SourceRange(int(r["line"]), int(r["col"]), int(r["end_line"]),
+                                                      int(r["end_col"]))
+        related = [RelatedLocation(str(r["message"]), where(r["range"]) or SourceRange(0, 0, 0, 0), r.get("file"))
+                   for r in data.get("related") or []]
+        return cls(rule=str(data["rule"]), message=str(data["message"]), kind=data["kind"], severity=data["severity"],
+                   file=data.get("file"), range=where(data.get("range")), line_text=str(data.get("line_text", "")),
+                   allowed_instead=str(data.get("allowed_instead", "")), op=data.get("op"), related=related,
+                   details=dict(data.get("details") or {}))
+
     def format(self) -> str:
         where = f"{self.file or '<source>'}:{self.line}" + (f":{self.range.col + 1}" if self.range else "")
         return f"{where}: {self.rule} {self.message}"

@@ -8,6 +8,15 @@ allowed there; every other compute op is a violation.
 
   HD401  compute op executed outside any child (aten level)
   HD402  op with no aten trace in eval mode (dropout) called outside any child
+
+And, where the refactored side runs in a process of its own (hdecomp.verify.sides), what its code did to that
+process (`check_isolation`):
+
+  HD410  a global setting of torch or the interpreter changed, or an attribute of torch, its functional API,
+         Tensor, the nn layers, time, gc, sys or builtins replaced (a patched comparison, clock or op)
+  HD411  introspection of the process's memory (gc.get_objects, sys._getframe, ...): looking for tensors or
+         frames it was not given
+  HD412  a file of the reference cache opened, or a process started
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from hdecomp.anticheat.rules import AntiCheatViolation, RelatedLocation, SourceR
 from hdecomp.runtime.ops import OpEvent, OpTrace
 
 HD401, HD402 = "HD401", "HD402"
+HD410, HD411, HD412 = "HD410", "HD411", "HD412"
 
 # aten compute ops a parent may run itself: residual connections.
 RESIDUAL_OPS = frozenset({"add"})
@@ -89,4 +99,27 @@ def check_runtime(trace: OpTrace, refactored_path: str | Path | None = None) -> 
     return found
 
 
-__all__ = ["HD401", "HD402", "RESIDUAL_OPS", "check_runtime", "root_compute_events"]
+def check_isolation(audit: dict[str, list[str]], refactored_path: Path | None = None) -> list[AntiCheatViolation]:
+    """HD410-HD412 from the refactored side's process audit (hdecomp.verify.sides: `global_state`,
+    `introspection`, `files`): one finding per rule, naming everything it saw."""
+    file = str(refactored_path) if refactored_path else None
+    found = []
+    for rule, key, what, instead in (
+            (HD410, "global_state", "changed the process's global state",
+             "leave torch's settings and the functions of torch, time, gc and sys as they are; a kernel that needs a "
+             "setting sets and restores it inside its own forward"),
+            (HD411, "introspection", "reached into the process's memory",
+             "use only the inputs, parameters and buffers a module is given"),
+            (HD412, "files", "opened the verifier's files or started a process",
+             "read and write nothing of the verifier's; run all compute in this process")):
+        seen = audit.get(key) or []
+        if seen:
+            found.append(AntiCheatViolation(
+                rule=rule, kind="runtime", file=file, message=f"the refactored side {what}: {'; '.join(seen[:6])}"
+                + (f" (+{len(seen) - 6} more)" if len(seen) > 6 else ""),
+                allowed_instead=instead, details={key: list(seen)}))
+    return found
+
+
+__all__ = ["HD401", "HD402", "HD410", "HD411", "HD412", "RESIDUAL_OPS", "check_isolation", "check_runtime",
+           "root_compute_events"]

@@ -151,7 +151,8 @@ def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
     from hdecomp.verify.result import VerifyOptions
     o = dec.options
     options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,
-                            batch_limit=o.batch_limit, timeout=o.timeout, reference_cache=o.reference_cache)
+                            batch_limit=o.batch_limit, timeout=o.timeout, reference_cache=o.reference_cache,
+                            isolate=False)   # (steps it wrote itself, of the user's own model: in this process)
     step = Step(dir=step_dir, number=number, name=name, original=step_dir / "original.py",
                 refactored=step_dir / "refactored.py")
     return verify_one(step, options, coverage=True)

@@ -229,6 +229,24 @@ class OpTrace:
                 inv.update(FUSED_PARTS.get(e.name, (e.name,)) if fold and level == "aten" else (e.name,))
         return inv
 
+    def to_plain(self) -> dict[str, Any]:
+        """Everything of the trace as JSON-able data (for a judge in another process: `from_plain`)."""
+        return {"events": [[e.name, e.level, e.module, e.module_type, e.compute, e.inplace, e.raw, e.aten_invisible,
+                            e.residual, list(e.where) if e.where else None, [list(f) for f in e.frames]]
+                           for e in self.events],
+                "module_calls": [[k, n] for k, n in self.module_calls.items()],
+                "call_edges": [[a, b, n] for (a, b), n in self.call_edges.items()]}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> OpTrace:
+        events = [OpEvent(name=str(e[0]), level=e[1], module=str(e[2]), module_type=str(e[3]), compute=bool(e[4]),
+                          inplace=bool(e[5]), raw=str(e[6]), aten_invisible=bool(e[7]), residual=bool(e[8]),
+                          where=(str(e[9][0]), int(e[9][1])) if e[9] else None,
+                          frames=tuple((str(f), int(n)) for f, n in e[10]))
+                  for e in data["events"]]
+        return cls(events=events, module_calls=Counter({str(k): int(n) for k, n in data["module_calls"]}),
+                   call_edges=Counter({(a, str(b)): int(n) for a, b, n in data["call_edges"]}))
+
     def to_dict(self) -> dict[str, Any]:
         return {"aten": dict(sorted(self.compute_inventory("aten").items())),
                 "function": dict(sorted(self.compute_inventory("function").items())),

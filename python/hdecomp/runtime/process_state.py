@@ -225,11 +225,12 @@ class Introspection(_AuditWatch):
 
 
 class FileWatch(_AuditWatch):
-    """While active, records every file of `forbidden` that the process opens (imports included: a cached
-    `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts."""
+    """While active, records every file of `forbidden`, or inside one of `folders`, that the process opens
+    (imports included: a cached `__pycache__/x.*.pyc` counts as its `x.py`) and every process it starts."""
 
-    def __init__(self, forbidden: set[Path]) -> None:
+    def __init__(self, forbidden: set[Path], folders: set[Path] | None = None) -> None:
         self.forbidden = {os.path.realpath(p) for p in forbidden}
+        self.folders = tuple(os.path.realpath(p) + os.sep for p in folders or ())
         self.hits: list[str] = []
 
     def note(self, event: str, args: tuple[Any, ...]) -> None:
@@ -238,7 +239,7 @@ class FileWatch(_AuditWatch):
             folder, name = os.path.split(path)
             if os.path.basename(folder) == "__pycache__" and name.endswith(".pyc"):
                 path = os.path.join(os.path.dirname(folder), name.split(".")[0] + ".py")
-            if path in self.forbidden and path not in self.hits:
+            if (path in self.forbidden or path.startswith(self.folders)) and path not in self.hits:
                 self.hits.append(path)
         elif event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
             what = f"starts a process ({event})"

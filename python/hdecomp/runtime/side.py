@@ -17,9 +17,12 @@ introspection calls and the forbidden files of the watched component.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import select
+import socket
 import subprocess
 import sys
 import tempfile
@@ -47,14 +50,31 @@ class Side:
     """The judge's handle on one side process (a context manager: closed and killed on exit)."""
 
     def __init__(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None,
-                 cwd: str | Path | None = None) -> None:
+                 cwd: str | Path | None = None, module: str = "hdecomp.runtime.side",
+                 args: tuple[str, ...] = ()) -> None:
+        """`module`'s `serve(*args, read_fd, write_fd)` answers the requests, in a child forked from the warm
+        worker (hdecomp.runtime.zygote: a fresh interpreter that imported torch and hdecomp once and runs nothing
+        else), or, where forking is not available, in a fresh interpreter (`python -m module`)."""
         self.name = name
         self.timeout = timeout
         self.log = tempfile.NamedTemporaryFile(prefix=f"hdecomp-side-{name}-", suffix=".log", delete=False)
+        zygote = _zygote()
+        if zygote is not None:
+            ours, theirs = socket.socketpair()
+            try:
+                self.proc: Any = zygote.fork(module, args, theirs.fileno(), self.log.name, env, cwd)
+            finally:
+                theirs.close()
+            if self.proc is not None:
+                self._out = os.fdopen(os.dup(ours.fileno()), "wb", buffering=0)
+                self._in = os.fdopen(os.dup(ours.fileno()), "rb", buffering=0)
+                ours.close()
+                return
+            ours.close()
         to_side_r, to_side_w = os.pipe()
         from_side_r, from_side_w = os.pipe()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hdecomp.runtime.side", str(to_side_r), str(from_side_w)],
+            [sys.executable, "-m", module, *args, str(to_side_r), str(from_side_w)],
             pass_fds=(to_side_r, from_side_w), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
             env=child_env(env), cwd=cwd, start_new_session=True)
         os.close(to_side_r)
@@ -71,10 +91,22 @@ class Side:
     def request(self, op: str, buffers: list[bytes] | None = None, *, timeout: float | None = None,
                 **params: Any) -> tuple[dict[str, Any], list[bytes]]:
         """Send one request and wait for its answer; SideError where the side failed (with its reason)."""
-        from hdecomp.runtime.wire import WireError, read_frame, write_frame
-        limit = timeout if timeout is not None else (None if self.timeout is None else 3 * self.timeout + 60)
+        self.send(op, buffers, **params)
+        return self.receive(op, timeout=timeout)
+
+    def send(self, op: str, buffers: list[bytes] | None = None, **params: Any) -> None:
+        """Send one request (`receive` waits for its answer: two sides can work at once)."""
+        from hdecomp.runtime.wire import write_frame
         try:
             write_frame(self._out, {"op": op, **params}, buffers)
+        except OSError as exc:
+            self.close()
+            raise SideError(f"the {self.name} process ended before `{op}` ({exc}){self._log_tail()}") from None
+
+    def receive(self, op: str, *, timeout: float | None = None) -> tuple[dict[str, Any], list[bytes]]:
+        from hdecomp.runtime.wire import WireError, read_frame
+        limit = timeout if timeout is not None else (None if self.timeout is None else 3 * self.timeout + 60)
+        try:
             if limit is not None and not select.select([self._in], [], [], limit)[0]:
                 self.close()
                 raise SideError(f"the {self.name} process did not answer `{op}` within {limit:.0f} s")
@@ -93,19 +125,23 @@ class Side:
         return time.perf_counter() - t0, message
 
     def close(self) -> None:
+        """End the side: the pipe closed (its loop returns), then, after 5 s, killed; and every process it
+        started (its session: a component's worker, a thread pool's helper) killed with it."""
+        for f in (self._out, self._in):   # (both ends: a socket closes when its last descriptor does)
+            with contextlib.suppress(OSError):
+                f.close()
         if self.proc.poll() is None:
             try:
-                self._out.close()
                 self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for f in (self._out, self._in):
-            try:
-                f.close()
-            except OSError:
-                pass
+        import signal
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)   # (the side led a session of its own)
         self.log.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log.name)
 
     def _log_tail(self) -> str:
         try:
@@ -113,6 +149,78 @@ class Side:
         except OSError:
             return ""
         return (": " + " | ".join(tail)) if tail else ""
+
+
+class _Zygote:
+    """This process's handle on its warm worker (hdecomp.runtime.zygote), started on first use."""
+
+    def __init__(self) -> None:
+        import threading
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen([sys.executable, "-m", "hdecomp.runtime.zygote", str(theirs.fileno())],
+                                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env(),
+                                     start_new_session=True)
+        theirs.close()
+        self.sock = ours
+        self.lock = threading.Lock()
+
+    def fork(self, module: str, args: tuple[str, ...], fd: int, log: str, env: dict[str, str] | None,
+             cwd: str | Path | None) -> _ForkedChild | None:
+        """A child serving `module` on `fd`, with this process's environment (and `env`) and folder; None where
+        the worker is gone."""
+        req = {"module": module, "args": list(args), "log": log, "env": {**os.environ, **(env or {})},
+               "cwd": str(cwd) if cwd is not None else os.getcwd()}
+        with self.lock:
+            try:
+                socket.send_fds(self.sock, [json.dumps(req).encode()], [fd])
+                answer = self.sock.recv(1 << 16)
+            except OSError:
+                return None
+        if not answer:
+            return None
+        return _ForkedChild(int(json.loads(answer)["pid"]))
+
+
+_ZYGOTE: list[_Zygote | None] = []
+
+
+def _zygote() -> _Zygote | None:
+    """The warm worker, or None where sides start as fresh interpreters (HDECOMP_SIDE_FORK=0, no fork)."""
+    if os.environ.get("HDECOMP_SIDE_FORK", "1") in ("0", "false", "no") or not hasattr(os, "fork"):
+        return None
+    if not _ZYGOTE or _ZYGOTE[0] is None or _ZYGOTE[0].proc.poll() is not None:
+        _ZYGOTE[:] = [_Zygote()]
+    return _ZYGOTE[0]
+
+
+class _ForkedChild:
+    """A side forked by the warm worker (not our child: it reaps them), read as a subprocess.Popen is."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return 0
+        except PermissionError:   # (the pid went to another user's process)
+            return 0
+        return None
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("hdecomp side", timeout or 0)
+            time.sleep(0.01)
+        return 0
+
+    def kill(self) -> None:
+        import signal
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
 
 
 def digest(buffers: list[bytes]) -> str:

@@ -8,13 +8,22 @@ buffers, each length-prefixed. Inside `value`:
 - `{"list": [...]}`, `{"tuple": [...]}`, `{"dict": [[key, value], ...]}` (keys: str, int, float, bool, None);
 - `{"tensor": i, "dtype": "float32", "shape": [...], "stride": [...], "device": "cpu", "type": "Tensor"}`:
   buffer i holds the values in row-major order; `stride` and `type` are the sender's, kept for the checks;
-- `{"dataclass": "Name", "fields": {"dict": ...}}` and `{"namedtuple": "Name", "fields": [...]}`;
-- `{"object": "module.Qualname"}`: anything else, named only (its values do not cross).
+- named containers keep their class's name and field names, so that a comparison tells a `logits` field from
+  a plain tuple's first item as it does in one process: `{"dataclass": "Name", "fields": {"dict": ...}}`,
+  `{"namedtuple": "Name", "names": [...], "fields": [...]}`, `{"mapping": "Name", "items": [[k, v], ...]}` (a
+  dict subclass: a transformers ModelOutput) and `{"instance": "Name", "state": {"dict": ...}}` (a plain
+  object holding tensors or plain values: torchvision's ImageList). The receiver rebuilds each as an instance
+  of a class of its own making with that name and those fields (`named_class`): nothing of the sender's runs;
+- `{"object": "module.Qualname"}`: anything else, named only (its values do not cross; an `Opaque` equals
+  nothing, as two distinct objects of a class without an equality of its own do).
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
+import inspect
 import json
 import math
 import os
@@ -66,15 +75,22 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
             return {"dataclass": type(v).__qualname__,
                     "fields": walk({f.name: getattr(v, f.name) for f in dataclasses.fields(v)})}
         if isinstance(v, tuple) and hasattr(v, "_fields"):
-            return {"namedtuple": type(v).__qualname__, "fields": [walk(x) for x in v]}
+            return {"namedtuple": type(v).__qualname__, "names": [str(n) for n in v._fields],
+                    "fields": [walk(x) for x in v]}
         if isinstance(v, tuple):
             return {"tuple": [walk(x) for x in v]}
         if isinstance(v, list):
             return {"list": [walk(x) for x in v]}
         if isinstance(v, dict):
-            return {"dict": [[walk(k), walk(x)] for k, x in v.items()]}
+            items = [[walk(k), walk(x)] for k, x in v.items()]
+            if type(v) in (dict, collections.OrderedDict):
+                return {"dict": items}
+            return {"mapping": type(v).__qualname__, "items": items}
         if isinstance(v, (torch.dtype, torch.device, torch.Size)):
             return {"object": f"torch.{type(v).__name__}", "repr": str(v)}
+        from hdecomp.runtime.component import holding_tensors, plain_object_state
+        if holding_tensors(v) or plain_object_state(v) is not None:
+            return {"instance": type(v).__qualname__, "state": walk(dict(vars(v)))}
         return {"object": f"{type(v).__module__}.{type(v).__qualname__}"}
 
     return walk(value), buffers
@@ -101,19 +117,64 @@ def decode(desc: Any, buffers: list[bytes]) -> Any:
         if "dict" in desc:
             return {decode(k, buffers): decode(x, buffers) for k, x in desc["dict"]}
         if "namedtuple" in desc:
-            return tuple(decode(x, buffers) for x in desc["fields"])
+            values = [decode(x, buffers) for x in desc["fields"]]
+            names = desc.get("names")
+            if not isinstance(names, list) or len(names) != len(values):
+                return tuple(values)
+            return named_class("namedtuple", str(desc["namedtuple"]), tuple(names))(*values)
         if "dataclass" in desc:
-            return decode(desc["fields"], buffers)
+            fields = decode(desc["fields"], buffers)
+            return named_class("dataclass", str(desc["dataclass"]), tuple(fields))(**fields)
+        if "mapping" in desc:
+            cls = named_class("mapping", str(desc["mapping"]), ())
+            return cls((decode(k, buffers), decode(x, buffers)) for k, x in desc["items"])
+        if "instance" in desc:
+            state = decode(desc["state"], buffers)
+            return named_class("instance", str(desc["instance"]), tuple(state))(**state)
         if "object" in desc:
             return Opaque(desc["object"])
     raise WireError(f"not plain data: {str(desc)[:80]}")
 
 
-@dataclasses.dataclass(frozen=True)
 class Opaque:
-    """A value whose type does not cross (named only)."""
+    """A value whose type does not cross (named only). It equals nothing, not even another of its type: two
+    objects of a class without an equality of its own differ unless they are one object."""
 
-    type_name: str
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
+@functools.lru_cache(maxsize=512)
+def named_class(kind: str, qualname: str, fields: tuple[str, ...]) -> Any:
+    """The receiver's own class standing for a sender's named container (`kind`: namedtuple, dataclass,
+    mapping, instance): the sender's name and field names, no code of the sender's. One class per name and
+    fields, so that two values of one sender's class are of one class here too."""
+    name = qualname.rsplit(".", 1)[-1]
+    name = name if name.isidentifier() else "Value"
+    cls: Any
+    if kind == "namedtuple":
+        cls = collections.namedtuple(name, fields, rename=True)   # type: ignore[misc, no-redef]
+    elif kind == "dataclass":
+        cls = dataclasses.make_dataclass(name, list(fields))
+    elif kind == "mapping":
+        cls = type(name, (collections.OrderedDict,), {})
+    else:
+        def init(self: Any, **state: Any) -> None:
+            self.__dict__.update(state)
+        cls = type(name, (), {"__init__": init})
+        cls.__signature__ = inspect.Signature(
+            [inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY) for f in fields])
+    cls.__qualname__ = qualname
+    cls.__module__ = __name__
+    return cls
 
 
 def tensor_descriptions(desc: Any) -> list[dict[str, Any]]:
@@ -167,5 +228,5 @@ def open_pipe_ends(read_fd: int, write_fd: int) -> tuple[BinaryIO, BinaryIO]:
     return os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)
 
 
-__all__ = ["Opaque", "WireError", "decode", "encode", "open_pipe_ends", "read_frame", "tensor_descriptions",
-           "write_frame"]
+__all__ = ["Opaque", "WireError", "decode", "encode", "named_class", "open_pipe_ends", "read_frame",
+           "tensor_descriptions", "write_frame"]

@@ -44,6 +44,9 @@ class VerifyOptions:
     refactored_class: tuple[str, ...] = ("RefactoredModel", "Model")
     # the refactored model built from the original's get_init_inputs() (KernelBench's ModelNew has none)
     init_from_original: bool = False
+    # the original and the refactored model each in a process of its own, compared here (hdecomp.verify.sides);
+    # False: both in this process (the decomposer's own steps: code it wrote itself)
+    isolate: bool = True
 
 
 @dataclass

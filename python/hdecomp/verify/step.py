@@ -15,27 +15,19 @@ forward. The result keeps every field of the original workspace's verification_r
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 import torch
-from torch import nn
 
 from hdecomp.anticheat.rules import AntiCheatViolation
-from hdecomp.errors import HdecompError
+from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
-from hdecomp.runtime.component import (
-    is_oom,
-    load_component,
-    seed_everything,
-)
+from hdecomp.runtime.component import is_oom
 from hdecomp.runtime.ops import format_counter_diff
-from hdecomp.verify.compare import tolerances_for
-from hdecomp.verify.in_model import read_in_model_inputs
+from hdecomp.verify.compare import OutputComparison, compare_outputs, tolerances_for
 from hdecomp.verify.report import print_report
 from hdecomp.verify.result import (
     PROBE_SCALES,
@@ -46,29 +38,14 @@ from hdecomp.verify.result import (
     VerifyOptions,
     new_result,
 )
+from hdecomp.verify.sides import MapSummary, Sides, open_sides
 from hdecomp.verify.trials import (
     BRANCH_TRIALS,
-    ChildCalls,
     SharedStateWritten,
     Trial,
     branch_trial_seed,
-    free_memory,
-    holds_meta_tensors,
-    run_given_trial,
-    run_trial,
-)
-from hdecomp.verify.weights import (
-    ExplicitMap,
-    WeightMap,
-    WeightMapError,
-    apply_weight_map,
-    build_weight_map,
-    has_float_state,
-    load_explicit_map,
-    parse_explicit_map,
-    plain_tensor_attributes,
-    randomize_weights,
-    share_weight_map,
+    idle_for,
+    refactored_raised,
 )
 
 
@@ -78,39 +55,6 @@ def _static_violations(refactored: Path) -> tuple[list[AntiCheatViolation], str 
     except ImportError as exc:
         return [], f"static analysis unavailable ({exc})"
     return list(static.analyze_file(refactored)), None
-
-
-def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[ExplicitMap | None, str | None, bool]:
-    """(map, its file, picked up automatically?): without --weight-map, <refactored dir>/weight_map.json
-    is used when present (the original workspace's convention for steps)."""
-    wm = options.weight_map
-    if isinstance(wm, dict):
-        return parse_explicit_map(wm, "<given>"), "<given>", False
-    auto = wm is None
-    if wm is None:
-        wm = refactored.parent / "weight_map.json"
-        if not wm.exists():
-            return None, None, False
-    return load_explicit_map(wm), str(wm), auto
-
-
-def _reference_cache(comp_o: Any, options: VerifyOptions, device: torch.device) -> Any:
-    """The reference cache of this original under these options, or None (off, or no key)."""
-    from hdecomp.verify.reference_cache import ReferenceCache, cache_enabled, step_key
-    if not (options.reference_cache and cache_enabled()):
-        return None
-    try:
-        key = step_key(comp_o.path, comp_o.imported, comp_o.class_name,
-                       seeds=(SEED_BASE, RANDOMIZED_WEIGHT_SEED, *PROBE_SCALES), batch_limit=options.batch_limit,
-                       device=device)
-    except (OSError, UnicodeDecodeError):
-        return None
-    return ReferenceCache(key)
-
-
-def _auto_map_note(path: str | None) -> str:
-    return (f"this weight map was picked up automatically from {path}; pass --weight-map to use another "
-            f"map, or delete it if it does not belong to this step")
 
 
 def verify_step(original: str | Path, refactored: str | Path, options: VerifyOptions | None = None,
@@ -210,133 +154,80 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         data["anticheat"]["source_violations"] = [v.to_dict() for v in static_v]
         result.violations = list(static_v)
 
-    # loading and building
-    t0 = time.perf_counter()
-    comp_o = load_component(original, class_names=("Model", "RefactoredModel"), timeout=options.timeout)
-    comp_r = load_component(refactored, class_names=options.refactored_class, timeout=options.timeout,
-                            require_inputs=False)
-    if options.init_from_original:
-        comp_r.get_init_inputs = comp_o.get_init_inputs
-    clock.add("load", time.perf_counter() - t0)
-    reference = _reference_cache(comp_o, options, device)
-    t0 = time.perf_counter()
-    seed_everything(0)
-    m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
-    seed_everything(0)
-    # (the weights as built, fingerprinted: a reference made from other values is never read)
-    if reference is not None:
-        from hdecomp.verify.reference_cache import state_fingerprint
-        init_state = f"init{state_fingerprint(m_orig)}"
-    else:
-        init_state = "init"
-    ctor_args: list[Any] = []
+    with open_sides(original, refactored, options, device, clock) as sides:
+        _run_sides(sides, original, refactored, options, result, clock, static_v)
 
-    def build_refactored(meta: bool) -> nn.Module:
-        ctx = torch.device("meta") if meta else contextlib.nullcontext()
-        with ctx:
-            if options.skip_anticheat:
-                return comp_r.build(None if meta else device, options.timeout, batch_limit=options.batch_limit)
-            from hdecomp.anticheat import structural as st  # HD313: what reaches children's constructors
-            with st.recording_constructor_arguments(comp_r.imported) as found:
-                built = comp_r.build(None if meta else device, options.timeout, batch_limit=options.batch_limit)
-            ctor_args[:] = found
-            return built
 
-    m_ref = None
-    if options.share_weights:
-        with contextlib.suppress(HdecompError):   # a constructor that needs real tensors: built for real
-            m_ref = build_refactored(meta=True)
-    on_meta = m_ref is not None
-    if m_ref is None:
-        m_ref = build_refactored(meta=False)
-    clock.add("build", time.perf_counter() - t0)
+def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOptions,
+               result: VerificationResult, clock: Clock, static_v: list[AntiCheatViolation]) -> None:
+    """Steps 2 to 5 on the two sides (hdecomp.verify.sides), in this process or each in its own: the same
+    calls either way, the outputs compared here."""
+    data = result.data
+    call_o, call_r = sides.original, sides.refactored
+    o_info, r_info = call_o("describe"), call_r("describe")
+    init_state = o_info["init_state"]
+    data["weight_transfer"] = r_info["weight_transfer"]
+    wm = MapSummary(r_info["weight_transfer"], r_info["mapping"])
+    # 2. structural checks that need no run (made where the refactored model is)
+    structural = [AntiCheatViolation.rebuilt(v) for v in r_info["structural"]]
 
-    # 4. weights
-    t0 = time.perf_counter()
-    auto_map = options.weight_map is None  # refined below; already true if reading the auto-picked map fails
-    try:
-        explicit, explicit_file, auto_map = _load_weight_map(options, refactored)
-        wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
-    except WeightMapError as exc:
-        if not auto_map:
-            raise
-        raise WeightMapError(f"{exc.cause} ({_auto_map_note(exc.file)})", exc.file, exc.line,
-                             exc.details) from exc
-    if auto_map and wm.problems:
-        wm.problems.append(_auto_map_note(explicit_file))
-    shared = share_weight_map(m_orig, m_ref, wm) if on_meta and not wm.problems else None
-    if on_meta and (shared is None or holds_meta_tensors(m_ref)):
-        # not exactly shareable (an unmapped tensor, a plain tensor attribute built on meta): copies
-        t1 = time.perf_counter()
-        seed_everything(0)
-        m_ref = build_refactored(meta=False)
-        clock.add("build", time.perf_counter() - t1)
-        wm = build_weight_map(m_orig, m_ref, explicit, explicit_file)
-        if auto_map and wm.problems:
-            wm.problems.append(_auto_map_note(explicit_file))
-        shared = None
-    if shared is None:
-        apply_weight_map(m_orig, m_ref, wm)
-    clock.add("weights", time.perf_counter() - t0)
-    data["weight_transfer"] = {**wm.to_dict(), "picked_up_automatically": auto_map,
-                               "shared_storage": shared is not None}
-    shared_versions = [t._version for t in shared] if shared else []
-
-    # 2. structural checks that need no run
-    structural: list[AntiCheatViolation] = []
-    if not options.skip_anticheat:
-        from hdecomp.anticheat import structural as st
+    def compared(out_o: Any, out_r: Any) -> OutputComparison:
         t0 = time.perf_counter()
-        structural += st.check_parameters(m_ref, refactored, comp_r.class_name)
-        structural += st.check_disguise(m_ref, original, comp_o.model_class, refactored)
-        structural += st.check_constructor_arguments(m_ref, ctor_args, refactored)
-        clock.add("anticheat_structural", time.perf_counter() - t0)
+        comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+        clock.add("compare", time.perf_counter() - t0)
+        return comparison
+
+    def trial(seed: int, index: int | str, record: bool, weights: str,
+              input_scale: float | None = None) -> tuple[Trial, Any, Any]:
+        inputs, run_o, dtype = call_o("trial", seed, index, record, weights, input_scale)
+        try:
+            out_r, trace_r, mutated_r, written = call_r("trial", inputs, seed, record)
+        except BaseException:
+            run_o.drop()
+            raise
+        del inputs
+        comparison = compared(run_o.take_output(), out_r)
+        if written:
+            raise SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
+        return Trial(index, seed, comparison, run_o.mutated, mutated_r, input_dtype=dtype), run_o.trace, trace_r
 
     # 5. trials; the first one records both sides' ops for checks 2 and 3
     trials: list[Trial] = []
     trace_o = trace_r = None
-    batch_info: dict[str, Any] = {}  # filled by the first trial: see run_trial
-    child_calls = ChildCalls(m_ref)   # every trial's child calls (a branch one trial does not take)
-    original_calls = ChildCalls(m_orig, every_module=True)   # (an item no trial reaches in either model)
     for i in range(options.num_trials):
         record = i == 0 and not options.skip_anticheat
-        trial, to, tr = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + i, i, options, clock, device,
-                                   record, batch_info, reference=reference, weights=init_state,
-                                   original_calls=original_calls)
+        t, to, tr = trial(SEED_BASE + i, i, record, init_state)
         if record:
             trace_o, trace_r = to, tr
-        trials.append(trial)
-        if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
-            raise SharedStateWritten   # a forward writes its own weights or buffers: verify with copies
+        trials.append(t)
     # what the component receives in the model (its first and last call there), a trial each (in_model.py)
     in_model: list[Trial] = []
-    for k, (ia, ik) in enumerate(read_in_model_inputs(original, vars(comp_o.module))):
+    for k in range(call_o("given_count")):
         try:
-            in_model.append(run_given_trial(comp_o, comp_r, m_orig, m_ref, ia, ik, f"in_model_{k}", options,
-                                            clock, device))
+            out_o, dtype = call_o("given", k)
         except HdecompError as exc:
             if exc.file is not None and Path(exc.file).resolve() == Path(original).resolve():
                 data["in_model_skipped"] = f"the original does not run on the recorded inputs ({exc.cause})"
                 break
             raise
-        if shared and any(t._version != v for t, v in zip(shared, shared_versions, strict=True)):
-            raise SharedStateWritten
+        try:
+            out_r = call_r("given", k)
+        except ComponentTimeout:
+            raise
+        except ComponentRunError as exc:   # the original runs on them and the refactored model does not
+            in_model.append(Trial(f"in_model_{k}", SEED_BASE, refactored_raised(exc), [], []))
+            continue
+        in_model.append(Trial(f"in_model_{k}", SEED_BASE, compared(out_o, out_r), [], [], input_dtype=dtype))
     data["in_model_trials"] = [t.to_dict() for t in in_model]
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
     runtime_v: list[AntiCheatViolation] = []
     called_later: list[AntiCheatViolation] = []
     if not options.skip_anticheat and trace_o is not None and trace_r is not None:
-        from hdecomp.anticheat import runtime as rt
-        from hdecomp.anticheat import structural as st
-        t0 = time.perf_counter()
-        called_later = st.check_children_called(m_ref, trace_r, refactored)  # judged after every trial
-        structural += st.check_call_nesting(m_ref, trace_r, refactored)
-        structural += st.check_inventory(trace_o, trace_r, m_ref, refactored)
-        clock.add("anticheat_structural", time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        runtime_v = rt.check_runtime(trace_r, refactored)
-        clock.add("anticheat_runtime", time.perf_counter() - t0)
+        later, more, found = call_r("trace_checks", trace_o)
+        called_later = [AntiCheatViolation.rebuilt(v) for v in later]
+        structural += [AntiCheatViolation.rebuilt(v) for v in more]
+        runtime_v = [AntiCheatViolation.rebuilt(v) for v in found]
         a, b = trace_o.compute_inventory("aten"), trace_r.compute_inventory("aten")
         data["op_inventory"] = {"original": trace_o.to_dict(), "refactored": trace_r.to_dict(),
                                 "diff": format_counter_diff(a, b), "match": a == b}
@@ -344,20 +235,23 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
         result.traces = (trace_o, trace_r)
     del trace_o, trace_r
 
+    def randomize(seed: int) -> tuple[str, int]:
+        """Every float weight re-drawn, on both sides alike: (the original's new weights label, how many)."""
+        t0 = time.perf_counter()
+        names = call_r("randomize", seed)
+        label = call_o("randomize", names, seed)
+        clock.add("weights", time.perf_counter() - t0)
+        return label, len(names)
+
     randomized: Trial | None = None
     weights_state = init_state   # the original's weights as built; re-randomised below (part of a reference's label)
-    float_tensors = has_float_state(m_orig)
+    float_tensors = o_info["has_float_state"]
     if options.randomized_trial and float_tensors:
-        t0 = time.perf_counter()
-        names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED)
-        weights_state = f"rand{RANDOMIZED_WEIGHT_SEED}{_attributes_label(m_orig, names)}"
-        clock.add("weights", time.perf_counter() - t0)
-        randomized, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials,
-                                      "randomized", options, clock, device, False, batch_info,
-                                      reference=reference, weights=weights_state, original_calls=original_calls)
+        weights_state, drawn = randomize(RANDOMIZED_WEIGHT_SEED)
+        randomized, _, _ = trial(SEED_BASE + options.num_trials, "randomized", False, weights_state)
         randomized.randomized = True
         data["randomized_trial"] = {**randomized.to_dict(), "weight_seed": RANDOMIZED_WEIGHT_SEED,
-                                    "tensors_randomized": len(names)}
+                                    "tensors_randomized": drawn}
     else:
         data["randomized_trial"] = {"status": "SKIPPED", "reason": "disabled" if not options.randomized_trial
                                     else "the original has no float parameters or buffers"}
@@ -365,44 +259,39 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     # parent): more inputs, and more weights, until every branch has run and matched, or HD306.
     branch_trials: list[Trial] = []
     for k in range(BRANCH_TRIALS if called_later else 0):
-        if not child_calls.never_called():
+        if not call_r("never_called"):
             break
         if k % 2 == 1 and float_tensors:
-            names = randomize_weights(m_orig, m_ref, wm, seed=RANDOMIZED_WEIGHT_SEED + 1 + k)
-            weights_state = f"rand{RANDOMIZED_WEIGHT_SEED + 1 + k}{_attributes_label(m_orig, names)}"
-        bt, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, branch_trial_seed(k), f"branch_{k}", options,
-                              clock, device, False, batch_info, reference=reference, weights=weights_state,
-                              original_calls=original_calls)
+            weights_state, _ = randomize(RANDOMIZED_WEIGHT_SEED + 1 + k)
+        bt, _, _ = trial(branch_trial_seed(k), f"branch_{k}", False, weights_state)
         branch_trials.append(bt)
-    child_calls.close()
-    original_calls.close()
     if called_later:
-        never = {c for c in child_calls.never_called() if not original_calls.idle_for(c, wm)}
+        counts, unknown = call_o("module_calls")
+        never = {c for c in call_r("never_called") if not idle_for(counts, unknown, c, wm.mapping)}
         structural += [v for v in called_later if v.details.get("child") in never]
     data["branch_trials"] = [t.to_dict() for t in branch_trials]
-    data["child_calls"] = dict(child_calls.counts)   # over every trial
+    data["child_calls"] = call_r("child_calls")   # over every trial
     # Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
     # degenerate too, probe with wider float inputs until the output carries information.
     probes: list[Trial] = []
     if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
         for scale in PROBE_SCALES:
-            probe, _, _ = run_trial(comp_o, comp_r, m_orig, m_ref, SEED_BASE + options.num_trials + 1,
-                                     f"probe_x{scale:g}", options, clock, device, False, batch_info,
-                                     input_scale=scale, reference=reference, weights=weights_state)
+            probe, _, _ = trial(SEED_BASE + options.num_trials + 1, f"probe_x{scale:g}", False, weights_state, scale)
             probes.append(probe)
             if not probe.comparison.degenerate:
                 break
     probes += branch_trials   # a branch trial that does not match fails the step like a probe
+    # what the refactored side did to its process, where it has one of its own (hdecomp.verify.sides)
+    runtime_v += sides.finish(clock, refactored, data)
     # A forward that draws random numbers (dropout in train mode, Reformer's LSH rotations, noise) is
     # still verified exactly: each trial runs both models from the same seeded RNG state.
     data["forward_draws_random"] = clock.random_draws > 0
     # how many of the original's trial runs came from the reference cache (none on a first verification)
-    data["reference_cache"] = ({"used": False} if reference is None else
-                               {"used": True, "trials_from_cache": reference.hits, "trials_stored": reference.stored,
-                                "original_writes_its_state": reference.poisoned})
+    data["reference_cache"] = call_o("cache_info")
     if clock.random_draws:
         result.warnings.append("the forward draws random numbers: each trial ran both models from the same "
                                "seeded RNG state, so they drew the same ones")
+    batch_info = call_o("batch_description")
     data["batch_limit"] = options.batch_limit
     # how --batch-limit was applied: "batch_size" (the module's batch_size lowered before get_inputs()),
     # "cut" (leading dimension cut afterwards), both, "full_size" (every cut broke the original: run
@@ -412,22 +301,12 @@ def _verify(original: Path, refactored: Path, options: VerifyOptions, result: Ve
     data["batch_cuts"] = batch_info.get("batch_cuts", [])
     data["input_shapes"] = batch_info.get("input_shapes", {})
     data["_input_dtype"] = trials[0].input_dtype
-    del m_orig, m_ref
-    free_memory(device)
 
     _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes, in_model)
 
 
-def _attributes_label(original: nn.Module, randomized: list[str]) -> str:
-    """The part of a re-randomised original's label that the weight map decides: which plain tensor attributes
-    were re-drawn (those the map hands to the refactored side, hdecomp.verify.weights.randomize_weights). A
-    cached reference made under another map must not stand for this one."""
-    attrs = sorted(set(randomized) & {n for n, _ in plain_tensor_attributes(original)})
-    return "-a" + hashlib.sha256("\n".join(attrs).encode()).hexdigest()[:12] if attrs else ""
-
-
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],
-            structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: WeightMap,
+            structural: list[AntiCheatViolation], runtime_v: list[AntiCheatViolation], wm: MapSummary,
             trials: list[Trial], randomized: Trial | None, data: dict[str, Any],
             probes: list[Trial] | None = None, in_model: list[Trial] | None = None) -> None:
     probes = probes or []
@@ -552,7 +431,7 @@ def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[A
     data["status"] = result.status
 
 
-def _fail_detail(result: VerificationResult, trials: list[Trial], randomized: Trial | None, wm: WeightMap,
+def _fail_detail(result: VerificationResult, trials: list[Trial], randomized: Trial | None, wm: MapSummary,
                  mutation: dict[str, list[str]], errors: list[AntiCheatViolation],
                  failed_probes: list[Trial]) -> str:
     if errors:

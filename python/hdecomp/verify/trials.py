@@ -205,23 +205,24 @@ class ChildCalls:
             if q in self.counts:
                 self.counts[q] += n
 
-    def idle_for(self, child: str, wm: Any) -> bool:
-        """On the original's counts (`every_module`): whether the refactored `child`, never called, holds (by
-        the weight map `wm`) only state of original submodules these trials never called either: an expert
-        the router picked in no trial, in the original as in the refactored model. Nothing runs on either
-        side, so nothing is skipped."""
-        if self.unknown or self.counts.get("", 0) == 0:
-            return False   # not known which of the original's submodules ran
-        originals = [o for o, r in wm.mapping.items() if r.startswith(child + ".")]
-        if not originals:
-            return False
-        owners = {o.rsplit(".", 1)[0] if "." in o else "" for o in originals}
-        return all(o and self.counts.get(o, 1) == 0 for o in owners)
-
     def close(self) -> None:
         for h in self._handles:
             h.remove()
         self._handles = []
+
+
+def idle_for(counts: dict[str, int], unknown: bool, child: str, mapping: dict[str, str]) -> bool:
+    """Whether the refactored `child`, never called, holds (by the weight map's `mapping`) only state of original
+    submodules these trials never called either (`counts`: the original's submodule calls, `unknown`: some run
+    went uncounted): an expert the router picked in no trial, in the original as in the refactored model.
+    Nothing runs on either side, so nothing is skipped."""
+    if unknown or counts.get("", 0) == 0:
+        return False   # not known which of the original's submodules ran
+    originals = [o for o, r in mapping.items() if r.startswith(child + ".")]
+    if not originals:
+        return False
+    owners = {o.rsplit(".", 1)[0] if "." in o else "" for o in originals}
+    return all(o and counts.get(o, 1) == 0 for o in owners)
 
 
 class SharedStateWritten(Exception):
@@ -257,16 +258,12 @@ def state_signature(model: nn.Module) -> list[Any]:
     return sig
 
 
-def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
-               index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
-               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
-               reference: ReferenceCache | None = None, weights: str = "init",
-               original_calls: ChildCalls | None = None,
-               ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
-    """One trial. `reference`: where the original's side may come from; `weights` names the state of the
-    original's weights (its initialisation, or the seed they were last re-randomised with), part of the
-    reference's label with the trial's seed and input scale. `original_calls`: the counts of the original's
-    submodule calls (hooked on `m_orig`), to which a cached reference adds the ones it stands for."""
+def trial_inputs(orig: Component, m_orig: nn.Module, seed: int, options: VerifyOptions, clock: Clock,
+                 device: torch.device, batch_info: dict[str, Any], input_scale: float | None = None,
+                 ) -> tuple[list[Any], dict[str, Any]]:
+    """A trial's inputs, drawn from the original's file under `seed` and cut to --batch-limit as the original
+    allows; `batch_info` (empty) is filled with how, from the first trial's inputs (they describe the step).
+    With `input_scale`: a probe, float inputs redrawn as N(0, scale²) (same shapes and dtypes)."""
     t0 = time.perf_counter()
     args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
                                     batch_limit=options.batch_limit)
@@ -289,21 +286,53 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
             or ("not_applicable" if policy == "not_applicable" else "full_size" if full_size else "not_needed"))
         batch_info["input_shapes"] = {p: list(t.shape) for p, t in input_tensors(args, kwargs)}
     if input_scale is not None:
-        # Probe: float inputs redrawn as N(0, scale²) (same shapes and dtypes; index inputs kept).
         gen = torch.Generator(device=device).manual_seed(seed)
         with torch.no_grad():
             for _, t in input_tensors(args, kwargs):
                 if t.is_floating_point():
                     t.copy_(torch.randn(t.shape, generator=gen, device=t.device, dtype=t.dtype) * input_scale)
     clock.add("inputs", time.perf_counter() - t0)
+    return args, kwargs
 
-    # The original runs on a clone; the refactored model gets the pristine tensors, watched by
-    # fingerprints. At most two copies of the inputs exist at once. A cached reference (the same original,
-    # seeds and settings verified before: reference_cache.py) stands for the original's run.
+
+def trial_label(index: int | str, seed: int, weights: str, input_scale: float | None) -> str:
+    """A trial's name in the reference cache: its index, input seed, weights and probe scale."""
+    return f"{index}-s{seed}-w{weights}" + (f"-x{input_scale:g}" if input_scale is not None else "")
+
+
+@dataclass
+class OriginalRun:
+    """The original's side of one trial: its output (None while spilled to disk), trace and input writes."""
+    output: Any
+    trace: OpTrace | None
+    mutated: list[str]
+    spilled: Path | None = None
+
+    def take_output(self) -> Any:
+        """The output, read back from disk where it was spilled (the file is removed; the mapping stays)."""
+        if self.spilled is not None:
+            self.output = load_spilled(self.spilled)
+            drop_spilled(self.spilled)
+            self.spilled = None
+        return self.output
+
+    def drop(self) -> None:
+        if self.spilled is not None:
+            drop_spilled(self.spilled)
+            self.spilled = None
+
+
+def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: dict[str, Any], seed: int,
+                  label: str, options: VerifyOptions, clock: Clock, device: torch.device, record: bool,
+                  reference: ReferenceCache | None = None, original_calls: ChildCalls | None = None,
+                  spill: bool = True) -> OriginalRun:
+    """The original's forward on a clone of the trial's inputs (`args`/`kwargs` stay pristine), or a cached
+    reference for `label` (the same original, seeds and settings verified before: reference_cache.py).
+    `original_calls`: the counts of the original's submodule calls, to which a cached reference adds the ones
+    it stands for. With `spill`, a big output waits for the comparison on disk."""
     t0 = time.perf_counter()
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
-    label = f"{index}-s{seed}-w{weights}" + (f"-x{input_scale:g}" if input_scale is not None else "")
     cached = reference.get(label, need_trace=record, device=device) if reference is not None else None
     clock.add("inputs", time.perf_counter() - t0)
     if cached is not None:
@@ -325,7 +354,7 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
         out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
                                   seed=seed, record=record, root_locations=False, clock=clock)
         t0 = time.perf_counter()
-        # judged as the refactored model is below: changed values, or an in-place write of the same values
+        # judged as the refactored model is: changed values, or an in-place write of the same values
         # (a ReLU(inplace=True) on inputs that are already positive)
         changed_o = set(_mutated(pristine, o_before))
         mutated_o = [p for (p, t), v in zip(o_before, o_versions, strict=True) if p in changed_o or t._version != v]
@@ -344,23 +373,29 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
     t0 = time.perf_counter()
     # A big output waits for the comparison on disk, not in memory, while the refactored model runs (an
     # attention fusion's output is a 4 GB score matrix at batch 1: held, it would be a third copy).
-    spilled = spill_output(out_o, device)
+    spilled = spill_output(out_o, device) if spill else None
     if spilled is not None:
         out_o = None
     free_memory(device, nbytes)
-    # Watching the refactored model's inputs: an exact snapshot while inputs are small (one memcpy now and
-    # one equality pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints
-    # only for big inputs, where a third copy would not fit (still at most two copies at once).
+    clock.add("inputs", time.perf_counter() - t0)
+    return OriginalRun(out_o, trace_o, mutated_o, spilled)
+
+
+def refactored_half(ref: Component, m_ref: nn.Module, args: list[Any], kwargs: dict[str, Any], seed: int,
+                    options: VerifyOptions, clock: Clock, device: torch.device, record: bool,
+                    ) -> tuple[Any, OpTrace | None, list[str]]:
+    """The refactored model's forward on the trial's pristine inputs, watched for writes: (output, trace,
+    the input paths it modified). An exact snapshot while inputs are small (one memcpy now and one equality
+    pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints only for big
+    inputs, where a third copy would not fit."""
+    t0 = time.perf_counter()
+    pristine = input_tensors(args, kwargs)
+    nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     snapshot = [t.clone() for _, t in pristine] if nbytes < _BIG_BYTES else None
     prints = [_fingerprint(t) for _, t in pristine] if snapshot is None else [t._version for _, t in pristine]
     clock.add("inputs", time.perf_counter() - t0)
-    try:
-        out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
-                                  seed=seed, record=record, root_locations=True, clock=clock)
-    except BaseException:
-        if spilled is not None:
-            drop_spilled(spilled)
-        raise
+    out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
+                              seed=seed, record=record, root_locations=True, clock=clock)
     t0 = time.perf_counter()
     if snapshot is not None:
         changed = set(_mutated(list(zip([p for p, _ in pristine], snapshot, strict=True)), pristine))
@@ -369,43 +404,77 @@ def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Modu
         del snapshot
     else:
         mutated_r = [p for (p, t), fp in zip(pristine, prints, strict=False) if _fingerprint(t) != fp]
-    dtype = first_float_dtype([t for _, t in pristine])
-    del args, kwargs, pristine
     clock.add("inputs", time.perf_counter() - t0)
+    return out_r, trace_r, mutated_r
+
+
+def input_dtype_name(args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    dtype = first_float_dtype([t for _, t in input_tensors(args, kwargs)])
+    return str(dtype).replace("torch.", "") if dtype is not None else None
+
+
+def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
+               index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
+               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
+               reference: ReferenceCache | None = None, weights: str = "init",
+               original_calls: ChildCalls | None = None,
+               ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
+    """One trial in this process: the two halves above, then the comparison. `reference`: where the original's
+    side may come from; `weights` names the state of the original's weights (its initialisation, or the seed
+    they were last re-randomised with), part of the reference's label with the trial's seed and input scale.
+    The original runs on a clone; the refactored model gets the pristine tensors. At most two copies of the
+    inputs exist at once."""
+    args, kwargs = trial_inputs(orig, m_orig, seed, options, clock, device, batch_info, input_scale)
+    nbytes = nested_tensor_bytes([args, kwargs])
+    run_o = original_half(orig, m_orig, args, kwargs, seed, trial_label(index, seed, weights, input_scale), options,
+                          clock, device, record, reference, original_calls)
+    try:
+        out_r, trace_r, mutated_r = refactored_half(ref, m_ref, args, kwargs, seed, options, clock, device, record)
+    except BaseException:
+        run_o.drop()
+        raise
+    dtype = input_dtype_name(args, kwargs)
+    del args, kwargs
     t0 = time.perf_counter()
-    if spilled is not None:
-        out_o = load_spilled(spilled)
-        drop_spilled(spilled)  # the mapping keeps the data until the comparison is done
-    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
+    comparison = compare_outputs(run_o.take_output(), out_r, options.rtol, options.atol)
     clock.add("compare", time.perf_counter() - t0)
-    del out_o, out_r
+    trace_o, mutated_o = run_o.trace, run_o.mutated
+    del run_o, out_r
     free_memory(device, nbytes)
-    return (Trial(index, seed, comparison, mutated_o, mutated_r,
-                   input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None),
-            trace_o, trace_r)
+    return Trial(index, seed, comparison, mutated_o, mutated_r, input_dtype=dtype), trace_o, trace_r
+
+
+def given_half(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], label: str,
+               options: VerifyOptions, clock: Clock, device: torch.device) -> Any:
+    """One side's forward on inputs given as they are (hdecomp.verify.in_model: what the component receives in
+    the model), on its own copy, under the trial seed."""
+    args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
+    out, _ = _forward(comp, model, clone_nested(args), clone_nested(kwargs), label=label, timeout=options.timeout,
+                      record=False, root_locations=label == "refactored", clock=clock, seed=SEED_BASE)
+    return out
+
+
+def refactored_raised(exc: ComponentRunError) -> OutputComparison:
+    """The comparison of a given-inputs trial on which the original runs and the refactored model raised."""
+    from hdecomp.verify.compare import LeafComparison
+    return OutputComparison(leaves=[LeafComparison(
+        path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")])
 
 
 def run_given_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, args: list[Any],
                     kwargs: dict[str, Any], index: str, options: VerifyOptions, clock: Clock,
                     device: torch.device) -> Trial:
-    """Both sides on inputs given as they are (hdecomp.verify.in_model: what the component receives in the
-    model), each on its own copy, under the same seed; compared as a seeded trial is."""
-    args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
-    out_o, _ = _forward(orig, m_orig, clone_nested(args), clone_nested(kwargs), label="original",
-                        timeout=options.timeout, record=False, root_locations=False, clock=clock, seed=SEED_BASE)
+    """Both sides on inputs given as they are, each on its own copy, under the same seed; compared as a seeded
+    trial is."""
+    out_o = given_half(orig, m_orig, args, kwargs, "original", options, clock, device)
+    dtype = input_dtype_name(args, kwargs)
     try:
-        out_r, _ = _forward(ref, m_ref, clone_nested(args), clone_nested(kwargs), label="refactored",
-                            timeout=options.timeout, record=False, root_locations=True, clock=clock, seed=SEED_BASE)
+        out_r = given_half(ref, m_ref, args, kwargs, "refactored", options, clock, device)
     except ComponentTimeout:
         raise
     except ComponentRunError as exc:   # the original runs on them and the refactored model does not: a mismatch
-        from hdecomp.verify.compare import LeafComparison
-        return Trial(index, SEED_BASE, OutputComparison(leaves=[LeafComparison(
-            path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")]), [], [])
+        return Trial(index, SEED_BASE, refactored_raised(exc), [], [])
     t0 = time.perf_counter()
     comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
     clock.add("compare", time.perf_counter() - t0)
-    dtype = first_float_dtype([t for _, t in input_tensors(args, kwargs)])
-    return Trial(index, SEED_BASE, comparison, [], [],
-                 input_dtype=str(dtype).replace("torch.", "") if dtype is not None else None)
-
+    return Trial(index, SEED_BASE, comparison, [], [], input_dtype=dtype)

@@ -595,6 +595,20 @@ def randomize_weights(original: nn.Module, refactored: nn.Module, wm: WeightMap,
     return done
 
 
+def randomize_named(original: nn.Module, names: list[str], seed: int = 1234) -> None:
+    """Re-draw the original's float tensors `names`, in that order, as `randomize_weights` drew them (the names
+    it returned): the same values in a process that holds the original alone."""
+    gen = _Generators(seed)
+    by_name = {e.name: e for e in named_tensors(original, attributes=True)}
+    with torch.no_grad():
+        for name in names:
+            entry = by_name.get(name)
+            if entry is None or not entry.tensor.is_floating_point():
+                raise WeightMapError(f"the original has no float tensor {name!r} to re-randomise")
+            _randomize_(name, entry.tensor, gen(entry.tensor.device))
+    forget_derived_state(original)
+
+
 def randomized_state(state: dict[str, torch.Tensor], seed: int = 1234) -> dict[str, torch.Tensor]:
     """A copy of `state` (a state_dict) with every float tensor re-drawn as `randomize_weights` draws it:
     what a judge in another process hands both sides (`hdecomp replace`)."""
