@@ -19,7 +19,7 @@ from hdecomp.decompose import shapes
 from hdecomp.decompose.capture import common as capture_mod
 from hdecomp.decompose.outputs import self_test_jobs
 from hdecomp.verify import compare
-from hdecomp.verify import step as verify_step_module
+from hdecomp.verify import sides as verify_sides_module
 from hdecomp.verify import trials as verify
 from hdecomp.verify.result import VerifyOptions
 from hdecomp.verify.step import verify_step
@@ -90,7 +90,8 @@ def _probe_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
     spec.loader.exec_module(mod)
     monkeypatch.setitem(sys.modules, "hdecomp_memory_probe", mod)
     probe: dict[str, Any] = mod.PROBE
-    # verify_step builds its own original from original.py: point its probe at the shared one
+    # verify_step builds its own original from original.py: point its probe at the shared one (both models in
+    # this process: the memory order of one process is what these tests check)
     import hdecomp.runtime.component as component
     real_load = component.load_component
 
@@ -99,7 +100,7 @@ def _probe_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
         if Path(path).name == "original.py":
             comp.module.PROBE = probe
         return comp
-    monkeypatch.setattr(verify_step_module, "load_component", load)
+    monkeypatch.setattr(verify_sides_module, "load_component", load)
     return orig, ref, probe
 
 
@@ -107,7 +108,7 @@ def test_a_big_original_output_is_not_in_memory_while_the_refactored_model_runs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     orig, ref, probe = _probe_step(tmp_path, monkeypatch)
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)  # every output counts as big
-    result = verify_step(orig, ref, VerifyOptions(num_trials=2, skip_anticheat=True, reference_cache=False))
+    result = verify_step(orig, ref, VerifyOptions(isolate=False, num_trials=2, skip_anticheat=True, reference_cache=False))
     assert result.status == "PASS", result.data.get("fail_detail") or result.error
     # 2 trials + the randomized-weights trial, each checked while the refactored model ran
     assert probe["alive_during_refactored"] == [False, False, False]
@@ -118,14 +119,14 @@ def test_the_old_order_holds_the_original_output_during_the_refactored_run(
     """The probe can fail: with spilling off (outputs below the threshold) the output is alive."""
     orig, ref, probe = _probe_step(tmp_path, monkeypatch)
     monkeypatch.setattr(verify, "SPILL_BYTES", 1 << 62)
-    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True, reference_cache=False, randomized_trial=False))
+    result = verify_step(orig, ref, VerifyOptions(isolate=False, num_trials=1, skip_anticheat=True, reference_cache=False, randomized_trial=False))
     assert result.status == "PASS"
     assert probe["alive_during_refactored"] == [True]
 
 
 def test_spilled_outputs_give_the_same_result_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     orig, ref, _ = _probe_step(tmp_path, monkeypatch)
-    opts = VerifyOptions(num_trials=2, skip_anticheat=True, reference_cache=False)
+    opts = VerifyOptions(isolate=False, num_trials=2, skip_anticheat=True, reference_cache=False)
     monkeypatch.setattr(verify, "SPILL_BYTES", 1 << 62)
     kept = verify_step(orig, ref, opts).to_dict()
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
@@ -147,7 +148,7 @@ def test_a_failed_refactored_run_leaves_no_spill_file(tmp_path: Path, monkeypatc
         return p
     monkeypatch.setattr(verify, "SPILL_BYTES", 0)
     monkeypatch.setattr(verify, "spill_output", spy)
-    result = verify_step(orig, ref, VerifyOptions(num_trials=1, skip_anticheat=True, reference_cache=False))
+    result = verify_step(orig, ref, VerifyOptions(isolate=False, num_trials=1, skip_anticheat=True, reference_cache=False))
     assert result.status == "ERROR"
     assert spills and not any(p.exists() for p in spills)
 

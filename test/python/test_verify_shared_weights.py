@@ -127,7 +127,13 @@ def test_a_forward_that_writes_its_weights_is_verified_with_copies(tmp_path: Pat
                  child_init="self.register_buffer('calls', torch.zeros(1))", child_fwd="self.calls.add_(1)")
     wm = step / "weight_map.json"
     wm.write_text(wm.read_text().rstrip("}") + ', "calls": "first.calls"}')
-    r = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(num_trials=2, skip_anticheat=True))
+    in_process = VerifyOptions(num_trials=2, skip_anticheat=True, isolate=False)
+    r = verify_step(step / "original.py", step / "refactored.py", in_process)
     assert r.status == "PASS", (r.error, r.data.get("fail_reason"))
     assert r.data["weight_transfer"]["shared_storage"] is False
     assert any("writes its own parameters or buffers" in w for w in r.warnings), r.warnings
+    # each side in a process of its own: the original's copy beside the refactored model never runs, so the
+    # two writes stay apart with no second run
+    r = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(num_trials=2, skip_anticheat=True))
+    assert r.status == "PASS", (r.error, r.data.get("fail_reason"))
+    assert not any("writes its own parameters or buffers" in w for w in r.warnings), r.warnings

@@ -14,6 +14,8 @@ buffers, each length-prefixed. Inside `value`:
   dict subclass: a transformers ModelOutput) and `{"instance": "Name", "state": {"dict": ...}}` (a plain
   object holding tensors or plain values: torchvision's ImageList). The receiver rebuilds each as an instance
   of a class of its own making with that name and those fields (`named_class`): nothing of the sender's runs;
+- `{"size": [...]}`, `{"torch": "float32"}` (a dtype, memory format or layout), `{"device": "cpu"}`,
+  `{"complex": [re, im]}`, `{"slice": [start, stop, step]}`, `{"ellipsis": true}`;
 - `{"object": "module.Qualname"}`: anything else, named only (its values do not cross; an `Opaque` equals
   nothing, as two distinct objects of a class without an equality of its own do).
 """
@@ -69,6 +71,8 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
                     "layout": str(t.layout).removeprefix("torch."), "meta": bool(t.is_meta)}
         if v is None or isinstance(v, (bool, int, str)):
             return v
+        if isinstance(v, torch.Size):
+            return {"size": [int(x) for x in v]}
         if isinstance(v, float):
             return v if math.isfinite(v) else {"float": repr(v)}
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
@@ -86,8 +90,16 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
             if type(v) in (dict, collections.OrderedDict):
                 return {"dict": items}
             return {"mapping": type(v).__qualname__, "items": items}
-        if isinstance(v, (torch.dtype, torch.device, torch.Size)):
-            return {"object": f"torch.{type(v).__name__}", "repr": str(v)}
+        if isinstance(v, (torch.dtype, torch.memory_format, torch.layout)):
+            return {"torch": str(v).removeprefix("torch.")}
+        if isinstance(v, torch.device):
+            return {"device": str(v)}
+        if isinstance(v, complex):
+            return {"complex": [walk(v.real), walk(v.imag)]}
+        if isinstance(v, slice):
+            return {"slice": [walk(v.start), walk(v.stop), walk(v.step)]}
+        if v is Ellipsis:
+            return {"ellipsis": True}
         from hdecomp.runtime.component import holding_tensors, plain_object_state
         if holding_tensors(v) or plain_object_state(v) is not None:
             return {"instance": type(v).__qualname__, "state": walk(dict(vars(v)))}
@@ -131,9 +143,39 @@ def decode(desc: Any, buffers: list[bytes]) -> Any:
         if "instance" in desc:
             state = decode(desc["state"], buffers)
             return named_class("instance", str(desc["instance"]), tuple(state))(**state)
+        if "size" in desc:
+            return torch.Size(int(x) for x in desc["size"])
+        if "torch" in desc:
+            value = getattr(torch, str(desc["torch"]), None)
+            if not isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
+                raise WireError(f"not a torch dtype, memory format or layout: {desc['torch']!r}")
+            return value
+        if "device" in desc:
+            return torch.device(str(desc["device"]))
+        if "complex" in desc:
+            re, im = (decode(x, buffers) for x in desc["complex"])
+            return complex(re, im)
+        if "slice" in desc:
+            return slice(*(decode(x, buffers) for x in desc["slice"]))
+        if "ellipsis" in desc:
+            return Ellipsis
         if "object" in desc:
             return Opaque(desc["object"])
     raise WireError(f"not plain data: {str(desc)[:80]}")
+
+
+def plain_only(value: Any) -> bool:
+    """Whether `value` (decoded) is what it was on the sender's side: tensors, numbers, strings, torch's dtypes,
+    devices and sizes in lists, tuples and dicts; not a stand-in for an object (`named_class`, `Opaque`)."""
+    if value is None or isinstance(value, (bool, int, float, str, complex, slice, torch.Tensor, torch.dtype,
+                                           torch.device, torch.memory_format, torch.layout, torch.Size)) \
+            or value is Ellipsis:
+        return True
+    if type(value) in (list, tuple):
+        return all(plain_only(v) for v in value)
+    if type(value) in (dict, collections.OrderedDict):
+        return all(plain_only(k) and plain_only(v) for k, v in value.items())
+    return False
 
 
 class Opaque:
@@ -228,5 +270,5 @@ def open_pipe_ends(read_fd: int, write_fd: int) -> tuple[BinaryIO, BinaryIO]:
     return os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)
 
 
-__all__ = ["Opaque", "WireError", "decode", "encode", "named_class", "open_pipe_ends", "read_frame",
+__all__ = ["Opaque", "WireError", "decode", "encode", "named_class", "open_pipe_ends", "plain_only", "read_frame",
            "tensor_descriptions", "write_frame"]

@@ -46,6 +46,8 @@ class StepOutcome:
     coverage_error: str | None = None
     verify_seconds: float = 0.0
     coverage_seconds: float = 0.0
+    forward_seconds: float = 0.0   # in the models' forwards (the verification's own clock, on either side)
+    forward_calls: int = 0
     replaced_result: Path | None = None   # verified composed, with the tree's kernel replacements in place
 
     def to_dict(self, root: Path) -> dict[str, Any]:
@@ -120,33 +122,6 @@ class PipelineResult:
         }
 
 
-@contextlib.contextmanager
-def forward_timer() -> Iterator[dict[str, float]]:
-    """Time spent inside outermost nn.Module forwards (all models, all trials) while the block runs."""
-    from torch.nn.modules import module as torch_module
-    stats = {"seconds": 0.0, "calls": 0.0}
-    state = {"depth": 0, "t0": 0.0}
-
-    def pre(mod: Any, args: Any) -> None:
-        if state["depth"] == 0:
-            state["t0"] = time.perf_counter()
-        state["depth"] += 1
-
-    def post(mod: Any, args: Any, out: Any) -> None:
-        state["depth"] = max(state["depth"] - 1, 0)
-        if state["depth"] == 0:
-            stats["seconds"] += time.perf_counter() - state["t0"]
-            stats["calls"] += 1
-
-    h1 = torch_module.register_module_forward_pre_hook(pre)
-    h2 = torch_module.register_module_forward_hook(post, always_call=True)
-    try:
-        yield stats
-    finally:
-        h1.remove()
-        h2.remove()
-
-
 def _error_result(step: Step, cause: str) -> dict[str, Any]:
     """A verification_result.json for a step that could not be verified at all (original format keys)."""
     return {"timestamp": datetime.now().isoformat(),
@@ -181,6 +156,9 @@ def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcom
                           error=_error_text(result.error), violations=len(result.violations or []))
         out.fail_reason = d.get("fail_reason")
         out.anticheat_status = (d.get("anticheat") or {}).get("status")
+        timings = d.get("timings") or {}
+        out.forward_seconds = float(timings.get("forward", 0.0)) + float(timings.get("forward_recorded", 0.0))
+        out.forward_calls = int(timings.get("forward_calls", 0))
     except HdecompError as exc:
         write_json_atomic(step.result_file, _error_result(step, exc.headline))
         out = StepOutcome(step=step, status="ERROR", error=exc.headline)
@@ -273,7 +251,7 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
         result.problems.append(f"{root / 'steps'}: no step folders with a refactored.py")
     t0 = time.perf_counter()
     replaced_run = _replacements_run(root, options, result.problems) if with_replacements else None
-    with forward_timer() as fwd, _progress(console, progress, len(steps)) as advance:
+    with _progress(console, progress, len(steps)) as advance:
         for step in steps:
             if replaced_run is not None and step.dir.resolve() in replaced_run.holding:
                 outcome = _verify_replaced(root, step, options, replaced_run)
@@ -284,8 +262,8 @@ def run_pipeline(root: str | Path, options: Any = None, *, coverage: bool = True
             if verbose and console is not None:
                 _print_outcome(console, outcome)
     result.seconds = time.perf_counter() - t0
-    result.forward_seconds = fwd["seconds"]
-    result.forward_calls = int(fwd["calls"])
+    result.forward_seconds = sum(o.forward_seconds for o in result.steps)
+    result.forward_calls = sum(o.forward_calls for o in result.steps)
     if write_summary:
         result.summary_file = write_json_atomic(root / "verification" / SUMMARY_FILE, result.to_dict())
     return result
@@ -370,4 +348,4 @@ def options_from_args(args: argparse.Namespace) -> Any:
                          reference_cache=not getattr(args, "no_cache", False))
 
 
-__all__ = ["PipelineResult", "StepOutcome", "forward_timer", "run_pipeline", "verify_one"]
+__all__ = ["PipelineResult", "StepOutcome", "run_pipeline", "verify_one"]

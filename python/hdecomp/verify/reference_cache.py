@@ -18,6 +18,7 @@ least recently used entries evicted first; one step's outputs above a quarter of
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import hashlib
@@ -34,7 +35,7 @@ import torch
 
 from hdecomp import __version__
 from hdecomp.runtime.component import map_nested, nested_tensor_bytes
-from hdecomp.runtime.ops import OpTrace
+from hdecomp.runtime.ops import OpEvent, OpTrace
 
 FORMAT = 1
 _DEFAULT_MAX_MB = 4096
@@ -135,6 +136,10 @@ def _label_file(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", label) + ".pt"
 
 
+# what a cached reference may hold besides tensors and plain containers
+_SAFE: list[Any] = [OpTrace, OpEvent, collections.Counter]
+
+
 class ReferenceCache:
     """The references of one original (one key): read lazily per trial, written as trials compute them."""
 
@@ -152,8 +157,11 @@ class ReferenceCache:
             return None
         f = self.dir / _label_file(label)
         try:
-            data = torch.load(f, map_location=device, weights_only=False, mmap=device.type == "cpu")
-        except Exception:   # missing, partial, from another version: computed again
+            # (tensors, containers and the trace's own classes only: a file planted in the cache runs no code;
+            # an output of a class of the model's own is computed again)
+            with torch.serialization.safe_globals(_SAFE):
+                data = torch.load(f, map_location=device, weights_only=True, mmap=device.type == "cpu")
+        except Exception:   # missing, partial, from another version, not loadable safely: computed again
             return None
         if not isinstance(data, dict) or data.get("format") != FORMAT or (need_trace and data["trace"] is None):
             return None

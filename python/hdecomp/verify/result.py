@@ -79,12 +79,13 @@ class VerificationResult:
 
 
 class Clock:
-    """Accumulates wall time per phase (seconds), and counts the forwards that drew random numbers."""
+    """Accumulates wall time per phase (seconds), and counts the forwards, and those that drew random numbers."""
 
     def __init__(self, device: torch.device) -> None:
         self.times: dict[str, float] = {}
         self.device = device
         self.random_draws = 0
+        self.forward_calls = 0   # model forwards run (both sides, every trial)
 
     def add(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds

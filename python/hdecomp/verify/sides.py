@@ -138,8 +138,8 @@ class OriginalSide:
                 {"used": True, "trials_from_cache": ref.hits, "trials_stored": ref.stored,
                  "original_writes_its_state": ref.poisoned})
 
-    def times(self) -> tuple[dict[str, float], int]:
-        return dict(self.clock.times), self.clock.random_draws
+    def times(self) -> tuple[dict[str, float], int, int]:
+        return dict(self.clock.times), self.clock.random_draws, self.clock.forward_calls
 
     def close(self) -> None:
         self.calls.close()
@@ -177,7 +177,7 @@ class RefactoredSide:
         clock.add("load", time.perf_counter() - t0)
         t0 = time.perf_counter()
         seed_everything(0)
-        self.original_model = m_orig
+        self.original_model, self.original_comp = m_orig, comp_o
         ctor_args: list[Any] = []
 
         def build(meta: bool) -> nn.Module:
@@ -273,8 +273,15 @@ class RefactoredSide:
         return {"weight_transfer": self.weight_transfer, "mapping": dict(self.wm.mapping),
                 "structural": self.structural}
 
-    def trial(self, inputs: Any, seed: int, record: bool) -> tuple[Any, Any, list[str], bool]:
-        """(output, trace, the input paths it modified, whether it wrote a tensor shared with the original)."""
+    def trial(self, inputs: Any, seed: int, record: bool, input_scale: float | None = None,
+              ) -> tuple[Any, Any, list[str], bool]:
+        """(output, trace, the input paths it modified, whether it wrote a tensor shared with the original).
+        `inputs`: the original side's draw, or None where it holds objects that do not cross as they are (a
+        cache object, a class's instance with methods): drawn here as the original side draws it, from the same
+        file and seed, on this side's copy of the original."""
+        if inputs is None:
+            inputs = trial_inputs(self.original_comp, self.original_model, seed, self.options, self.clock,
+                                  self.device, {}, input_scale)
         args, kwargs = inputs
         out, trace, mutated = refactored_half(self.comp, self.model, args, kwargs, seed, self.options, self.clock,
                                               self.device, record)
@@ -318,8 +325,8 @@ class RefactoredSide:
     def child_calls(self) -> dict[str, int]:
         return dict(self.calls.counts)
 
-    def times(self) -> tuple[dict[str, float], int]:
-        return dict(self.clock.times), self.clock.random_draws
+    def times(self) -> tuple[dict[str, float], int, int]:
+        return dict(self.clock.times), self.clock.random_draws, self.clock.forward_calls
 
     def close(self) -> None:
         self.calls.close()
@@ -355,18 +362,40 @@ class Sides:
             data["isolation"] = {"isolated": False}
             return []
         for side in (self._o, self._r):
-            times, draws = side.call("times")
+            times, draws, calls = side.call("times")
             for k, v in times.items():
                 clock.add(k, v)
             clock.random_draws += draws
+            clock.forward_calls += calls
         audit = self._r.call("audit")
         data["isolation"] = {"isolated": True, "refactored_process": audit}
+        _drop_touched_references(audit.get("files") or [])
         from hdecomp.anticheat.runtime import check_isolation
         return check_isolation(audit, refactored)
 
     def close(self) -> None:
         for side in (self._r, self._o):
             side.close()
+
+
+def _drop_touched_references(paths: list[str]) -> None:
+    """Every reference-cache folder the refactored side opened a file in, removed: the cache holds only what
+    the original's side wrote."""
+    import shutil
+
+    from hdecomp.verify.reference_cache import cache_root
+    root = os.path.realpath(cache_root())
+    for p in paths:
+        real = os.path.realpath(p)
+        if not real.startswith(root + os.sep):
+            continue
+        rel = Path(os.path.relpath(real, root))
+        target = Path(root) / rel.parts[0]
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                target.unlink()
 
 
 @contextlib.contextmanager

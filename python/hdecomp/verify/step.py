@@ -27,6 +27,7 @@ from hdecomp.errors import ComponentRunError, ComponentTimeout, HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.runtime.component import is_oom
 from hdecomp.runtime.ops import format_counter_diff
+from hdecomp.runtime.wire import plain_only
 from hdecomp.verify.compare import OutputComparison, compare_outputs, tolerances_for
 from hdecomp.verify.report import print_report
 from hdecomp.verify.result import (
@@ -100,6 +101,7 @@ def verify_step(original: str | Path, refactored: str | Path, options: VerifyOpt
     data["timings"] = {k: round(v, 6) for k, v in clock.times.items()}
     data["timings"]["overhead"] = round(clock.times["total"] - clock.times.get("forward", 0.0)
                                         - clock.times.get("forward_recorded", 0.0), 6)
+    data["timings"]["forward_calls"] = clock.forward_calls
     data["status"] = result.status
     data["warnings"] = result.warnings
     if output is not None:
@@ -180,8 +182,10 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     def trial(seed: int, index: int | str, record: bool, weights: str,
               input_scale: float | None = None) -> tuple[Trial, Any, Any]:
         inputs, run_o, dtype = call_o("trial", seed, index, record, weights, input_scale)
+        if sides.isolated and not plain_only(inputs):
+            inputs = None   # (objects that do not cross as they are: the refactored side draws them itself)
         try:
-            out_r, trace_r, mutated_r, written = call_r("trial", inputs, seed, record)
+            out_r, trace_r, mutated_r, written = call_r("trial", inputs, seed, record, input_scale)
         except BaseException:
             run_o.drop()
             raise

@@ -134,6 +134,7 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
         out = run_user_code(plain, what=what, path=comp.path, timeout=timeout)
     clock.sync()
     clock.add("forward_recorded" if record else "forward", time.perf_counter() - t0)
+    clock.forward_calls += 1
     if not torch.equal(rng_before, torch.random.get_rng_state()):
         clock.random_draws += 1   # the forward drew random numbers (the same ones on both sides)
     return _detach(out), trace
