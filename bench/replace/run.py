@@ -4,6 +4,8 @@
     OMP_NUM_THREADS=1 PYTHONPATH=python .venv/bin/python bench/replace/run.py corpus --out bench/replace/after_corpus.json
     # full `replace` runs: wall time and the speedup it measures, N repeats, with whichever hdecomp PYTHONPATH names
     OMP_NUM_THREADS=1 PYTHONPATH=python .venv/bin/python bench/replace/run.py cost --repeats 5 --out F.json
+    # `verify-step` (the top step) and `pipeline` (every step), each a fresh process, N repeats (--tree: more trees)
+    OMP_NUM_THREADS=1 PYTHONPATH=python .venv/bin/python bench/replace/run.py verify --repeats 3 --out F.json
 
 `cost` decomposes the corpus's two models once (`--work DIR`), then runs `replace_kernel` on two honest
 replacements (the MLP's linear by `x @ W.T + b`, the conv block's BatchNorm folded into an affine), each
@@ -99,9 +101,41 @@ def cost(args: argparse.Namespace) -> dict:
     return {"runs": runs, "summary": summary}
 
 
+def verify(args: argparse.Namespace) -> dict:
+    """`hdecomp verify-step` on each tree's first (top) step and `hdecomp pipeline` over the whole tree, each a
+    fresh process as a user runs it, `--repeats` times: the wall time of the verification before and after
+    the isolation (whichever hdecomp PYTHONPATH names)."""
+    import os
+    import subprocess
+    trees = _trees(Path(args.work))
+    trees.update({Path(t).name: Path(t) for t in args.tree})
+    runs = []
+    for name, root in trees.items():
+        copy = Path(args.work) / "verify-copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(root, copy)
+        step = sorted((copy / "steps").iterdir())[0]
+        for what, cmd in (("verify-step", ["verify-step", "--original", str(step / "original.py"), "--refactored",
+                                            str(step / "refactored.py"), "--batch-limit", "1", "--json"]),
+                          ("pipeline", ["pipeline", str(copy), "--batch-limit", "1", "--json"])):
+            for i in range(args.repeats):
+                t0 = time.perf_counter()
+                p = subprocess.run([sys.executable, "-m", "hdecomp", *cmd], capture_output=True, text=True,
+                                   env={**os.environ, "HDECOMP_CACHE": "0"})
+                wall = time.perf_counter() - t0
+                runs.append({"tree": name, "what": what, "repeat": i, "exit_code": p.returncode,
+                             "wall_seconds": round(wall, 2)})
+                print(f"{name} {what} #{i}: exit {p.returncode}, {wall:.1f} s", flush=True)
+    summary = {f"{r['tree']} {r['what']}": statistics.median(x["wall_seconds"] for x in runs
+                                                              if x["tree"] == r["tree"] and x["what"] == r["what"])
+               for r in runs}
+    return {"runs": runs, "median_wall_seconds": summary}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("corpus", "cost"))
+    ap.add_argument("what", choices=("corpus", "cost", "verify"))
+    ap.add_argument("--tree", action="append", default=[], help="(verify) another decomposition folder")
     ap.add_argument("--out", required=True)
     ap.add_argument("--work", default="/tmp/hdecomp-bench-replace")
     ap.add_argument("--runs", type=int, default=5)
@@ -109,7 +143,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     import hdecomp
-    result = corpus(args) if args.what == "corpus" else cost(args)
+    result = {"corpus": corpus, "cost": cost, "verify": verify}[args.what](args)
     import subprocess
     checkout = Path(hdecomp.__file__).resolve().parents[2]
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,

@@ -11,6 +11,10 @@ Inputs always come from the ORIGINAL file; each model gets its own copy (the ori
 the refactored model on the pristine tensors), so an original that mutates its input cannot poison the
 refactored run. The op traces of the first trial feed checks 2 and 3, so anti-cheat costs no extra
 forward. The result keeps every field of the original workspace's verification_result.json.
+
+The two models are the two sides of hdecomp.verify.sides, each in a process of its own by default
+(`VerifyOptions.isolate`); this module drives them, compares their outputs and decides, and imports neither
+file.
 """
 
 from __future__ import annotations
