@@ -657,3 +657,17 @@ def test_a_namedtuple_from_a_package_packs_values_and_other_package_code_is_refu
                     module=f"from apex.outputs import {name}\n")
         found = [v.rule for v in errors(analyze_source(src))]
         assert found == ([] if ok else ["HD112"]), (name, found)
+
+
+@pytest.mark.parametrize("expr", ["self.fc(x) + 0", "0 + self.fc(x)", "self.fc(x) * 1", "1.0 * self.fc(x)"])
+def test_an_op_with_a_neutral_number_is_plumbing(expr: str) -> None:
+    """`x + 0`, `x * 1` compute nothing (hdecomp.vocab.ops.NEUTRAL_OPERANDS): as the recorder and the planner
+    read them, a parent may keep them."""
+    assert errors(analyze_source(model(f"return {expr}"))) == []
+
+
+@pytest.mark.parametrize(("expr", "op"), [("self.fc(x) + 1", "add"), ("self.fc(x) * 0", "mul"),
+                                          ("self.fc(x) - 0", "sub"), ("0 - self.fc(x)", "sub")])
+def test_an_op_with_any_other_number_is_compute(expr: str, op: str) -> None:
+    (v,) = errors(analyze_source(model(f"return {expr}")))
+    assert (v.rule, v.op) == ("HD106", op)

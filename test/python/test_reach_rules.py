@@ -58,7 +58,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "cached_property_table", "scalar_tensor_add", "detection_loop",
                                   "untaken_data_branch", "sparse_mixer", "routed_split_sizes",
                                   "upstream_length", "fixed_flag_method", "mask_paste",
-                                  "lazy_pooler", "empty_draw"])
+                                  "lazy_pooler", "empty_draw", "neutral_offset"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -72,11 +72,20 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
 
 
 @pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop", "routed_split_sizes",
-                                  "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw"])
+                                  "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
     assert rewritten == [], rewritten
+
+
+def test_an_op_with_a_neutral_number_stays_in_its_parent(trees: dict[str, Any]) -> None:
+    """`arange + 0` computes nothing (hdecomp.vocab.ops.NEUTRAL_OPERANDS): no kernel file holds it, the parent
+    keeps it, and its own verifier accepts that parent."""
+    root = trees["neutral_offset"].root
+    kernels = {f.name: f.read_text() for f in (root / "level_0_kernel").glob("*.py")}
+    assert not [n for n, text in kernels.items() if "+ 0\n" in text], sorted(kernels)
+    assert any("+ 0\n" in (s / "refactored.py").read_text() for s in (root / "steps").iterdir())
 
 
 def test_every_self_test_passes_on_its_own_draw_where_a_mask_can_cover_a_row(trees: dict[str, Any]) -> None:

@@ -32,6 +32,7 @@ from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.runtime.component import is_output_class
 from hdecomp.verify.weights import WeightSlice
+from hdecomp.vocab.ops import is_neutral_operand
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 
 # What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
@@ -193,10 +194,26 @@ def is_host_scalar(n: fx.Node) -> bool:
 
 def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
-        return str(n.target) in PARENT_METHODS or is_shape_int(n)
+        return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n)
     if n.op == "call_function":
         return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n) \
-            or HOST_NUMBER in n.meta
+            or HOST_NUMBER in n.meta or is_identity_node(n)
+    return False
+
+
+_IDENTITY_NAMES = {"add": "add", "iadd": "add", "radd": "add", "mul": "mul", "imul": "mul", "rmul": "mul"}
+
+
+def is_identity_node(n: fx.Node) -> bool:
+    """`x + 0`, `0 + x`, `x * 1`: an op with a neutral Python number computes nothing (hdecomp.vocab.ops.
+    NEUTRAL_OPERANDS, the rule the recorder and the static analysis apply too); it stays in the parent."""
+    raw = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+    op = _IDENTITY_NAMES.get(raw.strip("_"))
+    if op is None or len(n.args) < 2 or n.kwargs.get("alpha", 1) != 1:
+        return False
+    a, b = n.args[0], n.args[1]
+    if isinstance(a, fx.Node) != isinstance(b, fx.Node):
+        return is_neutral_operand(op, b if isinstance(a, fx.Node) else a)
     return False
 
 

@@ -31,6 +31,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.runtime.memoized import clear_memoized
+from hdecomp.vocab.ops import is_neutral_operand
 
 Level = Literal["aten", "function"]
 
@@ -142,19 +143,12 @@ def is_plumbing(name: str) -> bool:
     return canon in PLUMBING_OPS or canon in _FUNCTION_PLUMBING
 
 
-# (commutative ones only: a reflected `0 - x` or `1 / x`, which the recorders name sub / div, computes)
-_IDENTITY_SCALAR = {"add": 0, "mul": 1}
-
-
 def is_identity_op(name: str, args: tuple[Any, ...]) -> bool:
     """True for an op whose Python-number operand makes it return its tensor unchanged: `0 + x` (the
-    `acc = 0; for ...: acc = acc + y` accumulator's first turn), `x + 0`, `x * 1`. It computes nothing, so
-    it is data plumbing (a copy) wherever it runs, in the model or in a tree."""
-    neutral = _IDENTITY_SCALAR.get(name)
-    if neutral is None or len(args) < 2 or not isinstance(args[0], torch.Tensor):
-        return False
-    scalar = args[1]
-    return isinstance(scalar, (int, float)) and not isinstance(scalar, bool) and scalar == neutral
+    `acc = 0; for ...: acc = acc + y` accumulator's first turn), `x + 0`, `x * 1` (hdecomp.vocab.ops.
+    NEUTRAL_OPERANDS). It computes nothing, so it is data plumbing (a copy) wherever it runs, in the model or
+    in a tree."""
+    return len(args) >= 2 and isinstance(args[0], torch.Tensor) and is_neutral_operand(name, args[1])
 
 
 def _is_inplace(raw: str) -> bool:

@@ -28,3 +28,19 @@ def masks_then_normalises(ops: list[str] | tuple[str, ...] | frozenset[str] | se
     """Whether `ops` both fill under a mask and normalise rows (MASK_FILL_OPS, ROW_NORMALISING_OPS)."""
     names = {op.split(".")[-1].lower() for op in ops}
     return bool(names & MASK_FILL_OPS) and bool(names & ROW_NORMALISING_OPS)
+
+
+# An op with a neutral Python number computes nothing: `x + 0`, `0 + x`, `x * 1`, `1 * x` return their tensor's
+# values (the `acc = 0; for ...: acc = acc + y` accumulator's first turn, `arange + past_length` with no
+# past). They are data plumbing wherever they run: the recorder (hdecomp.runtime.ops), the static analysis of
+# a parent's forward and the planner (hdecomp.decompose.plan) all read this one table, so that a parent the
+# planner writes with `positions = arange + 0` is one its own verifier accepts. Commutative ops only: a
+# reflected `0 - x` or `1 / x` computes.
+NEUTRAL_OPERANDS: dict[str, int] = {"add": 0, "mul": 1}
+
+
+def is_neutral_operand(op: str, value: object) -> bool:
+    """Whether the Python number `value` leaves op `op` (canonical name) an identity (NEUTRAL_OPERANDS)."""
+    neutral = NEUTRAL_OPERANDS.get(op)
+    return neutral is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and value == neutral

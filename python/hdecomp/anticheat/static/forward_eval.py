@@ -71,6 +71,7 @@ from hdecomp.anticheat.static.vocab import (
     TENSOR_SCALAR_ATTRS,
     TENSOR_VIEW_ATTRS,
 )
+from hdecomp.vocab.ops import is_neutral_operand
 
 if TYPE_CHECKING:
     from hdecomp.anticheat.static.module_scan import ModuleScan
@@ -670,6 +671,10 @@ class ForwardEval:
             return V_SCALAR
         if isinstance(op, ast.Add) and lt and rt and left.kind != TCONST and right.kind != TCONST:
             return V_DATA  # residual: tensor + tensor
+        if lt != rt and isinstance(op, (ast.Add, ast.Mult)):
+            number = rnode if lt else lnode
+            if isinstance(number, ast.Constant) and is_neutral_operand(opname, number.value):
+                return left if lt else right   # `x + 0`, `1 * x`: no compute (hdecomp.vocab.ops)
         if isinstance(op, ast.Add):
             other = right if lt else left
             what = "a tensor kept as state" if TCONST in (left.kind, right.kind) else (
