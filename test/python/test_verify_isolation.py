@@ -154,3 +154,19 @@ def test_isolated_and_in_process_verdicts_agree_on_an_honest_step(tmp_path: Path
     skip = {"timestamp", "timings", "isolation", "output_file"}
     assert {k: v for k, v in apart.data.items() if k not in skip} == \
         {k: v for k, v in together.data.items() if k not in skip}
+
+
+def test_without_the_warm_worker_each_side_is_a_fresh_interpreter(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from hdecomp.runtime import side
+    monkeypatch.setenv("HDECOMP_SIDE_FORK", "0")
+    started: list[list[str]] = []
+    real = side.subprocess.Popen
+
+    def popen(cmd: list[str], *a: object, **k: object) -> object:
+        started.append(list(cmd))
+        return real(cmd, *a, **k)   # type: ignore[call-overload]
+    monkeypatch.setattr(side.subprocess, "Popen", popen)
+    result = _verify(_step(tmp_path, PATCHES_THE_FUNCTIONAL_API))
+    assert result.status == "FAIL" and "HD410" in _rules(result)
+    assert sorted(c[c.index("-m") + 2] for c in started) == ["original", "refactored"]   # (the role after the module)

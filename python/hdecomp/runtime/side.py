@@ -71,6 +71,7 @@ class Side:
                 ours.close()
                 return
             ours.close()
+            _ZYGOTE[:] = [False]   # (the worker died: this process starts its sides fresh from now on)
         to_side_r, to_side_w = os.pipe()
         from_side_r, from_side_w = os.pipe()
         self.proc = subprocess.Popen(
@@ -164,6 +165,7 @@ class _Zygote:
         theirs.close()
         self.sock = ours
         self.lock = threading.Lock()
+        self.owner = os.getpid()   # (a process forked from this one starts a worker of its own)
 
     def fork(self, module: str, args: tuple[str, ...], fd: int, log: str, env: dict[str, str] | None,
              cwd: str | Path | None) -> _ForkedChild | None:
@@ -182,16 +184,18 @@ class _Zygote:
         return _ForkedChild(int(json.loads(answer)["pid"]))
 
 
-_ZYGOTE: list[_Zygote | None] = []
+_ZYGOTE: list[_Zygote | bool] = []   # [the worker] once started, [False] once it failed
 
 
 def _zygote() -> _Zygote | None:
-    """The warm worker, or None where sides start as fresh interpreters (HDECOMP_SIDE_FORK=0, no fork)."""
+    """The warm worker, or None where sides start as fresh interpreters (HDECOMP_SIDE_FORK=0, no fork, or a
+    worker that failed in this process)."""
     if os.environ.get("HDECOMP_SIDE_FORK", "1") in ("0", "false", "no") or not hasattr(os, "fork"):
         return None
-    if not _ZYGOTE or _ZYGOTE[0] is None or _ZYGOTE[0].proc.poll() is not None:
+    if not _ZYGOTE or (isinstance(_ZYGOTE[0], _Zygote) and _ZYGOTE[0].owner != os.getpid()):
         _ZYGOTE[:] = [_Zygote()]
-    return _ZYGOTE[0]
+    worker = _ZYGOTE[0]
+    return worker if isinstance(worker, _Zygote) else None
 
 
 class _ForkedChild:
