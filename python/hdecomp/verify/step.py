@@ -444,7 +444,7 @@ def _fail_detail(result: VerificationResult, trials: list[Trial], randomized: Tr
                  failed_probes: list[Trial]) -> str:
     if errors:
         v = errors[0]
-        where = f"{v.file}:{v.line}: " if v.file else ""
+        where = f"{v.file}:{v.line}: " if v.file and v.line else f"{v.file}: " if v.file else ""
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
         return f"{where}{v.rule} {v.message}{more}"
     if wm.status == "FAIL":
