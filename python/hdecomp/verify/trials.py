@@ -1,5 +1,6 @@
-"""The trials: one seeded forward of both models on the original's inputs (each on its own copy),
-the outputs compared, inputs checked for mutation; big outputs spilled to disk."""
+"""The halves of a trial, one per side (hdecomp.verify.sides): the original's draw of the inputs and its
+forward on a clone of them (or a cached reference), the refactored model's forward on the pristine inputs,
+watched for writes; big outputs spilled to disk. hdecomp.verify.step compares the two."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.errors import ComponentRunError, ComponentTimeout
+from hdecomp.errors import ComponentRunError
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, input_tensors
 from hdecomp.runtime.component import (
     Component,
@@ -25,7 +26,7 @@ from hdecomp.runtime.component import (
     seed_everything,
 )
 from hdecomp.runtime.ops import OpTrace, record_ops
-from hdecomp.verify.compare import OutputComparison, compare_outputs, first_float_dtype
+from hdecomp.verify.compare import OutputComparison, first_float_dtype
 from hdecomp.verify.reference_cache import Reference, ReferenceCache
 from hdecomp.verify.result import SEED_BASE, Clock, VerifyOptions
 
@@ -414,37 +415,6 @@ def input_dtype_name(args: list[Any], kwargs: dict[str, Any]) -> str | None:
     return str(dtype).replace("torch.", "") if dtype is not None else None
 
 
-def run_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, seed: int,
-               index: int | str, options: VerifyOptions, clock: Clock, device: torch.device,
-               record: bool, batch_info: dict[str, Any], input_scale: float | None = None,
-               reference: ReferenceCache | None = None, weights: str = "init",
-               original_calls: ChildCalls | None = None,
-               ) -> tuple[Trial, OpTrace | None, OpTrace | None]:
-    """One trial in this process: the two halves above, then the comparison. `reference`: where the original's
-    side may come from; `weights` names the state of the original's weights (its initialisation, or the seed
-    they were last re-randomised with), part of the reference's label with the trial's seed and input scale.
-    The original runs on a clone; the refactored model gets the pristine tensors. At most two copies of the
-    inputs exist at once."""
-    args, kwargs = trial_inputs(orig, m_orig, seed, options, clock, device, batch_info, input_scale)
-    nbytes = nested_tensor_bytes([args, kwargs])
-    run_o = original_half(orig, m_orig, args, kwargs, seed, trial_label(index, seed, weights, input_scale), options,
-                          clock, device, record, reference, original_calls)
-    try:
-        out_r, trace_r, mutated_r = refactored_half(ref, m_ref, args, kwargs, seed, options, clock, device, record)
-    except BaseException:
-        run_o.drop()
-        raise
-    dtype = input_dtype_name(args, kwargs)
-    del args, kwargs
-    t0 = time.perf_counter()
-    comparison = compare_outputs(run_o.take_output(), out_r, options.rtol, options.atol)
-    clock.add("compare", time.perf_counter() - t0)
-    trace_o, mutated_o = run_o.trace, run_o.mutated
-    del run_o, out_r
-    free_memory(device, nbytes)
-    return Trial(index, seed, comparison, mutated_o, mutated_r, input_dtype=dtype), trace_o, trace_r
-
-
 def given_half(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], label: str,
                options: VerifyOptions, clock: Clock, device: torch.device) -> Any:
     """One side's forward on inputs given as they are (hdecomp.verify.in_model: what the component receives in
@@ -460,22 +430,3 @@ def refactored_raised(exc: ComponentRunError) -> OutputComparison:
     from hdecomp.verify.compare import LeafComparison
     return OutputComparison(leaves=[LeafComparison(
         path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")])
-
-
-def run_given_trial(orig: Component, ref: Component, m_orig: nn.Module, m_ref: nn.Module, args: list[Any],
-                    kwargs: dict[str, Any], index: str, options: VerifyOptions, clock: Clock,
-                    device: torch.device) -> Trial:
-    """Both sides on inputs given as they are, each on its own copy, under the same seed; compared as a seeded
-    trial is."""
-    out_o = given_half(orig, m_orig, args, kwargs, "original", options, clock, device)
-    dtype = input_dtype_name(args, kwargs)
-    try:
-        out_r = given_half(ref, m_ref, args, kwargs, "refactored", options, clock, device)
-    except ComponentTimeout:
-        raise
-    except ComponentRunError as exc:   # the original runs on them and the refactored model does not: a mismatch
-        return Trial(index, SEED_BASE, refactored_raised(exc), [], [])
-    t0 = time.perf_counter()
-    comparison = compare_outputs(out_o, out_r, options.rtol, options.atol)
-    clock.add("compare", time.perf_counter() - t0)
-    return Trial(index, SEED_BASE, comparison, [], [], input_dtype=dtype)
