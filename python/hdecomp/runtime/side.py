@@ -515,29 +515,39 @@ class _Server:
         return out
 
 
-def serve(read_fd: int, write_fd: int) -> int:
-    """The side's loop: one request, one answer, until the judge closes the pipe."""
+def serve_requests(read_fd: int, write_fd: int, answer: Any) -> int:
+    """A side's loop: one request, one answer (`answer(message, buffers)`, which never raises), until the
+    judge closes the pipe."""
     from hdecomp.runtime.wire import WireError, open_pipe_ends, read_frame, write_frame
     inbox, outbox = open_pipe_ends(read_fd, write_fd)
-    server = _Server()
     while True:
         try:
             msg, buffers = read_frame(inbox)
         except WireError:
             return 0
+        reply, out = answer(msg, buffers)
+        write_frame(outbox, reply, out)
+
+
+def serve(read_fd: int, write_fd: int) -> int:
+    """This side's loop (serve_requests): a request's error is its answer, with the audit, and the side goes on."""
+    server = _Server()
+
+    def answer(msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         op = msg.get("op")
         handler = getattr(server, str(op), None) if op in _OPS else None
         try:
             if handler is None:
                 raise HdecompError(f"unknown request {op!r}")
-            answer, out = handler(msg, buffers)
+            reply, out = handler(msg, buffers)
         except HdecompError as exc:
-            answer, out = {"error": exc.headline}, []
+            reply, out = {"error": exc.headline}, []
         except Exception as exc:   # a bug of ours, or a value that does not cross: named, the side goes on
-            answer, out = {"error": f"{type(exc).__name__}: {exc}"}, []
+            reply, out = {"error": f"{type(exc).__name__}: {exc}"}, []
         if op != "timed" and op != "noop":
-            answer["audit"] = server.audit()
-        write_frame(outbox, answer, out)
+            reply["audit"] = server.audit()
+        return reply, out
+    return serve_requests(read_fd, write_fd, answer)
 
 
 _OPS = {"load", "inputs", "state", "set_state", "call", "ops", "work", "prepare_timing", "timed", "noop", "bind"}

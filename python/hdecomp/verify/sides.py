@@ -621,32 +621,27 @@ def options_to_plain(options: VerifyOptions) -> dict[str, Any]:
 
 
 def serve(role: str, read_fd: int, write_fd: int) -> int:
-    """The side's loop: one request, one answer, until the driver closes the pipe."""
+    """The side's loop (hdecomp.runtime.side.serve_requests): a request's error crosses as its type, cause,
+    file and line, and the side goes on."""
     import traceback
 
-    from hdecomp.runtime.wire import WireError, open_pipe_ends, read_frame, write_frame
-    inbox, outbox = open_pipe_ends(read_fd, write_fd)
+    from hdecomp.runtime.side import serve_requests
     server = _SideServer(role)
-    while True:
-        try:
-            msg, buffers = read_frame(inbox)
-        except WireError:
-            return 0
+
+    def answer(msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         op = msg.get("op")
-        out: list[bytes] = []
         try:
             if op not in ("open", "call"):
                 raise HdecompError(f"unknown request {op!r}")
-            value = getattr(server, str(op))(msg, buffers)
-            desc, out = _Plain.encode(value)
-            answer: dict[str, Any] = {"value": desc}
+            desc, out = _Plain.encode(getattr(server, str(op))(msg, buffers))
+            return {"value": desc}, out
         except HdecompError as exc:
-            answer = {"failed": {"type": type(exc).__name__, "cause": exc.cause, "file": exc.file, "line": exc.line,
-                                 "details": exc.details}}
+            return {"failed": {"type": type(exc).__name__, "cause": exc.cause, "file": exc.file, "line": exc.line,
+                               "details": exc.details}}, []
         except Exception as exc:   # a bug of ours, or a value that does not cross: named, the side goes on
-            answer = {"failed": {"type": "HdecompError", "cause": f"internal error: {type(exc).__name__}: {exc}",
-                                 "details": "".join(traceback.format_exception(exc))}}
-        write_frame(outbox, answer, out)
+            return {"failed": {"type": "HdecompError", "cause": f"internal error: {type(exc).__name__}: {exc}",
+                               "details": "".join(traceback.format_exception(exc))}}, []
+    return serve_requests(read_fd, write_fd, answer)
 
 
 if __name__ == "__main__":
