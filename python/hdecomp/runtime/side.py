@@ -51,10 +51,11 @@ class Side:
 
     def __init__(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None,
                  cwd: str | Path | None = None, module: str = "hdecomp.runtime.side",
-                 args: tuple[str, ...] = ()) -> None:
+                 args: tuple[str, ...] = (), preload: tuple[str, ...] = ()) -> None:
         """`module`'s `serve(*args, read_fd, write_fd)` answers the requests, in a child forked from the warm
         worker (hdecomp.runtime.zygote: a fresh interpreter that imported torch and hdecomp once and runs nothing
-        else), or, where forking is not available, in a fresh interpreter (`python -m module`)."""
+        else; `preload`: installed packages it imports first, once), or, where forking is not available, in a
+        fresh interpreter (`python -m module`)."""
         self.name = name
         self.timeout = timeout
         self.log = tempfile.NamedTemporaryFile(prefix=f"hdecomp-side-{name}-", suffix=".log", delete=False)
@@ -62,7 +63,7 @@ class Side:
         if zygote is not None:
             ours, theirs = socket.socketpair()
             try:
-                self.proc: Any = zygote.fork(module, args, theirs.fileno(), self.log.name, env, cwd)
+                self.proc: Any = zygote.fork(module, args, theirs.fileno(), self.log.name, env, cwd, preload)
             finally:
                 theirs.close()
             if self.proc is not None:
@@ -168,11 +169,11 @@ class _Zygote:
         self.owner = os.getpid()   # (a process forked from this one starts a worker of its own)
 
     def fork(self, module: str, args: tuple[str, ...], fd: int, log: str, env: dict[str, str] | None,
-             cwd: str | Path | None) -> _ForkedChild | None:
-        """A child serving `module` on `fd`, with this process's environment (and `env`) and folder; None where
-        the worker is gone."""
+             cwd: str | Path | None, preload: tuple[str, ...] = ()) -> _ForkedChild | None:
+        """A child serving `module` on `fd`, with this process's environment (and `env`) and folder, the
+        installed packages `preload` imported in the worker first; None where the worker is gone."""
         req = {"module": module, "args": list(args), "log": log, "env": {**os.environ, **(env or {})},
-               "cwd": str(cwd) if cwd is not None else os.getcwd()}
+               "cwd": str(cwd) if cwd is not None else os.getcwd(), "preload": list(preload)}
         with self.lock:
             try:
                 socket.send_fds(self.sock, [json.dumps(req).encode()], [fd])

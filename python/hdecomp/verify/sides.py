@@ -411,8 +411,11 @@ def open_sides(original: Path, refactored: Path, options: VerifyOptions, device:
             raise
         sides = Sides(o, r)
     else:
+        from hdecomp.runtime.warm import module_imports
         plain = options_to_plain(options)
-        ro = RemoteSide("original", options)
+        # (the installed packages the original imports, transformers or timm, imported once in the warm worker)
+        preload = tuple(module_imports([original]))
+        ro = RemoteSide("original", options, preload=preload)
         rr = RemoteSide("refactored", options, env={"HDECOMP_CACHE": "0"})   # (the cache is the original side's)
         sides = Sides(ro, rr)
         try:
@@ -526,10 +529,12 @@ class _Plain:
 class RemoteSide:
     """The driver's handle on one side in a process of its own: the side's methods, called over plain data."""
 
-    def __init__(self, role: str, options: VerifyOptions, *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, role: str, options: VerifyOptions, *, env: dict[str, str] | None = None,
+                 preload: tuple[str, ...] = ()) -> None:
         from hdecomp.runtime.side import Side
         self.role = role
-        self._side = Side(role, timeout=options.timeout, env=env, module="hdecomp.verify.sides", args=(role,))
+        self._side = Side(role, timeout=options.timeout, env=env, module="hdecomp.verify.sides", args=(role,),
+                          preload=preload)
 
     def open(self, **params: Any) -> None:
         """Start building the side (answered by `wait`): both sides build at once."""
