@@ -37,24 +37,27 @@ def warm_enabled() -> bool:
     return hasattr(os, "fork") and os.environ.get("HDECOMP_WARM", "1") not in ("0", "false", "no")
 
 
+def _sources(files: Iterable[Path]) -> Iterable[tuple[Path, str]]:
+    """(folder, text) of each readable file."""
+    for f in files:
+        try:
+            yield Path(f).parent, Path(f).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+
+
+def _third_party(name: str, folder: Path) -> bool:
+    """Whether top-level module `name` is neither torch nor a file of `folder` (a component's `children/`)."""
+    return name not in ("__future__", "torch") and not (folder / f"{name}.py").exists() \
+        and not (folder / name).is_dir()
+
+
 def third_party_imports(files: Iterable[Path]) -> list[str]:
     """Top-level modules the files import at their top level that are not files of their own folder (a
     component's `children/`): what a worker can import once for all of them. Installed or not: a module
     that fails to import in the worker is left to the file to report."""
-    names: set[str] = set()
-    for f in files:
-        try:
-            text = Path(f).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        folder = Path(f).parent
-        for name in _IMPORT.findall(text):
-            if name in ("__future__", "torch") or name in names:
-                continue
-            if (folder / f"{name}.py").exists() or (folder / name).is_dir():
-                continue
-            names.add(name)
-    return sorted(names)
+    return sorted({name for folder, text in _sources(files) for name in _IMPORT.findall(text)
+                   if _third_party(name, folder)})
 
 
 _MODULE_IMPORT = re.compile(r"^(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*))",
@@ -65,18 +68,8 @@ def module_imports(files: Iterable[Path]) -> list[str]:
     """The modules the files import at their top level, by their full dotted names (`transformers.models.bert.
     modeling_bert`, which a package loads lazily, costs more than `transformers` itself), less those of the
     files' own folders: what a warm worker can import once for every process it forks."""
-    top = set(third_party_imports(files))
-    names: set[str] = set()
-    for f in files:
-        try:
-            text = Path(f).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        for a, b in _MODULE_IMPORT.findall(text):
-            name = a or b
-            if name.split(".")[0] in top:
-                names.add(name)
-    return sorted(names)
+    return sorted({a or b for folder, text in _sources(files) for a, b in _MODULE_IMPORT.findall(text)
+                   if _third_party((a or b).split(".")[0], folder)})
 
 
 class WorkerDied(Exception):
