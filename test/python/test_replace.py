@@ -138,6 +138,37 @@ def test_a_correct_replacement_passes_and_the_whole_model_reverifies(fresh: Path
     assert main(["validate", str(fresh)]) == 0
 
 
+def test_the_candidate_never_runs_where_a_comparison_decides(fresh: Path, tmp_path: Path) -> None:
+    """Every process ModelNew runs in (the kernel-level proof, each step above it, the composition, the
+    model's timing) holds it alone: none is the composition script, whose comparison a candidate could
+    patch, and none is the process that decides (`replace`'s own, or the steps' driver)."""
+    import os
+    log = tmp_path / "where.txt"
+    body = CORRECT.replace(
+        "    def forward(self, x):\n",
+        "    def forward(self, x):\n"
+        "        import os, sys\n"
+        "        main = sys.modules.get('__main__')\n"
+        "        judges = [n for n in ('hdecomp.toolchain.replace.steps', 'hdecomp.toolchain.replace.run')\n"
+        "                  if n in sys.modules]\n"
+        f"        with open({str(log)!r}, 'a') as f:\n"
+        "            f.write(f\"{os.getpid()} {int(hasattr(main, 'RESULT_MARK'))} {','.join(judges) or '-'}\\n\")\n")
+    result = replace_kernel(fresh, fresh / "level_0_kernel" / "linear_256x512_fp32.py", _new(tmp_path, body), OPTIONS)
+    assert result.status == "PASS", result.reason
+    rows = [line.split() for line in log.read_text().splitlines()]
+    pids = {int(r[0]) for r in rows}
+    # the proof's side, two steps' refactored sides, the composition's, the timing's "after" side
+    assert len(pids) >= 5 and os.getpid() not in pids
+    assert {r[1] for r in rows} == {"0"}, "ModelNew ran inside a composition script"
+    assert {r[2] for r in rows} == {"-"}, "ModelNew ran in a process that compares"
+    comp = result.data["composition"]
+    assert comp["status"] == "PASS" and comp["script"].endswith("composition_test_with_replacements.py")
+    verdict = json.loads((fresh / "replacements" / "linear_256x512_fp32" / "steps" /
+                          "composed_model.verification_result.json").read_text())
+    assert verdict["status"] == "PASS" and verdict["isolation"]["isolated"] is True
+    assert all(math.isfinite(result.data["timing"][k]) for k in ("model_seconds_before", "model_seconds_after"))
+
+
 def test_several_replacements_are_active_at_once(fresh: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """A second replacement is proved with the first in place; both are listed, and both run in the
     composition with replacements."""

@@ -247,9 +247,21 @@ class FileWatch(_AuditWatch):
                 self.hits.append(what)
 
 
+def audit_report(baseline: ProcessState, files: FileWatch | None = None,
+                 introspection: Introspection | None = None) -> dict[str, list[str]]:
+    """What a side reports of the code it ran: what changed in its process since `baseline` (a trace or
+    profile hook set from that code counted as a change), the introspection calls and the watched files it
+    reached."""
+    hooks = [f"{hook} called" for hook in introspection.hooks] if introspection is not None else []
+    return {"global_state": ProcessState().changes_since(baseline) + hooks,
+            "introspection": list(introspection.hits) if introspection is not None else [],
+            "files": list(files.hits) if files is not None else []}
+
+
 def live_threads() -> dict[int, str]:
     """The live Python threads: ident -> name."""
     return {t.ident or 0: t.name for t in threading.enumerate() if t.is_alive()}
 
 
-__all__ = ["SETTINGS", "FileWatch", "Introspection", "ProcessState", "attributes", "live_threads", "settings"]
+__all__ = ["SETTINGS", "FileWatch", "Introspection", "ProcessState", "attributes", "audit_report", "live_threads",
+           "settings"]

@@ -506,12 +506,10 @@ class _Server:
         return {"problem": None}, []
 
     def audit(self) -> dict[str, Any]:
-        from hdecomp.runtime.process_state import ProcessState
-        out: dict[str, Any] = {"global_state": ProcessState().changes_since(self.baseline)}
-        if self.watches:
-            out["files"] = list(self.watches[0].hits)
-            out["introspection"] = list(self.watches[1].hits)
-            out["global_state"] += [f"{hook} called" for hook in self.watches[1].hooks]
+        from hdecomp.runtime.process_state import audit_report
+        out: dict[str, Any] = audit_report(self.baseline, *self.watches)
+        if not self.watches:   # (nothing watched: no file or introspection findings to report)
+            del out["files"], out["introspection"]
         out["global_state"] += self.left_by_forward
         return out
 

@@ -593,12 +593,11 @@ class _SideServer:
         self.watches = [FileWatch(set(), folders={cache_root()}).__enter__(), Introspection(files).__enter__()]
 
     def audit(self) -> dict[str, list[str]]:
-        from hdecomp.runtime.process_state import ProcessState
+        from hdecomp.runtime.process_state import audit_report
         if self.baseline is None:
             return {"global_state": [], "introspection": [], "files": []}
         files, intro = self.watches
-        return {"global_state": ProcessState().changes_since(self.baseline) + [f"{h} called" for h in intro.hooks],
-                "introspection": list(intro.hits), "files": list(files.hits)}
+        return audit_report(self.baseline, files, intro)
 
     def call(self, msg: dict[str, Any], buffers: list[bytes]) -> Any:
         method = str(msg.get("method"))

@@ -212,12 +212,14 @@ def _tolerances(floor: float | None) -> str:
 
 def generate_script(comp: Composition, *, batch_limit: int | None = None, device: str = "cpu",
                     replaced: dict[Path, Path] | None = None, script_dir: Path | None = None,
-                    tolerance: float | None = None, step_dir: Path | None = None) -> str:
+                    tolerance: float | None = None, step_dir: Path | None = None, component: bool = False) -> str:
     """The composition script's text. `replaced`: kernel file (resolved) -> the file whose `ModelNew` stands
     in for it in every instance (`hdecomp replace`); `script_dir`: the folder the script is written to
     (default verification/); `tolerance`: a floor for every dtype's rtol and atol (a replacement's); `step_dir`:
     instead of a whole-model script, a component file for that step: its composed class as `RefactoredModel`
-    with the step original's `get_init_inputs`/`get_inputs` (what verify-step takes as the refactored side)."""
+    with the step original's `get_init_inputs`/`get_inputs` (what verify-step takes as the refactored side);
+    `component`: the same for the whole model (the composed model as `RefactoredModel`, the original model
+    file's inputs; a one-kernel model's own constructor arguments)."""
     root = comp.root
     replaced = {k.resolve(): v for k, v in (replaced or {}).items()}
     depth = len((script_dir or root / "verification").resolve().relative_to(root.resolve()).parts)
@@ -254,6 +256,17 @@ def generate_script(comp: Composition, *, batch_limit: int | None = None, device
                         f"    return {var}(*getattr(_kernel_file, \"get_init_inputs\", list)())")
     else:
         composed_def = f"ComposedModel = {comp.plans[comp.top.dir].class_name}"
+    if component and step_dir is None:
+        if comp.kernel_root is not None or comp.top is None:
+            assert comp.kernel_root is not None
+            composed_def = (f"RefactoredModel = {comp.kernel_root.var}\n"
+                            f'_original = load_component(ORIGINAL)\n\n\n'
+                            f'def get_init_inputs():\n    return list(getattr(_kernel_file, "get_init_inputs", list)())')
+        else:
+            composed_def = (f"RefactoredModel = {comp.plans[comp.top.dir].class_name}\n"
+                            f'_original = load_component(ORIGINAL)\n\n\n'
+                            f'def get_init_inputs():\n    return list(getattr(_original, "get_init_inputs", list)())')
+        composed_def += "\n\n\ndef get_inputs():\n    return list(_original.get_inputs())"
     if step_dir is not None:
         step = comp.plans[step_dir].step
         assert step.original is not None

@@ -21,7 +21,7 @@ from hdecomp.formats.tree import TREE_FILE, DecompositionTree
 from hdecomp.toolchain.compose.plan import Composition, build_composition, relative_to_root
 from hdecomp.toolchain.compose.script import generate_script
 from hdecomp.toolchain.compose.weights import composed_weight_map, weight_map_json
-from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.result import COMPOSITION_SEEDS, VerifyOptions
 
 
 def steps_holding(comp: Composition, kernels: set[Path]) -> list[Path]:
@@ -158,50 +158,92 @@ def _run_after_the_kernel(request: dict[str, Any]) -> dict[str, Any]:
                             device=request["device"], batch_limit=request["batch_limit"], timeout=request["timeout"],
                             refactored_class=("RefactoredModel", "Model"), reference_cache=False)
     comp = prepare(root, request["timeout"])
-    records = verify_with_replacements(root, replaced, Path(request["out_dir"]) / "steps", options,
+    out_dir = Path(request["out_dir"])
+    records = verify_with_replacements(root, replaced, out_dir / "steps", options,
                                        kernels={Path(request["kernel"]).resolve()}, tolerance=request["tolerance"],
                                        comp=comp, progress=say)
     out: dict[str, Any] = {"steps": records, "composition": None, "model_seconds": [None, None]}
     if all(r["status"] == "PASS" for r in records):
-        say("composition test with the replacements in place")
-        composed = compose(root, batch_limit=request["batch_limit"], device=request["device"],
-                           timeout=request["timeout"], with_replacements=True, replaced=replaced,
-                           tolerance=request["tolerance"])
-        out["composition"] = {"status": composed.status, "max_diff": composed.max_diff, "reason": composed.reason,
-                              "script": composed.script.relative_to(root).as_posix() if composed.script else None}
-        if composed.status == "PASS":
-            say("timing the whole model without and with the replacements")
+        say("composition test with the replacements in place: the model and its composition, each in a process "
+            "of its own")
+        # the script a user runs (written, not run here: it would run the candidate beside the comparison)
+        script = compose(root, run=False, batch_limit=request["batch_limit"], device=request["device"],
+                         timeout=request["timeout"], with_replacements=True, replaced=replaced,
+                         tolerance=request["tolerance"]).script
+        res = verify_composed_model(comp, replaced, out_dir / "steps", dataclasses.replace(
+            options, num_trials=len(COMPOSITION_SEEDS)), request["tolerance"])
+        out["composition"] = {"status": res.status, "max_diff": res.max_diff,
+                              "reason": res.error or res.data.get("fail_detail")
+                              or (res.fail_reasons[0] if res.fail_reasons else None),
+                              "script": script.relative_to(root).as_posix() if script else None}
+        record_composition(root, out["composition"])
+        if res.status == "PASS":
+            say("timing the whole model without and with the replacements, each in a process of its own")
             out["model_seconds"] = list(_model_times(root, comp, replaced, request))
     return out
 
 
+def verify_composed_model(comp: Composition, replaced: dict[Path, Path], out_dir: Path, options: VerifyOptions,
+                          tolerance: float | None = None) -> Any:
+    """The original model file against the whole model composed from kernel files with `replaced` in
+    place, through verify-step, each side in a process of its own and compared by the judge (the composed
+    component and its result written to `out_dir`): the VerificationResult."""
+    from hdecomp.verify.step import verify_step
+    if tolerance is not None:
+        options = dataclasses.replace(options, rtol=max(tolerance, options.rtol or 0),
+                                      atol=max(tolerance, options.atol or 0))
+    text = generate_script(comp, batch_limit=options.batch_limit, device=options.device, replaced=replaced,
+                           script_dir=out_dir, tolerance=tolerance, component=True)
+    file = write_text_atomic(out_dir / "composed_model.py", text)
+    options = dataclasses.replace(options, skip_anticheat=True, isolate=True,
+                                  weight_map=weight_map_json(comp.weight_map) if comp.weight_map else None)
+    return verify_step(comp.original, file, options, output=out_dir / "composed_model.verification_result.json")
+
+
+def record_composition(root: Path, composition: dict[str, Any]) -> None:
+    """test_results.json's `composition_with_replacements`: the isolated verdict (as `hdecomp compose
+    --with-replacements` records its own)."""
+    from hdecomp.formats.jsonio import write_json_atomic
+    from hdecomp.formats.layout import TEST_RESULTS_FILE, read_test_results
+    data = read_test_results(root)
+    if data:
+        data["composition_with_replacements"] = {**composition, "isolated": True}
+        write_json_atomic(root / "verification" / TEST_RESULTS_FILE, data)
+
+
 def _model_times(root: Path, comp: Composition, replaced: dict[Path, Path],
-                 request: dict[str, Any]) -> tuple[float, float]:
-    """The whole composed model without and with the replacements, the same weights, interleaved."""
+                 request: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The whole composed model without and with the replacements, each in a process of its own with the
+    same weights and inputs, timed alternately by this process's clock (`replace.isolated.time_sides`);
+    (None, None) where the model's inputs do not cross as plain data."""
     import shutil
     import tempfile
 
+    import torch
+
     from hdecomp.formats.replacements import REPLACEMENTS_DIR
     from hdecomp.runtime.batch_limit import limited_inputs
-    from hdecomp.runtime.component import load_component, seed_everything
-    from hdecomp.toolchain.replace.timing import import_script, time_pair
-    device = __import__("torch").device(request["device"])
+    from hdecomp.runtime.component import load_component
+    from hdecomp.runtime.side import Side
+    from hdecomp.runtime.wire import plain_only
+    from hdecomp.toolchain.replace.isolated import time_sides
+    limit, timeout = request["batch_limit"], request["timeout"]
+    original = load_component(comp.original, timeout=timeout)
+    args, kwargs = limited_inputs(original, limit, device=torch.device("cpu"), timeout=timeout)
+    if not plain_only([list(args), dict(kwargs)]):
+        return None, None
     tmp = Path(tempfile.mkdtemp(prefix=".timing_", dir=root / REPLACEMENTS_DIR))
     try:
-        models = []
-        original = load_component(comp.original, timeout=request["timeout"])
-        init = original.init_inputs(request["timeout"], batch_limit=request["batch_limit"])
-        for name, rep in (("before", {}), ("after", replaced)):
-            path = write_text_atomic(tmp / f"model_{name}.py", generate_script(
-                comp, batch_limit=request["batch_limit"], device=request["device"], replaced=rep, script_dir=tmp))
-            module = import_script(path)
-            seed_everything(0)
-            model = module.ComposedModel(*init).to(device)
-            model.eval()
-            models.append(model)
-        models[1].load_state_dict(models[0].state_dict())
-        args, kwargs = limited_inputs(original, request["batch_limit"], device=device, timeout=request["timeout"])
-        return time_pair(models[0], models[1], args, kwargs, device, warmup=request["warmup"], runs=request["runs"])
+        with Side("model-before", timeout=timeout) as before, Side("model-after", timeout=timeout) as after:
+            for side, rep in ((before, {}), (after, replaced)):
+                path = write_text_atomic(tmp / f"model_{side.name.removeprefix('model-')}.py", generate_script(
+                    comp, batch_limit=limit, device=request["device"], replaced=rep, script_dir=tmp, component=True))
+                side.request("load", path=str(path), class_names=["RefactoredModel"], device=request["device"],
+                             batch_limit=limit, timeout=timeout, seed=0)
+            msg, bufs = before.request("state")
+            after.request("set_state", bufs, state=msg["state"])
+            return time_sides(before, after, [list(args), dict(kwargs)], warmup=request["warmup"],
+                              runs=request["runs"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
