@@ -585,8 +585,13 @@ class Patch(NamedTuple):
     name: str
     value: str
     persistent: bool | None = None
+    cast: bool = False   # `value` is a dtype the tensor `name` was cast to (the whole module's where `name` is "")
 
     def statement(self, obj: str) -> str:
+        if self.cast:
+            if not self.name:
+                return f"{obj}{self.path}.to({self.value})"
+            return f"setattr({obj}{self.path}.{self.name}, 'data', {obj}{self.path}.{self.name}.data.to({self.value}))"
         if self.persistent is None:
             return f"setattr({obj}{self.path}, {self.name!r}, {self.value})"
         return f"{obj}{self.path}.register_buffer({self.name!r}, {self.value}, persistent={self.persistent})"
@@ -644,6 +649,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
     except Exception:
         return []
     out: list[Patch] = []
+    casts: list[Patch] = []
     mine = dict(module.named_modules())
     theirs_all = dict(rebuilt.named_modules())
     swapped: list[str] = []
@@ -689,6 +695,10 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                     out.append(Patch(path, name, _parameter_expr(ours[name])))
                 elif (t is None) != (ours.get(name) is None) or name not in ours:
                     return []
+                elif t is not None and t.dtype != ours[name].dtype and t.shape == ours[name].shape:
+                    # cast after it was built (the model's `.to(dtype)`; transformers' xIELU builds bfloat16
+                    # parameters in a float32 model)
+                    casts.append(Patch(path, name, str(ours[name].dtype), cast=True))
             for name, t in ours.items():
                 if name in theirs or t is None:
                     continue
@@ -728,6 +738,10 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
         except NotRepresentable:
             return []
         swapped.append(qual)
+    if casts:
+        floating = {t.dtype for t in [*module.parameters(), *module.buffers()] if t.is_floating_point()}
+        # the whole module cast to one dtype: one `.to(dtype)`, else each tensor cast apart
+        out += [Patch("", "", casts[0].value, cast=True)] if len(floating) == 1 else casts
     return out
 
 
