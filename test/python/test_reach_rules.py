@@ -58,7 +58,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "cached_property_table", "scalar_tensor_add", "detection_loop",
                                   "untaken_data_branch", "sparse_mixer", "routed_split_sizes",
                                   "upstream_length", "fixed_flag_method", "mask_paste",
-                                  "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build"])
+                                  "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
+                                  "object_table"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -73,7 +74,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
 
 @pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop", "routed_split_sizes",
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
-                                  "cast_after_build"])
+                                  "cast_after_build", "object_table"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -87,6 +88,20 @@ def test_an_op_with_a_neutral_number_stays_in_its_parent(trees: dict[str, Any]) 
     kernels = {f.name: f.read_text() for f in (root / "level_0_kernel").glob("*.py")}
     assert not [n for n, text in kernels.items() if "+ 0\n" in text], sorted(kernels)
     assert any("+ 0\n" in (s / "refactored.py").read_text() for s in (root / "steps").iterdir())
+
+
+def test_a_table_a_plain_object_computed_is_written_with_its_values(trees: dict[str, Any]) -> None:
+    """The code-to-token table a plain object's cached property built is no weight: the kernel that indexes it
+    holds its values exactly, and no weight map names it; the model copy's self-test builds the model without
+    a get_init_inputs() the file does not define."""
+    root = trees["object_table"].root
+    (kernel,) = [f for f in (root / "level_0_kernel").glob("getitem_*.py")]
+    values = [96 + (c * 7) % 32 for c in range(32)]
+    assert f"torch.tensor({values!r}, dtype=torch.int32)" in kernel.read_text()
+    assert not any("mapping.table" in f.read_text() for f in root.glob("steps/*/weight_map.json"))
+    from hdecomp.toolchain.selftest import run_self_tests
+    report = run_self_tests(root, write=False, batch_limit=1, warm=False)
+    assert len(report.results) >= 7 and report.failed == 0, [r for r in report.results if r.status != "PASS"]
 
 
 def test_every_self_test_passes_on_its_own_draw_where_a_mask_can_cover_a_row(trees: dict[str, Any]) -> None:

@@ -17,7 +17,13 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.capture.common import AUGMENTED_OPERATORS, flat_values, held_value, is_held_object
+from hdecomp.decompose.capture.common import (
+    AUGMENTED_OPERATORS,
+    flat_values,
+    held_by_object,
+    held_value,
+    is_held_object,
+)
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
@@ -37,6 +43,7 @@ from hdecomp.decompose.source import (
     carried_source,
     construction_patches,
     constructor_expr,
+    exact_tensor_literal,
     hook_registrations,
     literal,
     module_expr,
@@ -431,15 +438,19 @@ class ComponentText:
         return "\n".join(lines) + "\n\n" + self.body
 
 
-def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True, ops: list[str] | None = None) -> str:
+def self_test_block(outputs: Any, kwargs_fn: bool = True, symbolic: bool = True, ops: list[str] | None = None,
+                    init_fn: bool = True) -> str:
     """The self-test appended to a model file that has none. `symbolic`: the file defines the module-level
     `batch_size` the full-size outputs' batch dimensions are written with (else they are numbers). `ops`: as
-    assemble's."""
+    assemble's. `kwargs_fn` / `init_fn`: the file defines get_input_kwargs() / get_init_inputs() (a model
+    built with no arguments may define no get_init_inputs)."""
     text = _self_test(outputs, symbolic, value_sized=sizes_follow_values(ops or []),
                       maskable=masks_then_normalises(ops or [])).lstrip("\n")
     if not kwargs_fn:
         text = text.replace("model(*get_inputs(), **get_input_kwargs())", "model(*get_inputs())")
         text = text.replace(", **_scaled(get_input_kwargs(), scale)", "")
+    if not init_fn:
+        text = text.replace("model = Model(*get_init_inputs())", "model = Model()")
     return text
 
 
@@ -756,8 +767,8 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
                 state_out.append(attr)
             t = values[m.name]
             init_lines.append(_state_init(root, target, attr, t, ctx))
-            if target in state or target in dict(root.named_buffers(remove_duplicate=False)) or \
-                    not (t.numel() <= 16 and t.dim() <= 1):
+            if not held_by_object(root, target) and (target in state or target in dict(
+                    root.named_buffers(remove_duplicate=False)) or not (t.numel() <= 16 and t.dim() <= 1)):
                 # a non-persistent buffer too, and a big plain tensor attribute: verification transfers it
                 weight_map[target] = attr
     # Canonical variable names (x, x0.., then op names) so identical workloads give identical files.
@@ -814,6 +825,10 @@ def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
 
 
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
+    if held_by_object(root, target):
+        # a tensor a plain object computed itself (Chameleon's code-to-token table): its values, a plain
+        # attribute as in the original (no weight transfer or re-randomisation reaches it on either side)
+        return f"        self.{attr} = {exact_tensor_literal(t)}  # {target}, computed by a plain object"
     dims = dims_source(t)  # a buffer sized by the batch in __init__ keeps `batch_size` symbolic
     if BATCH in dims or any(d.startswith(f"{BATCH} ") for d in dims):
         uses_batch(ctx, full_batch(t))

@@ -280,6 +280,7 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
         from hdecomp.decompose.codegen import self_test_block
         # (its ops: an output a detector's nms sizes keeps only its rank check, hdecomp.vocab.ops)
         source = source.rstrip() + "\n\n" + self_test_block(out, kwargs_fn="get_input_kwargs" in source,
+                                                              init_fn="get_init_inputs" in source,
                                                               symbolic=batch_method == "batch_size",
                                                               ops=sorted(trace.compute_inventory("aten")))
         dec.note(None, "decision", "self-test added to the model copy",

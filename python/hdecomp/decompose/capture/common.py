@@ -434,14 +434,76 @@ def first_line(exc: BaseException) -> str:
 def graph_module(work: nn.Module, graph: fx.Graph, what: str) -> fx.GraphModule:
     """The captured `graph` (`what`: "the traced graph", ...) checked, with printable constants, as a
     GraphModule over `work`; any failure (a call fx cannot express as Python code) is a CaptureError."""
+    objects = _plain_objects_read(work, graph)
     try:
         graph.lint()
         normalise_constants(graph)
+        # (fx copies a tensor read through a plain object, `mapping.table`, as it copies a module's plain
+        # tensor attribute, and asks its holder which buffers are non-persistent: a plain object says none)
+        for obj in objects:
+            vars(obj)["_non_persistent_buffers_set"] = set()
         return fx.GraphModule(work, graph)
     except CaptureError:
         raise
     except Exception as exc:
         raise CaptureError(f"{what} cannot be turned into code ({first_line(exc)})") from exc
+    finally:
+        for obj in objects:
+            vars(obj).pop("_non_persistent_buffers_set", None)
+
+
+def object_tensors(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """(qualified name, tensor) of the tensors held by a plain object (not a module) that a module holds,
+    named through it: Chameleon's vocabulary mapping, whose cached property builds the table that maps image
+    codes to tokens (`mapping.table`). Not state: the object computes them itself (lazily, from its own
+    arguments), so a child holds their values (`held_by_object`)."""
+    out = []
+    for qual, mod in model.named_modules(remove_duplicate=False):
+        for attr, value in vars(mod).items():
+            if attr.startswith("_") or not _plain_object(value):
+                continue
+            name = f"{qual}.{attr}" if qual else attr
+            out += [(f"{name}.{a}", v) for a, v in vars(value).items()
+                    if isinstance(v, torch.Tensor) and not isinstance(v, nn.Parameter) and a.isidentifier()]
+    return out
+
+
+def held_by_object(root: nn.Module, target: str) -> bool:
+    """Whether the qualified name `target` reaches its tensor through a plain object (`object_tensors`)."""
+    *path, _ = target.split(".")
+    holder: Any = root
+    for item in path:
+        holder = getattr(holder, item, None)
+        if holder is None:
+            return False
+        if not isinstance(holder, nn.Module):
+            return True
+    return False
+
+
+def _plain_object(value: Any) -> bool:
+    """An instance of a user's class holding attributes of its own: not a module, a tensor, a class, a function
+    or one of Python's or torch's own objects."""
+    return (hasattr(value, "__dict__") and not isinstance(value, (nn.Module, torch.Tensor, type, types.FunctionType,
+                                                                  types.MethodType, types.ModuleType, functools.partial))
+            and not type(value).__module__.startswith(("builtins", "torch", "typing", "collections")))
+
+
+def _plain_objects_read(work: nn.Module, graph: fx.Graph) -> list[Any]:
+    """The plain objects (not modules) that the graph's get_attr targets pass through last: `mapping` of
+    `mapping.table` (hdecomp.verify.weights.plain_tensor_attributes names a plain object's tensors so)."""
+    out: list[Any] = []
+    for node in graph.nodes:
+        if node.op != "get_attr":
+            continue
+        *path, _ = str(node.target).split(".")
+        holder: Any = work
+        for item in path:
+            holder = getattr(holder, item, None)
+        if path and holder is not None and not isinstance(holder, nn.Module) and hasattr(holder, "__dict__") \
+                and not any(holder is o for o in out):
+            out.append(holder)
+    return out
 
 
 class _ValueRecorder(fx.Interpreter):

@@ -21,6 +21,7 @@ from hdecomp.decompose.capture.common import (
     forward_param_names,
     graph_module,
     node_values,
+    object_tensors,
     output_matches,
     work_copy,
 )
@@ -84,7 +85,7 @@ class _GraphBuilder:
         # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
         # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
         self.plain: dict[int, str] = {}
-        for name, t in plain_tensor_attributes(module):
+        for name, t in [*plain_tensor_attributes(module), *object_tensors(module)]:
             if id(t) not in self.state:
                 self.plain.setdefault(id(t), name)
 
