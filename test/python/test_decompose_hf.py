@@ -320,6 +320,24 @@ def test_config_literal_writes_non_default_fields_and_rebuilds() -> None:
     assert text is not None and "vision_config=CLIPVisionConfig(" in text and "hidden_size=48" in text, text
 
 
+def test_config_literal_keeps_a_sub_configs_own_attention_implementation() -> None:
+    """OmDet-Turbo builds its text model with sdpa, then the model sets eager on its own config: a plain
+    `attn_implementation="eager"` would pass eager down to the text config, and a child rebuilt from it would
+    run another attention than the original's."""
+    from transformers import CLIPConfig
+    config = CLIPConfig(vision_config={"hidden_size": 48, "num_hidden_layers": 1})
+    config._attn_implementation = "sdpa"                 # the sub-configs' choice at build time ...
+    config._attn_implementation_internal = "eager"       # ... then the top config's own, set alone
+    ctx = SourceContext(user_file=None)
+    text = config_literal(config, ctx)
+    assert text is not None, text
+    ns: dict[str, Any] = {}
+    exec("\n".join(ctx.import_lines()), ns)
+    rebuilt = eval(text, ns)
+    assert rebuilt._attn_implementation == "eager"
+    assert rebuilt.text_config._attn_implementation == rebuilt.vision_config._attn_implementation == "sdpa", text
+
+
 def test_config_literal_writes_a_field_kept_behind_a_property_by_its_public_name() -> None:
     # SmolVLM's config keeps `pad_token_id=` in `_pad_token_id` behind a (deprecated) property
     import warnings

@@ -393,15 +393,34 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
     return text
 
 
-def _implementations(config: Any) -> dict[str, str]:
-    """{"attn": "sdpa", "experts": "grouped_mm"}: the config's `_X_implementation` choices that are set."""
+def _implementations(config: Any) -> dict[str, Any]:
+    """{"attn": "sdpa", "experts": "grouped_mm"}: the config's `_X_implementation` choices that are set. Where
+    a sub-config chose otherwise, the choice is the dict the constructor takes for it, `{"": "eager",
+    "text_config": "sdpa"}` (OmDet-Turbo's text model is built with sdpa before the model sets eager on its
+    own config, which a plain `attn_implementation="eager"` would pass down to the text config too)."""
     found = {}
     for key in sorted(vars(config)):
         if key.startswith("_") and key.endswith("_implementation_internal"):
-            impl = getattr(config, key)
-            if isinstance(impl, str):
-                found[key[1:-len("_implementation_internal")]] = impl
+            kind = key[1:-len("_implementation_internal")]
+            impl = _implementation(config, kind)
+            if impl is not None:
+                found[kind] = impl
     return found
+
+
+def _implementation(config: Any, kind: str) -> Any:
+    """The config's `kind` implementation (a str), or a dict of it and its sub-configs' where they differ."""
+    own = getattr(config, f"_{kind}_implementation_internal", None)
+    subs = {}
+    for key in sorted(getattr(config, "sub_configs", None) or {}):
+        sub = getattr(config, key, None)
+        if _is_hf_config(sub) and sub is not config:
+            impl = _implementation(sub, kind)
+            if impl is not None and impl != own:
+                subs[key] = impl
+    if not subs:
+        return own if isinstance(own, str) else None
+    return {"": own, **subs} if isinstance(own, str) else subs
 
 
 def _config_dict(config: Any) -> dict[str, Any]:
