@@ -368,18 +368,24 @@ def _drop_plumbing_objects(mod: nn.Module, node: fx.Node, out: Any, args: list[A
             got = mod(*trial_args, **trial_kwargs)
     except Exception:
         return
-    if not same_outputs(_without_state(out), _without_state(got)):
+    # (the state handed back left out, or standing as the None the call without it hands back: LED's decoder
+    # layer returns `(hidden_states, cache)`, and `(hidden_states, None)` without one)
+    if not same_outputs(_without_state(out), _without_state(got)) and \
+            not same_outputs(_without_state(out, keep=True), _without_state(got, keep=True)):
         return
     node.args = tuple(None if i in slots else a for i, a in enumerate(node.args))
     node.kwargs = {k: (None if k in slots else v) for k, v in node.kwargs.items()}
 
 
-def _without_state(value: Any) -> Any:
-    """An output with the opaque state objects it returns (the cache handed back) left out."""
+def _without_state(value: Any, keep: bool = False) -> Any:
+    """An output with the opaque state objects it returns (the cache handed back) left out; with `keep`, each
+    replaced by None instead."""
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-        return type(value)(_without_state(v) for v in value if not opaque_state(v))
+        return type(value)(None if opaque_state(v) else _without_state(v, keep) for v in value
+                           if keep or not opaque_state(v))
     if isinstance(value, dict):
-        return {k: _without_state(v) for k, v in value.items() if not opaque_state(v)}
+        return {k: None if opaque_state(v) else _without_state(v, keep) for k, v in value.items()
+                if keep or not opaque_state(v)}
     return value
 
 
