@@ -671,3 +671,11 @@ def test_an_op_with_a_neutral_number_is_plumbing(expr: str) -> None:
 def test_an_op_with_any_other_number_is_compute(expr: str, op: str) -> None:
     (v,) = errors(analyze_source(model(f"return {expr}")))
     assert (v.rule, v.op) == ("HD106", op)
+
+
+def test_seeding_and_scoping_the_random_state_is_plumbing() -> None:
+    """`with torch.random.fork_rng(): torch.manual_seed(s)` around a child's call (a forward that fixes its own
+    draws) computes nothing: the source-level planner keeps it in the parent, and the parent passes."""
+    body = ("with torch.random.fork_rng(devices=[]):\n    torch.manual_seed(1234)\n    state = torch.get_rng_state()\n"
+            "    y = self.fc(x)\n    torch.set_rng_state(state)\nreturn y")
+    assert errors(analyze_source(model(body))) == []

@@ -898,6 +898,20 @@ def loops_over_compute(model: nn.Module) -> bool:
     return any(_loops_over_compute_in(model, f) for f in sources)
 
 
+_RANDOM_STATE_CALLS = frozenset({"manual_seed", "fork_rng", "set_rng_state", "seed"})
+
+
+def seeds_random_state(model: nn.Module) -> bool:
+    """Whether the forward's own source seeds or scopes the random state (`torch.manual_seed(...)`,
+    `with torch.random.fork_rng():`): a graph capture holds neither, only the draws."""
+    try:
+        fs = forward_source(model)
+    except SourceStepError:
+        return False
+    return any(isinstance(n, ast.Call) and _dotted(n.func).startswith("torch.")
+               and _dotted(n.func).rsplit(".", 1)[-1] in _RANDOM_STATE_CALLS for n in ast.walk(fs.fdef))
+
+
 def _loops_over_compute_in(model: nn.Module, fs: ForwardSource) -> bool:
     try:
         loops = [n for n in ast.walk(fs.fdef) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
@@ -984,6 +998,18 @@ def _flag(node: ast.AST | None, flagged: list[Span]) -> bool:
     start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     end = (node.end_lineno or node.lineno, node.end_col_offset if node.end_col_offset is not None else 10**6)  # type: ignore[attr-defined]
     return any((fl, fc) < end and start < (el, ec) for fl, fc, el, ec in flagged)
+
+
+def _rng_scope(s: ast.With) -> bool:
+    """`with torch.random.fork_rng(...):` (or torch's other fork_rng): a scope of the random state."""
+    return all(isinstance(it.context_expr, ast.Call) and _dotted(it.context_expr.func).endswith("fork_rng")
+               for it in s.items)
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _has_call(node: ast.AST) -> bool:
@@ -1127,6 +1153,13 @@ class _Splitter:
                     out.append(s)
                 continue
             run = None
+            if isinstance(s, ast.With) and _rng_scope(s):
+                # `with torch.random.fork_rng():` scopes the random state the body seeds and draws from: it
+                # stays the parent's, around the children of its body (pushed down, the seed and the draws
+                # would each get a scope of their own)
+                s.body = self.block(s.body, in_loop, contexts, whole_forward=whole_forward)
+                out.append(s)
+                continue
             # a context (autocast) changes what the calls inside compute: children called inside hold it
             if isinstance(s, (ast.With, ast.AsyncWith)) and (self._any_compute(s, contexts) or _has_call(s)):
                 push = whole_forward and compute_stmts == [s]

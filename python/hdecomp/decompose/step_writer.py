@@ -324,6 +324,11 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                            "child called once per iteration")
         if done is not None:
             return done
+    elif "source" not in avoid and _seeds_random_state(model):
+        done = source_step("its forward seeds or scopes the random state (torch.manual_seed, fork_rng): a graph "
+                           "would hold the draws without the seed; the seeding stays in the parent")
+        if done is not None:
+            return done
     elif "source" not in avoid and expected.materializes:
         done = source_step(f"its forward hands tensor values to Python ({', '.join(expected.materializes)}): "
                            "a graph would hold only the recorded path; the Python stays in the parent")
@@ -651,6 +656,11 @@ def _loops_over_compute(model: nn.Module) -> bool:
     a graph would unroll it; a source-level step keeps the loop with its body as one repeated child."""
     from hdecomp.decompose.source_step import loops_over_compute
     return loops_over_compute(model)
+
+
+def _seeds_random_state(model: nn.Module) -> bool:
+    from hdecomp.decompose.source_step import seeds_random_state
+    return seeds_random_state(model)
 
 
 def _spill_reference(expected: Any, device: str) -> None:

@@ -108,11 +108,14 @@ pi e inf nan strided sparse_coo channels_last channels_last_3d contiguous_format
 TORCH_NEUTRAL = frozenset("""
 no_grad enable_grad inference_mode set_grad_enabled is_grad_enabled is_inference_mode_enabled autocast
 is_tensor is_storage is_floating_point is_complex numel Size device dtype get_default_dtype set_default_dtype
-manual_seed seed initial_seed finfo iinfo Tensor Generator jit cuda backends compiler _assert typename
+manual_seed seed initial_seed get_rng_state set_rng_state finfo iinfo Tensor Generator jit cuda backends compiler _assert typename
 set_printoptions utils testing __version__ version memory_format layout is_autocast_enabled get_device
 Module Parameter
 """.split())
-NEUTRAL_TORCH_NAMESPACES = frozenset("cuda backends compiler jit testing version utils mps cpu distributed".split())
+# (`torch.random`: the random state, seeded, saved and scoped (fork_rng, get_rng_state, set_rng_state); no
+# function of it computes)
+NEUTRAL_TORCH_NAMESPACES = frozenset("cuda backends compiler jit testing version utils mps cpu distributed random"
+                                     .split())
 
 # torch namespaces whose every function is compute.
 COMPUTE_NAMESPACES = ("torch.nn.functional", "torch.special", "torch.linalg", "torch.fft", "torch.nn.init",
