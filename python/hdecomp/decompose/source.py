@@ -565,12 +565,12 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             parts.append(literal(value, ctx))
             continue
         if kind == "kwonly":
-            if not (name in ("device", "dtype") and value is None) and \
+            if not _default_placement(name, value, defaults) and \
                     not (name in defaults and _equal_default(defaults[name], value)):
                 parts.append(f"{name}={literal(value, ctx)}")
             positional_run = False
             continue
-        if name in ("device", "dtype") and value is None:
+        if _default_placement(name, value, defaults):
             positional_run = False
             continue
         if name in defaults and _equal_default(defaults[name], value):
@@ -593,6 +593,13 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
         sets = ", ".join(p.statement("_m") for p in patches)
         expr = f"(_m := {expr}, {sets})[0]"
     return expr
+
+
+def _default_placement(name: str, value: Any, defaults: dict[str, Any]) -> bool:
+    """`device=None` / `dtype=None` passed where leaving it out means the same (torch's default placement).
+    Not where the parameter's own default is another dtype: transformers' xIELU defaults to bfloat16, and
+    Apertus builds it with `dtype=config.dtype`, None, for float32 parameters."""
+    return name in ("device", "dtype") and value is None and defaults.get(name) is None
 
 
 class Patch(NamedTuple):
@@ -715,8 +722,7 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                 elif (t is None) != (ours.get(name) is None) or name not in ours:
                     return []
                 elif t is not None and t.dtype != ours[name].dtype and t.shape == ours[name].shape:
-                    # cast after it was built (the model's `.to(dtype)`; transformers' xIELU builds bfloat16
-                    # parameters in a float32 model)
+                    # cast after it was built (the model's `.to(dtype)` or `.half()` after building its layers)
                     casts.append(Patch(path, name, str(ours[name].dtype), cast=True))
             for name, t in ours.items():
                 if name in theirs or t is None:
