@@ -350,7 +350,9 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     notes: list[str] = []
     sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
-    every = [(list(args), dict(kwargs)), *(runs or [])]
+    # (and every call the model makes of it: OmDet-Turbo's language backbone runs with `encode_type="class"` and
+    # again with "task"; a branch only the file's own draw leaves out must not be dropped)
+    every = [(list(args), dict(kwargs)), *(runs if runs is not None else in_model_calls(node))]
     plan = plan_source_step(
         model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
         executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
@@ -399,6 +401,16 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         a2, k2 = limited_inputs(comp, opts.batch_limit, seed=seed, device=opts.device, timeout=opts.timeout)
         drawn.append((a2, k2))
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
+        rec.calls.update(more.calls)
+    # then the calls the model made (OmDet-Turbo's second call of its language backbone takes the other branch):
+    # the verifier's in-model trials run them
+    for a2, k2 in in_model_calls(node):
+        if all(a in rec.calls for a in attrs):
+            break
+        try:
+            more = record_children(ref, [a for a in attrs if a not in rec.calls], list(a2), dict(k2), CAPTURE_SEED)
+        except Exception:   # user code on the inputs the model handed it (_children_in_model says so)
+            continue
         rec.calls.update(more.calls)
     if runs is None and any(a not in rec.calls for a in attrs) and not has_float_state(model):
         # no weights to re-draw: the verifier's trials run these inputs (and the model's) and nothing else, so a

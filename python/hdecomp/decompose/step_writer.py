@@ -72,6 +72,7 @@ from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     check_expr,
+    flag_signature,
     in_model_calls,
     init_inputs_expr,
     io_maps,
@@ -322,6 +323,11 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     if "source" not in avoid and _loops_over_compute(model):
         done = source_step("its forward loops over tensor compute in Python: the loop stays, its body is a "
                            "child called once per iteration")
+        if done is not None:
+            return done
+    elif "source" not in avoid and len({flag_signature(a, k) for a, k in in_model_calls(node)}) > 1:
+        done = source_step("the model calls it with other flags (a string, a bool or a None argument that differs): "
+                           "a graph would hold one call's path; the Python stays in the parent")
         if done is not None:
             return done
     elif "source" not in avoid and _seeds_random_state(model):

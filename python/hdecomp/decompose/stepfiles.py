@@ -182,6 +182,19 @@ def in_model_calls(node: Any) -> list[tuple[list[Any], dict[str, Any]]]:
             if not any(isinstance(t, torch.Tensor) and t.is_meta for t in flat_values([a, k]))]
 
 
+def flag_signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The flags of a call: its string and bool arguments, and which arguments are None (by position and by
+    name; tensors and sizes left out). Calls whose flags differ take other paths through a module's code
+    (OmDet-Turbo's language backbone, `encode_type="class"` and `"task"`)."""
+    def flag(v: Any) -> Any:
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, (list, tuple)) and not isinstance(v, torch.Size):
+            return tuple(flag(x) for x in v)
+        return "-"
+    return (tuple(flag(a) for a in args), tuple(sorted((str(k), flag(v)) for k, v in kwargs.items())))
+
+
 def call_signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """What sets a call's path through a module's code: which arguments are None, the tensors' shapes and
     dtypes, the plain values (a flag, a count). Two calls of one signature differ in their values only."""
