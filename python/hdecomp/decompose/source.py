@@ -584,11 +584,15 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             parts.append(f"{name}={literal(value, ctx)}")
     dtypes = {t.dtype for t in list(module.parameters()) + list(module.buffers()) if t.is_floating_point()} \
         if isinstance(module, nn.Module) else set()
+    cast_by_argument = None
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
-        parts.append(f"dtype={next(iter(dtypes))}")
+        cast_by_argument = str(next(iter(dtypes)))
+        parts.append(f"dtype={cast_by_argument}")
     expr = f"{cls_name}({', '.join(parts)})"
     patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
+    # (a whole-module cast the `dtype=` argument above already makes: `nn.Linear(4, 4).double()`)
+    patches = [p for p in patches if not (p.cast and not p.name and p.value == cast_by_argument)]
     if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
         sets = ", ".join(p.statement("_m") for p in patches)
         expr = f"(_m := {expr}, {sets})[0]"
