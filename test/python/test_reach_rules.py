@@ -60,7 +60,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "upstream_length", "fixed_flag_method", "mask_paste",
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls"])
+                                  "none_dtype", "flagged_calls", "count_sized_output"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -104,6 +104,17 @@ def test_a_table_a_plain_object_computed_is_written_with_its_values(trees: dict[
     from hdecomp.toolchain.selftest import run_self_tests
     report = run_self_tests(root, write=False, batch_limit=1, warm=False)
     assert len(report.results) >= 7 and report.failed == 0, [r for r in report.results if r.status != "PASS"]
+
+
+def test_the_model_copy_expects_a_count_sized_output_at_its_own_batch(trees: dict[str, Any]) -> None:
+    """The cut batch has 2 classes, the file's own batch 3: the model copy's self-test, run at the file's batch
+    (its `batch_size` is kept: lowering it breaks the file), expects 3 columns, and passes."""
+    from hdecomp.toolchain.selftest import run_self_tests
+    root = trees["count_sized_output"].root
+    copy = (root / "level_3_model" / "count_sized_output.py").read_text()
+    assert "((2, 6, 3), torch.float32, True)" in copy, copy[copy.index("EXPECTED_OUTPUTS"):][:200]
+    report = run_self_tests(root, write=False, batch_limit=1, warm=False)
+    assert report.failed == 0 and len(report.results) >= 5, [r for r in report.results if r.status != "PASS"]
 
 
 def test_every_self_test_passes_on_its_own_draw_where_a_mask_can_cover_a_row(trees: dict[str, Any]) -> None:
