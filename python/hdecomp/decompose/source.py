@@ -584,15 +584,11 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             parts.append(f"{name}={literal(value, ctx)}")
     dtypes = {t.dtype for t in list(module.parameters()) + list(module.buffers()) if t.is_floating_point()} \
         if isinstance(module, nn.Module) else set()
-    cast_by_argument = None
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
-        cast_by_argument = str(next(iter(dtypes)))
-        parts.append(f"dtype={cast_by_argument}")
+        parts.append(f"dtype={next(iter(dtypes))}")
     expr = f"{cls_name}({', '.join(parts)})"
     patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
-    # (a whole-module cast the `dtype=` argument above already makes: `nn.Linear(4, 4).double()`)
-    patches = [p for p in patches if not (p.cast and not p.name and p.value == cast_by_argument)]
     if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
         sets = ", ".join(p.statement("_m") for p in patches)
         expr = f"(_m := {expr}, {sets})[0]"
@@ -650,11 +646,24 @@ def construction_patches(module: nn.Module, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
     `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm, a submodule
-    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise, and buffers registered afterwards."""
+    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise, and buffers registered afterwards. A cast
+    of the whole module that constructor_expr's `dtype=` makes already (`nn.Linear(4, 4).double()`) is none."""
     call = init_call(module)
     if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
         return []
-    return _set_after_construction(module, plain_class(module), call, ctx)
+    patches = _set_after_construction(module, plain_class(module), call, ctx)
+    passed = {name for name, value, _ in call.params if name == "dtype" and value is not None}
+    dtypes = {t.dtype for t in [*module.parameters(), *module.buffers()] if t.is_floating_point()}
+    if not passed and len(dtypes) == 1 and torch.float32 not in dtypes and _takes_dtype(plain_class(module)):
+        patches = [p for p in patches if not (p.cast and not p.name)]
+    return patches
+
+
+def _takes_dtype(cls: type) -> bool:
+    try:
+        return "dtype" in inspect.signature(getattr(cls, "__init__")).parameters  # noqa: B009
+    except (TypeError, ValueError):
+        return False
 
 
 def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[Patch]:
