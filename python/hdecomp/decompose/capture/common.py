@@ -491,7 +491,7 @@ def _plain_object(value: Any) -> bool:
 
 def _plain_objects_read(work: nn.Module, graph: fx.Graph) -> list[Any]:
     """The plain objects (not modules) that the graph's get_attr targets pass through last: `mapping` of
-    `mapping.table` (hdecomp.verify.weights.plain_tensor_attributes names a plain object's tensors so)."""
+    `mapping.table` (object_tensors names a plain object's tensors so)."""
     out: list[Any] = []
     for node in graph.nodes:
         if node.op != "get_attr":
