@@ -41,8 +41,7 @@ from hdecomp.decompose.source import (
     SourceContext,
     carried_names,
     carried_source,
-    construction_patches,
-    constructor_expr,
+    constructor_call,
     exact_tensor_literal,
     hook_registrations,
     literal,
@@ -655,10 +654,8 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
                f"        super().__init__()\n        self.layers = {expr}\n\n"
                f"    def forward(self, {params}):\n        return self.layers({call})\n")
         return src, expr
-    plain = constructor_expr(module, ctx)
-    patches = construction_patches(module, ctx)
-    if patches:   # the call alone; the changes made after it are statements of the constructor below
-        plain = plain[len("(_m := "):plain.index(", " + patches[0].statement("_m"))]
+    # the call alone; the changes made after it are statements of the constructor below
+    plain, patches = constructor_call(module, ctx)
     cls_name, _, rest = plain.partition("(")
     args = rest[:-1]
     # a parametrized module (weight_norm): the plain class, parametrized in its own constructor

@@ -527,11 +527,23 @@ def hook_registrations(module: nn.Module, target: str, ctx: SourceContext) -> li
 
 
 def constructor_expr(module: Any, ctx: SourceContext) -> str:
-    """`module`'s class called with its recorded constructor arguments (parametrizations left out); also
-    for other objects built while the model was (a torchvision InvertedResidualConfig handed to a block)."""
+    """`module`'s class called with its recorded constructor arguments (parametrizations left out), then
+    changed as the model's constructor changed it (constructor_call's patches); also for other objects built
+    while the model was (a torchvision InvertedResidualConfig handed to a block)."""
+    expr, patches = constructor_call(module, ctx)
+    if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
+        sets = ", ".join(p.statement("_m") for p in patches)
+        expr = f"(_m := {expr}, {sets})[0]"
+    return expr
+
+
+def constructor_call(module: Any, ctx: SourceContext) -> tuple[str, list[Patch]]:
+    """(`module`'s class called with its recorded constructor arguments, the changes the model's constructor
+    made after that call: construction_patches, less a cast of the whole module that the call's `dtype=`
+    makes already, `nn.Linear(4, 4).double()` as `nn.Linear(4, 4, dtype=torch.float64)`)."""
     cls = plain_class(module) if isinstance(module, nn.Module) else type(module)
     if cls in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
-        return container_expr(module, ctx)
+        return container_expr(module, ctx), []
     call = init_call(module)
     cls_name = qualified_name(cls, ctx)
     if call is None and not isinstance(module, nn.Module):
@@ -539,7 +551,7 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     if call is None:
         if not any(True for _ in module.children()) and not any(True for _ in module.parameters(recurse=False)):
             try:
-                return f"{cls_name}()" if _same_module(cls(), module) else _raise(cls)
+                return (f"{cls_name}()" if _same_module(cls(), module) else _raise(cls)), []
             except Exception as exc:
                 raise NotRepresentable(f"{cls.__name__}: constructor arguments unknown") from exc
         raise NotRepresentable(f"{cls.__name__}: constructor arguments unknown")
@@ -584,15 +596,14 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
             parts.append(f"{name}={literal(value, ctx)}")
     dtypes = {t.dtype for t in list(module.parameters()) + list(module.buffers()) if t.is_floating_point()} \
         if isinstance(module, nn.Module) else set()
+    cast_by_argument = None
     if len(dtypes) == 1 and torch.float32 not in dtypes and "dtype" in defaults and \
             not any(p.startswith("dtype=") for p in parts):
-        parts.append(f"dtype={next(iter(dtypes))}")
-    expr = f"{cls_name}({', '.join(parts)})"
+        cast_by_argument = str(next(iter(dtypes)))
+        parts.append(f"dtype={cast_by_argument}")
     patches = construction_patches(module, ctx) if isinstance(module, nn.Module) else []
-    if patches:   # built, then changed as the model's own constructor did (`self.norm.bias = None`, MPT)
-        sets = ", ".join(p.statement("_m") for p in patches)
-        expr = f"(_m := {expr}, {sets})[0]"
-    return expr
+    return (f"{cls_name}({', '.join(parts)})",
+            [p for p in patches if not (p.cast and not p.name and p.value == cast_by_argument)])
 
 
 def _default_placement(name: str, value: Any, defaults: dict[str, Any]) -> bool:
@@ -646,24 +657,11 @@ def construction_patches(module: nn.Module, ctx: SourceContext) -> list[Patch]:
     """What the model's constructor changed on `module` after building it from its recorded arguments, as
     (path below the module, attribute, value source): `[("", "bias", "None")]` for MPT's bias-free norm,
     `[(".embedder", "normalization", "DetrFrozenBatchNorm2d(16)")]` for DETR's swapped BatchNorm, a submodule
-    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise, and buffers registered afterwards. A cast
-    of the whole module that constructor_expr's `dtype=` makes already (`nn.Linear(4, 4).double()`) is none."""
+    added afterwards (Mask R-CNN's `roi_heads.mask_head`) likewise, buffers registered afterwards, and casts."""
     call = init_call(module)
     if call is None or type(module) in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
         return []
-    patches = _set_after_construction(module, plain_class(module), call, ctx)
-    passed = {name for name, value, _ in call.params if name == "dtype" and value is not None}
-    dtypes = {t.dtype for t in [*module.parameters(), *module.buffers()] if t.is_floating_point()}
-    if not passed and len(dtypes) == 1 and torch.float32 not in dtypes and _takes_dtype(plain_class(module)):
-        patches = [p for p in patches if not (p.cast and not p.name)]
-    return patches
-
-
-def _takes_dtype(cls: type) -> bool:
-    try:
-        return "dtype" in inspect.signature(getattr(cls, "__init__")).parameters  # noqa: B009
-    except (TypeError, ValueError):
-        return False
+    return _set_after_construction(module, plain_class(module), call, ctx)
 
 
 def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: SourceContext) -> list[Patch]:
