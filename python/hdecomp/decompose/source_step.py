@@ -40,6 +40,7 @@ import torch
 from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
+from hdecomp.anticheat.static.values import dotted_name
 from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, safe_local, snake
 from hdecomp.decompose.source import (
     NotRepresentable,
@@ -908,8 +909,8 @@ def seeds_random_state(model: nn.Module) -> bool:
         fs = forward_source(model)
     except SourceStepError:
         return False
-    return any(isinstance(n, ast.Call) and _dotted(n.func).startswith("torch.")
-               and _dotted(n.func).rsplit(".", 1)[-1] in _RANDOM_STATE_CALLS for n in ast.walk(fs.fdef))
+    names = [dotted_name(n.func) or "" for n in ast.walk(fs.fdef) if isinstance(n, ast.Call)]
+    return any(name.startswith("torch.") and name.rsplit(".", 1)[-1] in _RANDOM_STATE_CALLS for name in names)
 
 
 def _loops_over_compute_in(model: nn.Module, fs: ForwardSource) -> bool:
@@ -1002,14 +1003,8 @@ def _flag(node: ast.AST | None, flagged: list[Span]) -> bool:
 
 def _rng_scope(s: ast.With) -> bool:
     """`with torch.random.fork_rng(...):` (or torch's other fork_rng): a scope of the random state."""
-    return all(isinstance(it.context_expr, ast.Call) and _dotted(it.context_expr.func).endswith("fork_rng")
+    return all(isinstance(it.context_expr, ast.Call) and (dotted_name(it.context_expr.func) or "").endswith("fork_rng")
                for it in s.items)
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _has_call(node: ast.AST) -> bool:

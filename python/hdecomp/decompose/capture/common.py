@@ -470,15 +470,20 @@ def object_tensors(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
 
 def held_by_object(root: nn.Module, target: str) -> bool:
     """Whether the qualified name `target` reaches its tensor through a plain object (`object_tensors`)."""
-    *path, _ = target.split(".")
+    return any(not isinstance(h, nn.Module) for h in _holders(root, target))
+
+
+def _holders(root: nn.Module, target: str) -> list[Any]:
+    """The objects the qualified name `target` passes through below `root`, its tensor's holder last (up to
+    the first that is missing)."""
+    out: list[Any] = []
     holder: Any = root
-    for item in path:
+    for item in target.split(".")[:-1]:
         holder = getattr(holder, item, None)
         if holder is None:
-            return False
-        if not isinstance(holder, nn.Module):
-            return True
-    return False
+            break
+        out.append(holder)
+    return out
 
 
 def _plain_object(value: Any) -> bool:
@@ -494,13 +499,9 @@ def _plain_objects_read(work: nn.Module, graph: fx.Graph) -> list[Any]:
     `mapping.table` (object_tensors names a plain object's tensors so)."""
     out: list[Any] = []
     for node in graph.nodes:
-        if node.op != "get_attr":
-            continue
-        *path, _ = str(node.target).split(".")
-        holder: Any = work
-        for item in path:
-            holder = getattr(holder, item, None)
-        if path and holder is not None and not isinstance(holder, nn.Module) and hasattr(holder, "__dict__") \
+        holders = _holders(work, str(node.target)) if node.op == "get_attr" else []
+        holder = holders[-1] if holders and len(holders) == str(node.target).count(".") else None
+        if holder is not None and not isinstance(holder, nn.Module) and hasattr(holder, "__dict__") \
                 and not any(holder is o for o in out):
             out.append(holder)
     return out
