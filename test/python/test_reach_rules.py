@@ -60,7 +60,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "upstream_length", "fixed_flag_method", "mask_paste",
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls", "count_sized_output"])
+                                  "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -698,3 +698,95 @@ def test_a_line_that_adds_a_scalar_tensor_is_compute_as_the_verifier_runs_it(tre
     assert root["status"] == "pass" and root["capture"] == "source", root
     refactored = (dec.root / root["step"] / "refactored.py").read_text()
     assert "+ offsets[i]" not in refactored.split("def forward", 1)[1], refactored
+
+
+# ---- a chunked causal video VAE as diffusers writes Wan's (fixtures/reach/chunked_cache_vae.py) ------------
+
+
+def _vae() -> Any:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("chunked_cache_vae", FIX / "chunked_cache_vae.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.Model().eval()
+
+
+def test_a_dict_of_a_subclass_is_written_as_its_class() -> None:
+    # (diffusers' FrozenDict `config` reads its keys as attributes: an OrderedDict in its place raised
+    # `AttributeError: 'collections.OrderedDict' object has no attribute 'patch_size'` in Wan's children)
+    from hdecomp.decompose.source import literal
+    config = _vae().config
+    ctx = SourceContext(user_file=None)
+    text = literal(config, ctx)
+    ns: dict[str, Any] = {}
+    exec("\n".join([*ctx.import_lines(), f"value = {text}"]), ns)
+    assert type(ns["value"]) is type(config) and list(ns["value"].items()) == list(config.items())
+    assert ns["value"].patch_size is None and ns["value"].scaling_factor == 0.5
+
+
+def test_a_field_read_of_an_own_methods_result_is_a_call_of_that_method() -> None:
+    import ast
+
+    from hdecomp.decompose.source_step import _called_method, attr_info
+    model = _vae()
+    attrs = {"_decode": attr_info(model, "_decode")}
+    for text in ("decoded = self._decode(z).sample", "return self._decode(z)[0]", "self._decode(z)"):
+        assert _called_method(ast.parse(text).body[0], attrs) == "_decode", text
+    assert _called_method(ast.parse("decoded = torch.relu(self._decode(z).sample)").body[0], attrs) is None
+
+
+def test_library_output_dataclasses_are_plumbing_in_a_parent() -> None:
+    from hdecomp.anticheat.static import analyze_source
+    from hdecomp.anticheat.static.external import is_output_dataclass
+    assert is_output_dataclass("diffusers.models.autoencoders.vae.DecoderOutput")
+    assert is_output_dataclass("transformers.modeling_outputs.BaseModelOutputWithPast")
+    # (not the bases themselves, a class with methods of its own, nor a module)
+    assert not is_output_dataclass("diffusers.utils.outputs.BaseOutput")
+    assert not is_output_dataclass("transformers.models.clip.modeling_clip.CLIPOutput")
+    assert not is_output_dataclass("transformers.models.llama.modeling_llama.LlamaModel")
+    parent = """import torch
+import torch.nn as nn
+from diffusers.models.autoencoders.vae import DecoderOutput
+from transformers.modeling_outputs import BaseModelOutput
+from children.a import Model as A
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = A()
+
+    def forward(self, x):
+        h = self.a(x)
+        return DecoderOutput(sample=h), BaseModelOutput(last_hidden_state=h)
+"""
+    assert [v for v in analyze_source(parent, None) if v.severity == "error"] == []
+    packing = parent.replace("DecoderOutput(sample=h)", "DecoderOutput(sample=h * 2)")
+    assert [v.rule for v in analyze_source(packing, None) if v.severity == "error"] == ["HD106"]   # (compute in the parent)
+
+
+def test_a_method_that_only_resets_state_stays_in_the_parent() -> None:
+    from hdecomp.decompose.source_step import attr_info, function_source, names_of, static_reading
+    model = _vae()
+
+    def reading(method: str) -> tuple[list[Any], set[str], Any]:
+        fs = function_source(getattr(model, method), method=True)
+        attrs = {a: attr_info(model, a) for a in names_of([fs.fdef]).self_attrs}
+        return (*static_reading(fs, attrs), fs)
+    flagged, plumbing, fs = reading("_decode")
+    assert "clear_cache" in plumbing
+    calls = [n for n in __import__("ast").walk(fs.fdef) if getattr(getattr(n, "func", None), "attr", "") == "clear_cache"]
+    assert calls and not any(fl <= c.lineno <= el for c in calls for fl, _, el, _ in flagged)
+    flagged, plumbing, fs = reading("decode")   # (`self._decode(z)` computes: its call is compute)
+    line = next(i + 1 for i, ln in enumerate(fs.text.split("\n")) if "self._decode(z)" in ln)
+    assert "_decode" not in plumbing and any(fl <= line <= el for fl, _, el, _ in flagged)
+
+
+def test_objects_holding_tensors_compare_by_their_attributes() -> None:
+    from diffusers.models.autoencoders.vae import DiagonalGaussianDistribution
+    from hdecomp.decompose.capture.common import same_outputs
+    h = torch.randn(2, 8, 3, 4, 4)
+    a, same, other = (DiagonalGaussianDistribution(t) for t in (h, h.clone(), h + 1))
+    assert same_outputs(a, same) and not same_outputs(a, other)
+    assert compare_outputs(a, same).match and not compare_outputs(a, other).match

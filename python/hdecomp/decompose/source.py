@@ -112,6 +112,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
             # its exact values
             return "[" + ", ".join(exact_tensor_literal(v) for v in value) + "]"
         return "[" + ", ".join(literal(v, ctx) for v in value) + "]"
+    if isinstance(value, dict) and type(value) not in (dict, collections.OrderedDict) and \
+            not dataclasses.is_dataclass(value):
+        return dict_subclass_literal(value, ctx)
     if isinstance(value, collections.OrderedDict):   # nn.Sequential(OrderedDict(...)): a dict would be a module
         pairs = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in value.items())
         return f"{ctx.import_name('collections', 'OrderedDict')}([{pairs}])"
@@ -161,6 +164,24 @@ def literal(value: Any, ctx: SourceContext) -> str:
     if rebuilt is not None:
         return rebuilt
     raise NotRepresentable(f"a {type(value).__name__} value")
+
+
+def dict_subclass_literal(value: dict[Any, Any], ctx: SourceContext) -> str:
+    """A dict of a subclass (diffusers' FrozenDict `config`, which reads its keys as attributes:
+    `self.config.patch_size`) as its class called on its items, `FrozenDict([('patch_size', None), ...])`,
+    where that call gives an equal object (the same items in the same order, the same attributes): a plain
+    dict or OrderedDict in its place would lose what the subclass adds."""
+    cls = type(value)
+    pairs = list(value.items())
+    try:
+        rebuilt = cls(pairs)
+        same = type(rebuilt) is cls and list(rebuilt.items()) == pairs and vars(rebuilt) == vars(value)
+    except Exception:   # a constructor that takes something else, attributes without ==
+        same = False
+    if not same:
+        raise NotRepresentable(f"a {cls.__name__} value (a dict its class does not rebuild from its items)")
+    items = ", ".join(f"({literal(k, ctx)}, {literal(v, ctx)})" for k, v in pairs)
+    return f"{qualified_name(cls, ctx)}([{items}])"
 
 
 def plain_object_literal(value: Any, ctx: SourceContext) -> str | None:

@@ -814,9 +814,12 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
     return AttrInfo(name, "const", value)
 
 
-def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[str, int]:
-    """A refactored file whose forward is the original's, every submodule a child: what the static anti-cheat
-    says about each of its lines is what a parent may keep. Returns (text, line offset of the forward)."""
+def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
+                  methods: dict[str, str] | None = None) -> tuple[str, int, dict[str, tuple[int, int]]]:
+    """A refactored file whose forward is the original's, every submodule a child, and `methods` (name ->
+    source) the module's own methods it calls, carried as the parent would carry them: what the static
+    anti-cheat says about each of its lines is what a parent may keep. Returns (text, line offset of the
+    forward, each method's first and last line in the text)."""
     head = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F"]
     # the imports the refactored parent will have (`import torchvision`: a call of torchvision.ops.nms is then
     # compute the parent may not run, as the verifier reads it), not the model file's own definitions
@@ -846,7 +849,47 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[str, i
     lines = [*head, "", "", *init]
     offset = len(lines)
     lines += ["    " + line if line else line for line in fs.text.split("\n")]
-    return "\n".join(lines) + "\n", offset
+    spans: dict[str, tuple[int, int]] = {}
+    for name, src in (methods or {}).items():
+        lines.append("")
+        first = len(lines) + 1
+        lines += ["    " + line if line else line for line in src.split("\n")]
+        spans[name] = (first, len(lines))
+    return "\n".join(lines) + "\n", offset, spans
+
+
+_CARRIED_LIMIT = 16   # methods read for one probe (those the forward calls, and those they call)
+
+
+def _carried_methods(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[dict[str, AttrInfo], dict[str, str]]:
+    """The module's own plain methods the forward calls, and those they call in turn (name -> source, as the
+    parent would carry them), with the attributes they read added to `attrs` (a copy): the probe reads them
+    as the verifier reads a parent that carries them. A method whose source cannot be carried is left out
+    (its calls stay compute)."""
+    attrs = dict(attrs)
+    methods: dict[str, str] = {}
+    todo = [a for a, i in attrs.items() if i.kind == "method"]
+    while todo and len(methods) < _CARRIED_LIMIT:
+        name = todo.pop(0)
+        info = attrs[name]
+        if name in methods or name == fs.fdef.name or \
+                not isinstance(getattr(info.value, "__func__", None), types.FunctionType):
+            continue
+        model = info.value.__self__
+        try:
+            src = _method_source(info.value, name)
+        except SourceStepError:
+            continue
+        methods[name] = src
+        for sub in names_of([ast.parse(src)]).self_attrs:
+            if sub not in attrs:
+                try:
+                    attrs[sub] = attr_info(model, sub)
+                except SourceStepError:
+                    continue
+                if attrs[sub].kind == "method":
+                    todo.append(sub)
+    return attrs, methods
 
 
 def _probe_literal(value: Any) -> str:
@@ -864,13 +907,32 @@ Span = tuple[int, int, int, int]   # (line, col, end line, end col) in the canon
 def flagged_lines(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[Span]:
     """Where the canonical forward holds code a parent may not run itself: the exact ranges the static
     anti-cheat reports (a key of a returned dict is not compute when a value on its line is)."""
+    return static_reading(fs, attrs)[0]
+
+
+def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[Span], set[str]]:
+    """(flagged_lines, the module's own methods the forward calls that the analysis finds only plumbing in:
+    the parent keeps their calls and carries them)."""
     from hdecomp.anticheat.static import analyze_source
-    text, offset = _probe_source(fs, attrs)
+    probe_attrs, methods = _carried_methods(fs, attrs)
+    text, offset, spans = _probe_source(fs, probe_attrs, methods)
     found: list[Span] = []
     n_lines = fs.text.count("\n") + 1
-    for v in analyze_source(text, None):
-        if v.range is None or v.severity != "error":
-            continue
+    computing = {a for a, i in attrs.items() if i.kind == "method"} - set(methods)
+    violations = [v for v in analyze_source(text, None) if v.range is not None and v.severity == "error"]
+    for v in violations:
+        assert v.range is not None
+        computing |= {m for m, (a, b) in spans.items() if a <= v.range.line <= b}
+    # a call of a method the analysis finds compute in (or cannot read) is compute where the forward calls it;
+    # one it finds only plumbing in (`self.clear_cache()`: the feature caches reset) the parent keeps, carried
+    for node in ast.walk(fs.fdef):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and \
+                node.func.attr in computing:
+            found.append((node.lineno, node.col_offset, node.end_lineno or node.lineno,
+                          node.end_col_offset if node.end_col_offset is not None else 10**6))
+    for v in violations:
+        assert v.range is not None
         line, end_line = v.range.line - offset, (v.range.end_line or v.range.line) - offset
         if not (1 <= line <= n_lines):
             continue
@@ -878,7 +940,12 @@ def flagged_lines(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> list[Span]:
         col = max(0, (v.range.col or 0) - 4)
         end_col = max(0, (v.range.end_col or 0) - 4) if v.range.end_col else 10**6
         found.append((line, col, min(end_line, n_lines), end_col))
-    return found
+    # (the analysis reports a method's compute where the forward calls it: a method is plumbing where none of
+    # its calls is flagged)
+    called = [n for n in ast.walk(fs.fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" and n.func.attr in methods]
+    computing |= {c.func.attr for c in called if _flag(c, found)}   # type: ignore[attr-defined]
+    return found, set(methods) - computing
 
 
 def loops_over_compute(model: nn.Module) -> bool:
@@ -1477,7 +1544,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                  per_statement: bool, full_tensors: dict[str, torch.Tensor] | None, max_iterations: int,
                  executed: set[int] | None, executed_of: Callable[[Any], set[int] | None] | None,
                  full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None) -> SourcePlan:
-    flagged = flagged_lines(fs, attrs)
+    flagged, plumbing = static_reading(fs, attrs)
     forced: set[tuple[int, int]] = _computing_statements(fs)
     dropped: list[str] = []
     flags = _flag_calls(model, fs.fdef, attrs, fs) if executed is not None else set()
@@ -1553,7 +1620,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                 raise SourceStepError("the forward is one piece of straight-line compute: nothing to split at "
                                       "its source level")
             regions = _one_per_statement(fdef, regions[0])
-        more = _statements_to_force(fdef, regions, attrs)
+        more = _statements_to_force(fdef, regions, attrs, plumbing)
         if not more - forced:
             break
         forced |= more
@@ -1686,8 +1753,12 @@ def _around(fs: ForwardSource, inner: SourcePlan, attrs: dict[str, AttrInfo], us
 
 def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
     """The module's own method a statement only calls (`self.set_cell_anchors(dtype, device)`, `x =
-    self.grid_anchors(g, s)`), else None."""
+    self.grid_anchors(g, s)`; a field or item of its result read, `decoded = self._decode(z).sample`),
+    else None."""
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
+    while isinstance(value, ast.Attribute) or \
+            (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)):
+        value = value.value   # (a field or constant item of the call's result: plumbing)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
             isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
         info = attrs.get(value.func.attr)
@@ -1895,10 +1966,12 @@ def _parent_code_nodes(fdef: ast.FunctionDef) -> Iterator[ast.AST]:
         yield n
 
 
-def _statements_to_force(fdef: ast.FunctionDef, regions: list[Region],
-                         attrs: dict[str, AttrInfo]) -> set[tuple[int, int]]:
-    """Statements the parent keeps that it cannot: they read a tensor or call a method of the parent, or
-    a submodule that a region uses too (a child may not call its sibling's submodule)."""
+def _statements_to_force(fdef: ast.FunctionDef, regions: list[Region], attrs: dict[str, AttrInfo],
+                         plumbing: set[str] = frozenset()) -> set[tuple[int, int]]:   # type: ignore[assignment]
+    """Statements the parent keeps that it cannot: they read a tensor or call a method of the parent (other
+    than the `plumbing` ones, which it carries), or a submodule that a region uses too (a child may not call
+    its sibling's submodule)."""
+    attrs = {a: i for a, i in attrs.items() if a not in plumbing}
     region_attrs: set[str] = set()
     for r in regions:
         region_attrs |= set(names_of(r.nodes).self_attrs)

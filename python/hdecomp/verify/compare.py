@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from hdecomp.runtime.component import dataclass_fields, plain_object_state
+from hdecomp.runtime.component import dataclass_fields, object_state
 
 # (rtol, atol) by dtype, used when the user gives none.
 DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
@@ -432,9 +432,10 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
         for k in fields_a:
             _walk(fields_a[k], fields_b[k], rtol, atol, f"{path}.{k}", out)
         return
-    state_a, state_b = plain_object_state(a), plain_object_state(b)
+    state_a, state_b = object_state(a), object_state(b)
     if state_a is not None and state_b is not None and _same_class(a, b):
-        # a plain object that compares by identity (torchvision's LevelMapper): attribute by attribute
+        # an object that compares by identity (torchvision's LevelMapper; diffusers' DiagonalGaussianDistribution,
+        # which holds tensors): attribute by attribute
         for k in sorted(set(state_a) | set(state_b)):
             if k not in state_a or k not in state_b:
                 out.append(_structure_mismatch(f"{path}.{k}", "an attribute only one side has"))

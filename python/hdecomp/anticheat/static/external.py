@@ -1,8 +1,11 @@
 """What a name imported from outside torch is, read from its module's source without importing it.
 
-One kind is known: a namedtuple class (`ReformerOutput = namedtuple("ReformerOutput", [...])` in
-transformers' Reformer, or `class Out(NamedTuple)` with fields only). Calling one packs its arguments
-into a tuple with names: data plumbing, like a tuple literal. Anything else stays unknown code (HD112).
+Two kinds are known. A namedtuple class (`ReformerOutput = namedtuple("ReformerOutput", [...])` in
+transformers' Reformer, or `class Out(NamedTuple)` with fields only): calling one packs its arguments
+into a tuple with names. An output dataclass (`@dataclass class DecoderOutput(BaseOutput)` in diffusers,
+transformers' ModelOutputs), fields only on a library's output base (vocab.OUTPUT_BASES): calling one
+packs its arguments into a dict by name. Both are data plumbing, like a tuple or dict literal. Anything
+else stays unknown code (HD112).
 """
 
 from __future__ import annotations
@@ -72,6 +75,108 @@ def _namedtuples(path: str, _mtime: int, _size: int) -> frozenset[str]:
         for target in _bindings(node):
             bound[target] = bound.get(target, 0) + 1
     return frozenset(n for n in found if bound.get(n) == 1)
+
+
+_DATACLASS_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass"})
+
+
+def is_output_dataclass(qual: str, depth: int = 0) -> bool:
+    """Whether `qual` (`package.module.Name`, followed through re-exports) names a class that only declares
+    fields, decorated `@dataclass` (and otherwise only by decorators of a known package: transformers'
+    `@auto_docstring`), each of whose bases is a library's output base or such a class itself."""
+    from hdecomp.anticheat.static.vocab import KNOWN_PACKAGES, OUTPUT_BASES
+    found = _defined_at(qual)
+    if found is None or depth > 8:
+        return False
+    where, cls, tree = found
+    module = where.rpartition(".")[0]
+    decorators = [_dotted(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list]
+    if not any(d in _DATACLASS_DECORATORS for d in decorators):
+        return False
+    for d in decorators:
+        if d in _DATACLASS_DECORATORS:
+            continue
+        home = _bound_qual(module, tree, d)
+        if home is None or home.split(".")[0] not in KNOWN_PACKAGES:
+            return False
+    if not cls.bases or cls.keywords or not all(_is_field(s) for s in cls.body):
+        return False
+    for b in cls.bases:
+        base = _bound_qual(module, tree, _dotted(b))
+        if base is None:
+            return False
+        defined = _defined_at(base)
+        if (defined[0] if defined is not None else base) not in OUTPUT_BASES and \
+                not is_output_dataclass(base, depth + 1):
+            return False
+    return True
+
+
+def _defined_at(qual: str, depth: int = 0) -> tuple[str, ast.ClassDef, ast.Module] | None:
+    """(the qualified name where the class `qual` is defined, its definition, its module's tree), following
+    `from x import Name` re-exports; None where no source defines it at a module's top level."""
+    module, _, name = qual.rpartition(".")
+    tree = _module_tree(module)
+    if tree is None or depth > 8:
+        return None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+            return qual, stmt, tree
+    there = _bound_qual(module, tree, name)
+    return _defined_at(there, depth + 1) if there is not None and there != qual else None
+
+
+def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
+    """The qualified name a dotted name (`BaseOutput`, `dataclasses.dataclass`) read in `module` stands for:
+    a class of the module, or what a top-level import binds (relative imports resolved)."""
+    head, _, rest = dotted.partition(".")
+    if not head:
+        return None
+    is_package = (_source_path(module) or Path()).name == "__init__.py"
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == head and not rest:
+            return f"{module}.{head}"
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if (alias.asname or alias.name) != head:
+                    continue
+                if stmt.level:
+                    parts = module.split(".")[:len(module.split(".")) - stmt.level + (1 if is_package else 0)]
+                    source = ".".join([*parts, *([stmt.module] if stmt.module else [])])
+                else:
+                    source = stmt.module or ""
+                return ".".join(p for p in (source, alias.name, rest) if p)
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname == head:
+                    return ".".join(p for p in (alias.name, rest) if p)
+                if alias.asname is None and alias.name.split(".")[0] == head:
+                    return dotted
+    return None
+
+
+def _source_path(module: str) -> Path | None:
+    return module_source_file(module) if module else None
+
+
+def _module_tree(module: str) -> ast.Module | None:
+    path = _source_path(module)
+    if path is None:
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(path: str, _mtime: int, _size: int) -> ast.Module | None:
+    """A module's syntax tree (cached by file, mtime and size)."""
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
 
 
 def _bindings(node: ast.AST) -> list[str]:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hdecomp.anticheat.rules import AntiCheatViolation, RelatedLocation
-from hdecomp.anticheat.static.external import is_namedtuple_class
+from hdecomp.anticheat.static.external import is_namedtuple_class, is_output_dataclass
 from hdecomp.anticheat.static.names import classify_method, classify_ref
 from hdecomp.anticheat.static.values import (
     AUTOGRAD_APPLY,
@@ -991,8 +991,8 @@ class ForwardEval:
                 self.is_addition(call.args[0], args[0]):
             self.check_sum_of_sequence(call, call.args[1], args[1], f"`{self.an.snippet(f)}` with an addition")
             return V_DATA
-        if not qual.startswith(("torch", "<")) and is_namedtuple_class(qual):
-            return seq_val(elts=[*args, *kwargs.values()])   # packs its arguments, as a tuple literal
+        if not qual.startswith(("torch", "<")) and (is_namedtuple_class(qual) or is_output_dataclass(qual)):
+            return seq_val(elts=[*args, *kwargs.values()])   # packs its arguments, as a tuple or dict literal
         rc = classify_ref(qual)
         w = rc.what
 

@@ -150,9 +150,13 @@ BUILTIN_DYNAMIC = frozenset({"eval", "exec", "compile", "__import__", "breakpoin
 DYNAMIC_MODULES = frozenset({"importlib", "runpy", "imp", "marshal", "pickle", "dill", "ctypes", "types"})
 KNOWN_THIRD_PARTY_PLUMBING = frozenset({"typing", "typing_extensions", "__future__", "dataclasses"})
 # Installed packages a refactored file may import: never mistaken for child files.
-KNOWN_PACKAGES = frozenset({"torch", "numpy", "scipy", "jax", "einops", "triton", "timm", "transformers",
+KNOWN_PACKAGES = frozenset({"torch", "numpy", "scipy", "jax", "einops", "triton", "timm", "transformers", "diffusers",
                             "torchvision", "torchaudio", "apex", "flash_attn", "xformers", "typing_extensions",
                             "functorch", "opt_einsum", "hdecomp"})
+# The libraries' output bases: dict subclasses whose dataclass subclasses pack their fields into the dict's
+# keys (`__post_init__`), by name: data plumbing. A class that only declares fields on one of them is an
+# output class (hdecomp.anticheat.static.external.is_output_dataclass).
+OUTPUT_BASES = frozenset({"transformers.utils.generic.ModelOutput", "diffusers.utils.outputs.BaseOutput"})
 
 SELF_MODULE_METHODS = frozenset("""
 children named_children modules named_modules parameters named_parameters buffers named_buffers state_dict

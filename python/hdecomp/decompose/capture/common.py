@@ -26,8 +26,8 @@ from torch import nn
 from hdecomp.runtime.component import (
     clone_nested,
     dataclass_fields,
+    object_state,
     plain_attributes,
-    plain_object_state,
     restore_plain_attributes,
 )
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
@@ -157,9 +157,10 @@ def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool
             elif not torch.equal(x.cpu(), y.cpu()):
                 return False
         elif x != y and not (isinstance(x, float) and x != x and y != y):
-            # (a plain object that compares by identity: the same value when of one class with equal attributes;
+            # (an object that compares by identity: the same value when of one class with equal attributes,
+            # tensors leaf by leaf;
             # the class by name, as a generated file carries its own copy of a model file's class)
-            sx, sy = plain_object_state(x), plain_object_state(y)
+            sx, sy = object_state(x), object_state(y)
             if sx is None or sy is None or type(x).__qualname__ != type(y).__qualname__ or \
                     not same_outputs(sx, sy, rtol, atol):
                 return False
