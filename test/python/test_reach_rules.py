@@ -790,3 +790,43 @@ def test_objects_holding_tensors_compare_by_their_attributes() -> None:
     a, same, other = (DiagonalGaussianDistribution(t) for t in (h, h.clone(), h + 1))
     assert same_outputs(a, same) and not same_outputs(a, other)
     assert compare_outputs(a, same).match and not compare_outputs(a, other).match
+
+
+def test_memoized_helpers_of_the_models_files_are_emptied() -> None:
+    # (EfficientLoFTR's rotary table comes from a memoized function of its file, keyed by a buffer: a second
+    # run counted none of its compute, HD307 on a step the planner wrote)
+    import importlib.util
+
+    from hdecomp.runtime.memoized import clear_memoized
+    spec = importlib.util.spec_from_file_location("memoized_helper", FIX / "memoized_helper.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    import sys
+    sys.modules["memoized_helper"] = mod
+    try:
+        spec.loader.exec_module(mod)
+        model = mod.Model().eval()
+        model(*mod.get_inputs())
+        cache = mod.compute_embeddings.__wrapped__ if hasattr(mod.compute_embeddings, "cache_info") else None
+        cached = [c.cell_contents for c in mod.compute_embeddings.__closure__ or ()
+                  if hasattr(c.cell_contents, "cache_info")]
+        assert cache is None and len(cached) == 1 and cached[0].cache_info().currsize == 1
+        clear_memoized(model)
+        assert cached[0].cache_info().currsize == 0
+    finally:
+        sys.modules.pop("memoized_helper", None)
+
+
+def test_a_tie_to_a_tensor_a_composed_child_copied_names_one_copy() -> None:
+    # (CSM's Mimi codec: a parent reads each MimiConv1d's `kernel_size` buffer, which the conv's composed step
+    # holds once per kernel that reads it: the tie named the conv's own attribute, which its composed class
+    # does not have)
+    import ast
+
+    from hdecomp.toolchain.compose.script import _ChildTensorPaths
+    tie = ast.parse("self.b.kernel_size = self.a.kernel_size\nself.b.w = self.a.layers[1].w")
+    maps: dict[str, dict[str, Any]] = {"a": {"kernel_size": ["pointwise.rsub.kernel_size", "pad.kernel_size"],
+                                             "layers.1.w": "layers.1.linear.w"}}
+    out = ast.unparse(_ChildTensorPaths(maps).visit(tie))
+    assert out.split("\n") == ["self.b.kernel_size = self.a.pointwise.rsub.kernel_size",
+                               "self.b.w = self.a.layers[1].linear.w"]

@@ -1,10 +1,12 @@
-"""Memoized methods (`functools.lru_cache` on a module's method): they hand back tensors an earlier forward
-made, so a forward recorded after a first one neither computes them nor reads them from its state. Emptied
-before a recording, the forward computes them again and the recording sees that compute (the op inventory
-of the original, the capture of a step)."""
+"""Memoized methods and helpers (`functools.lru_cache` on a module's method, or on a function of the file that
+defines its class: EfficientLoFTR's `compute_embeddings`): they hand back tensors an earlier forward made, so a
+forward recorded after a first one neither computes them nor reads them from its state. Emptied before a
+recording, the forward computes them again and the recording sees that compute (the op inventory of the
+original, the capture of a step)."""
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -16,13 +18,20 @@ def clear_memoized(module: nn.Module) -> None:
     `generate_anchors`): a memoized method hands back the tensors an earlier forward made, which a capture
     sees as constants from nowhere; emptied, the forward computes them, and the capture records that."""
     seen: set[int] = set()
+    files: set[str] = set()
     for m in module.modules():
         for cls in type(m).__mro__:
             if id(cls) in seen or cls.__module__ == "builtins" or cls.__module__.startswith("torch."):
                 continue
             seen.add(id(cls))
+            files.add(cls.__module__)
             for value in vars(cls).values():
                 for cache in _caches(value.__func__ if isinstance(value, (staticmethod, classmethod)) else value):
+                    cache.cache_clear()
+    for name in files:   # the memoized functions of the files that define them (a helper the forward calls)
+        for value in list(vars(sys.modules[name]).values()) if name in sys.modules else []:
+            if isinstance(value, types.FunctionType) or callable(getattr(value, "cache_clear", None)):
+                for cache in _caches(value):
                     cache.cache_clear()
 
 
