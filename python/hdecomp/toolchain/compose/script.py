@@ -102,10 +102,11 @@ class _ChildTensorPaths(ast.NodeTransformer):
         if isinstance(cur, ast.Name) and cur.id == "self" and len(chain) >= 2 and chain[0] in self.maps:
             key = ".".join(chain[1:])
             new_key = self.maps[chain[0]].get(key)
-            if isinstance(new_key, list) and new_key and all(isinstance(k, str) for k in new_key):
+            if isinstance(new_key, list) and new_key and isinstance(new_key[0], str) and \
+                    all(isinstance(k, str) for k in new_key):
                 # (a tensor the composed child holds several copies of, one per kernel that reads it, MimiConv1d's
                 # `kernel_size` buffer: the tie names the first; a tie cannot name a slice)
-                new_key = new_key[0]
+                new_key = str(new_key[0])
             if isinstance(new_key, str) and new_key != key:
                 new = ast.parse(f"self{access_path(chain[0] + '.' + new_key)}", mode="eval").body
                 assert isinstance(new, (ast.Attribute, ast.Subscript))
