@@ -60,7 +60,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "upstream_length", "fixed_flag_method", "mask_paste",
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae"])
+                                  "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
+                                  "super_forward_conv"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -76,7 +77,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
 @pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop", "routed_split_sizes",
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls"])
+                                  "none_dtype", "flagged_calls", "super_forward_conv"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]

@@ -101,6 +101,8 @@ def forward_source(model: nn.Module) -> ForwardSource:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
             isinstance(body[0].value.value, str):
         fdef.body = body[1:] or [ast.Pass()]
+    if base_forward(model) is not None:
+        _SuperForward().visit(fdef)   # `super().forward(x)`: the base class's forward, as a method of the parent
     for n in ast.walk(fdef):
         if isinstance(n, ast.Name) and n.id in ("super", "__class__"):
             raise SourceStepError(f"{owner.__name__}.forward uses super()")
@@ -123,6 +125,35 @@ def forward_source(model: nn.Module) -> ForwardSource:
                                  [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
                          owner=owner, code=fn.__code__, file_line=file_line)
+
+
+# `super().forward(...)` in a subclass of a torch layer (diffusers' WanCausalConv3d pads from a cache and calls
+# nn.Conv3d's forward) is read as a call of this method of the module: the base class's forward, bound to it
+BASE_FORWARD = "_base_forward"
+
+
+def base_forward(model: nn.Module) -> Any:
+    """The forward `super().forward` reaches from the module's own forward (bound to it), where that is a torch
+    layer's (a class of torch.nn) and the module has no attribute of the method's name; else None."""
+    mro = type(model).__mro__
+    owner = next((i for i, c in enumerate(mro) if "forward" in vars(c)), None)
+    if owner is None:
+        return None
+    base = next((c for c in mro[owner + 1:] if "forward" in vars(c)), None)
+    if base is None or base is nn.Module or not base.__module__.startswith("torch.nn.") or \
+            inspect.getattr_static(model, BASE_FORWARD, None) is not None:
+        return None
+    return types.MethodType(vars(base)["forward"], model)
+
+
+class _SuperForward(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "forward" and isinstance(f.value, ast.Call) and \
+                isinstance(f.value.func, ast.Name) and f.value.func.id == "super" and not f.value.args:
+            node.func = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=BASE_FORWARD, ctx=ast.Load())
+        return node
 
 
 # A container with a forward of its own (`class Experts(nn.ModuleDict)` whose forward calls
@@ -789,6 +820,8 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
         static = inspect.getattr_static(model, name)
     except AttributeError:
         static = None
+    if static is None and name == BASE_FORWARD and base_forward(model) is not None:
+        return AttrInfo(name, "method", base_forward(model))
     if isinstance(static, (staticmethod, classmethod)) or inspect.isfunction(static):
         return AttrInfo(name, "method", getattr(model, name))
     try:
@@ -2299,6 +2332,8 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                     if isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr in attrs and \
                             attrs[f.attr].kind in ("module", "container"):
                         name = snake(type(attrs[f.attr].value).__name__)
+                    elif f.attr == BASE_FORWARD and f.attr in attrs:   # the torch layer's forward: by its class
+                        name = snake(attrs[f.attr].value.__func__.__qualname__.split(".")[0])
                     else:
                         name = f.attr
                 elif isinstance(f, ast.Name):
@@ -2484,6 +2519,7 @@ def _method_source(method: Any, name: str) -> str:
     d = tree.body[0]
     if not isinstance(d, ast.FunctionDef):
         raise SourceStepError(f"self.{name} is not a plain method")
+    d.name = name   # (the base class's forward, read as `self._base_forward`, is carried by that name)
     keep: list[ast.expr] = [dec for dec in d.decorator_list
                             if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod")]
     d.decorator_list = keep
