@@ -42,24 +42,28 @@ def _find_source(module: str, path: tuple[str, ...]) -> Path | None:
 def is_namedtuple_class(qual: str) -> bool:
     """Whether `qual` (`package.module.Name`) names a namedtuple class defined at the top of its module."""
     module, _, name = qual.rpartition(".")
-    if not module or not name:
-        return False
-    path = module_source_file(module)
+    key = _file_key(module) if name else None
+    return key is not None and name in _namedtuples(*key)
+
+
+def _file_key(module: str) -> tuple[str, int, int] | None:
+    """(the module's source file, its mtime, its size): what the parsed trees are cached by; None where no
+    source is found."""
+    path = module_source_file(module) if module else None
     if path is None:
-        return False
+        return None
     try:
         stat = path.stat()
     except OSError:
-        return False
-    return name in _namedtuples(str(path), stat.st_mtime_ns, stat.st_size)
+        return None
+    return str(path), stat.st_mtime_ns, stat.st_size
 
 
 @functools.lru_cache(maxsize=256)
 def _namedtuples(path: str, _mtime: int, _size: int) -> frozenset[str]:
     """The namedtuple classes a module defines at its top level (cached by file, mtime and size)."""
-    try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+    tree = _parsed(path, _mtime, _size)
+    if tree is None:
         return frozenset()
     found = set()
     for stmt in tree.body:
@@ -132,7 +136,7 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
     head, _, rest = dotted.partition(".")
     if not head:
         return None
-    is_package = (_source_path(module) or Path()).name == "__init__.py"
+    is_package = (module_source_file(module) or Path()).name == "__init__.py" if module else False
     for stmt in tree.body:
         if isinstance(stmt, ast.ClassDef) and stmt.name == head and not rest:
             return f"{module}.{head}"
@@ -155,19 +159,9 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
     return None
 
 
-def _source_path(module: str) -> Path | None:
-    return module_source_file(module) if module else None
-
-
 def _module_tree(module: str) -> ast.Module | None:
-    path = _source_path(module)
-    if path is None:
-        return None
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+    key = _file_key(module)
+    return _parsed(*key) if key is not None else None
 
 
 @functools.lru_cache(maxsize=256)
