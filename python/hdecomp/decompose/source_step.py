@@ -2000,7 +2000,7 @@ def _parent_code_nodes(fdef: ast.FunctionDef) -> Iterator[ast.AST]:
 
 
 def _statements_to_force(fdef: ast.FunctionDef, regions: list[Region], attrs: dict[str, AttrInfo],
-                         plumbing: set[str] = frozenset()) -> set[tuple[int, int]]:   # type: ignore[assignment]
+                         plumbing: set[str] | frozenset[str] = frozenset()) -> set[tuple[int, int]]:
     """Statements the parent keeps that it cannot: they read a tensor or call a method of the parent (other
     than the `plumbing` ones, which it carries), or a submodule that a region uses too (a child may not call
     its sibling's submodule)."""
