@@ -958,10 +958,10 @@ def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[
         computing |= {m for m, (a, b) in spans.items() if a <= v.range.line <= b}
     # a call of a method the analysis finds compute in (or cannot read) is compute where the forward calls it;
     # one it finds only plumbing in (`self.clear_cache()`: the feature caches reset) the parent keeps, carried
-    for node in ast.walk(fs.fdef):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and \
-                node.func.attr in computing:
+    self_calls = [(n, n.func.attr) for n in ast.walk(fs.fdef) if isinstance(n, ast.Call) and
+                  isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"]
+    for node, name in self_calls:
+        if name in computing:
             found.append((node.lineno, node.col_offset, node.end_lineno or node.lineno,
                           node.end_col_offset if node.end_col_offset is not None else 10**6))
     for v in violations:
@@ -975,9 +975,7 @@ def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[
         found.append((line, col, min(end_line, n_lines), end_col))
     # (the analysis reports a method's compute where the forward calls it: a method is plumbing where none of
     # its calls is flagged)
-    called = [n for n in ast.walk(fs.fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-              and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" and n.func.attr in methods]
-    computing |= {c.func.attr for c in called if _flag(c, found)}   # type: ignore[attr-defined]
+    computing |= {name for node, name in self_calls if name in methods and _flag(node, found)}
     return found, set(methods) - computing
 
 

@@ -362,23 +362,20 @@ def plain_object_state(obj: Any) -> dict[str, Any] | None:
     (torchvision's `LevelMapper`, which a pooler builds on its first forward from plain numbers), by which two
     of them are the same value: the same class, equal attributes. None for anything else (tensors, modules,
     classes, builtins, objects with an equality of their own, or that hold tensors: state, as a cache's)."""
+    return object_state(obj, tensors=False)
+
+
+def object_state(obj: Any, tensors: bool = True) -> dict[str, Any] | None:
+    """plain_object_state with tensors allowed (`tensors`): the attributes of a Python object that compares by
+    identity and holds plain values and tensors (diffusers' DiagonalGaussianDistribution, a VAE encoder's
+    output: its parameters, mean, log-variance and std), by which two outputs are the same value: the same
+    class, equal attributes, tensors leaf by leaf. None for anything else (modules, objects holding objects,
+    caches)."""
     if isinstance(obj, (torch.Tensor, nn.Module, type)) or type(obj).__module__ in ("builtins", "torch") or \
             not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__:
         return None
     state = dict(vars(obj))
-    return state if all(_plain_data(v, tensors=False) for v in state.values()) else None
-
-
-def object_state(obj: Any) -> dict[str, Any] | None:
-    """plain_object_state with tensors allowed: the attributes of a Python object that compares by identity
-    and holds plain values and tensors (diffusers' DiagonalGaussianDistribution, a VAE encoder's output: its
-    parameters, mean, log-variance and std), by which two outputs are the same value: the same class, equal
-    attributes, tensors leaf by leaf. None for anything else (modules, objects holding objects, caches)."""
-    if isinstance(obj, (torch.Tensor, nn.Module, type)) or type(obj).__module__ in ("builtins", "torch") or \
-            not hasattr(obj, "__dict__") or type(obj).__eq__ is not object.__eq__:
-        return None
-    state = dict(vars(obj))
-    return state if all(_plain_data(v, tensors=True) for v in state.values()) else None
+    return state if all(_plain_data(v, tensors=tensors) for v in state.values()) else None
 
 
 def _plain_data(v: Any, tensors: bool, depth: int = 0) -> bool:
