@@ -87,19 +87,8 @@ class _ChildTensorPaths(ast.NodeTransformer):
         return chain if isinstance(cur, ast.Name) and cur.id == "self" else None
 
     def _retargeted(self, node: ast.Attribute | ast.Subscript) -> ast.AST:
-        chain: list[str] = []   # `self.a.blocks[0].w`: a, blocks, 0, w (a tie inside a ModuleList)
-        cur: ast.expr = node
-        while True:
-            if isinstance(cur, ast.Attribute):
-                chain.insert(0, cur.attr)
-                cur = cur.value
-            elif isinstance(cur, ast.Subscript) and isinstance(cur.slice, ast.Constant) and \
-                    isinstance(cur.slice.value, (int, str)):
-                chain.insert(0, str(cur.slice.value))
-                cur = cur.value
-            else:
-                break
-        if isinstance(cur, ast.Name) and cur.id == "self" and len(chain) >= 2 and chain[0] in self.maps:
+        chain = self._chain(node)   # `self.a.blocks[0].w`: a, blocks, 0, w (a tie inside a ModuleList)
+        if chain is not None and len(chain) >= 2 and chain[0] in self.maps:
             key = ".".join(chain[1:])
             new_key = self.maps[chain[0]].get(key)
             if isinstance(new_key, list) and new_key and isinstance(new_key[0], str) and \
