@@ -61,7 +61,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
-                                  "super_forward_conv"])
+                                  "super_forward_conv", "settled_rescale"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -77,7 +77,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
 @pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop", "routed_split_sizes",
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls", "super_forward_conv"])
+                                  "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -831,3 +831,58 @@ def test_a_tie_to_a_tensor_a_composed_child_copied_names_one_copy() -> None:
     out = ast.unparse(_ChildTensorPaths(maps).visit(tie))
     assert out.split("\n") == ["self.b.kernel_size = self.a.pointwise.rsub.kernel_size",
                                "self.b.w = self.a.layers[1].linear.w"]
+
+
+# ---- a model whose first forward rescales its own weights (fixtures/reach/settled_rescale.py, RWKV) ---------
+
+_SETTLED_REFACTORED = """
+import torch
+from torch import nn
+from settled_rescale import Backbone, Block, batch_size, d, get_init_inputs, get_inputs, rescale_every, vocab
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.backbone = nn.Module()
+        self.backbone.blocks = nn.ModuleList([Block() for _ in range(4)])
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        for i, block in enumerate(self.backbone.blocks):
+            x = block(x)
+            if (i + 1) % rescale_every == 0:
+                x = x / HALF
+        return self.head(x)
+"""
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+@pytest.mark.parametrize("half", ["2", "3"])
+def test_a_model_that_settles_on_its_first_forward_is_verified_as_it_left_it(tmp_path: Path, isolate: bool,
+                                                                            half: str) -> None:
+    """The refactored side holds the forward every later call makes (no rescale: a graph of the settled model
+    drops it). Both sides run once before the original's weights are handed over: PASS, where comparing the
+    built weights fails; and a refactored model that is wrong after settling (halving by 3) still FAILs. (The
+    hand-written parent computes, so the anti-cheat is off: the outputs are what this compares.)"""
+    import shutil
+
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
+    shutil.copy(FIX / "settled_rescale.py", tmp_path / "settled_rescale.py")
+    (tmp_path / "refactored.py").write_text(_SETTLED_REFACTORED.replace("HALF", half))
+    result = verify_step(tmp_path / "settled_rescale.py", tmp_path / "refactored.py",
+                         VerifyOptions(isolate=isolate, reference_cache=False, skip_anticheat=True))
+    assert result.status == ("PASS" if half == "2" else "FAIL"), (result.error, result.fail_reasons)
+    assert any("first forward writes its own parameters" in w for w in result.warnings), result.warnings
+
+
+def test_the_decomposer_splits_a_settling_model_as_its_first_forward_left_it(trees: dict[str, Any]) -> None:
+    """The root's graph holds no in-place rescale of a weight (its first forward's), and the log says why."""
+    dec = trees["settled_rescale"]
+    titles = [e["title"] for e in _log(dec)]
+    assert "settled_rescale: settled by its first forward" in titles, titles
+    refactored = (dec.root / "steps" / "step_1_settled_rescale" / "refactored.py").read_text()
+    assert ".div_(" not in refactored and "_rescale_layers" not in refactored, refactored

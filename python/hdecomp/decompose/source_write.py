@@ -387,6 +387,10 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
     comp_r = load_component(step_dir / "refactored.py", timeout=opts.timeout)
     ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    if node.settles:   # (its parent code settles it too: once, before it is given the settled weights)
+        from hdecomp.runtime.settle import settle
+        torch.manual_seed(CAPTURE_SEED)
+        settle(ref, lambda r=ref: r(*clone_nested(args), **clone_nested(kwargs)))
     _transfer(model, ref, weight_map)
     attrs = [c.attr for c in plan.children]
     rec = record_children(ref, attrs, args, kwargs, CAPTURE_SEED)

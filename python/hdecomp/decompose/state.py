@@ -49,6 +49,9 @@ class Node:
     reason: str | None = None
     depth: int = 0
     capture_method: str | None = None
+    # its first forward writes its own parameters or buffers (hdecomp.runtime.settle): it is split as that
+    # forward left it, and a refactored model of it settles before it is given the weights
+    settles: bool = False
     # the inputs it received in the model (args, kwargs): its first call and its last (a loop body's first and
     # last iteration), recorded at the batch the step ran at; its own step verifies them too (in_model.py)
     in_model: list[tuple[list[Any], dict[str, Any]]] = field(default_factory=list, repr=False)

@@ -293,6 +293,17 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
     expected = reference_run(model, args, kwargs)
+    if expected.settled:
+        # its first forward wrote its own weights and skips that from then on (RWKV's rescale): split as it left
+        # them, the state that every later forward starts from (hdecomp.runtime.settle)
+        node.settles = True
+        as_built = plain_attributes(model)
+        expected = reference_run(model, args, kwargs)
+        restore_plain_attributes(model, as_built)
+        dec.note(step_name, "decision", f"{node.id}: settled by its first forward",
+                 "its first forward wrote its own parameters or buffers in place: the step is written from the "
+                 "model as that forward left it, and every side of its verification runs once before the "
+                 "weights are handed over")
     _spill_reference(expected, opts.device)
     total, per_module = expected.total, expected.per_module
     node.op_count = total

@@ -106,8 +106,14 @@ def _max_leading(obj: Any) -> int:
 
 
 def _record(model: nn.Module, args: Any, kwargs: dict[str, Any], path: Path, timeout: float | None,
-            what: str) -> OpTrace:
-    _, trace = run_user_code(lambda: record_ops(model, args, kwargs), what=what, path=path, timeout=timeout)
+            what: str, record: Any = record_ops) -> OpTrace:
+    """The ops of one forward of `model`, the one every later run makes: a forward that wrote the model's own
+    parameters or buffers (its first: RWKV's rescale, hdecomp.runtime.settle) is recorded again."""
+    from hdecomp.runtime.settle import state_versions, wrote_state
+    versions = state_versions(model)
+    _, trace = run_user_code(lambda: record(model, args, kwargs), what=what, path=path, timeout=timeout)
+    if wrote_state(model, versions):
+        _, trace = run_user_code(lambda: record(model, args, kwargs), what=what, path=path, timeout=timeout)
     return trace
 
 
@@ -123,8 +129,7 @@ def record_model_inventory(model: nn.Module, args: list[Any], kwargs: dict[str, 
     if input_mode == "meta":
         try:
             target = rebuild() if rebuild is not None else model
-            _, trace = run_user_code(lambda: record_ops_meta(target, args, kwargs),
-                                     what="forward on meta tensors", path=path, timeout=timeout)
+            trace = _record(target, args, kwargs, path, timeout, "forward on meta tensors", record_ops_meta)
             inv.input_mode = "meta"
         except HdecompError as exc:
             inv.notes.append(f"meta tensors failed ({exc.cause}); recorded with real inputs")

@@ -47,6 +47,10 @@ class VerifyOptions:
     # the original and the refactored model each in a process of its own, compared here (hdecomp.verify.sides);
     # False: both in this process (the decomposer's own steps: code it wrote itself)
     isolate: bool = True
+    # each side runs its model once, on the first trial's inputs, before the original's weights are handed over:
+    # an original whose first forward writes its own parameters or buffers is compared as that forward left it
+    # (hdecomp.runtime.settle); verify_step sets it when it sees such a write
+    settle: bool = False
 
 
 @dataclass

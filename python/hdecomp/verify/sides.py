@@ -40,6 +40,7 @@ from hdecomp.verify.trials import (
     input_dtype_name,
     original_half,
     refactored_half,
+    settle_model,
     trial_inputs,
     trial_label,
 )
@@ -76,6 +77,9 @@ class OriginalSide:
             self.init_state = f"init{state_fingerprint(self.model)}"
         else:
             self.init_state = "init"
+        if options.settle:   # (as its first forward leaves it: hdecomp.runtime.settle)
+            settle_model(self.comp, self.model, self.comp, self.model, options, clock, device, "original")
+            self.init_state += "-settled"
         self.has_float_state = has_float_state(self.model)
         self.calls = ChildCalls(self.model, every_module=True)   # (an item no trial reaches in either model)
         self.batch_info: dict[str, Any] = {}   # filled by the first trial: see trial_inputs
@@ -237,6 +241,11 @@ class RefactoredSide:
         # process of its own, the original's copy here never runs)
         self._shared: list[torch.Tensor] = shared if shared is not None and original_side is not None else []
         self._versions = [t._version for t in self._shared]
+
+        if options.settle:
+            # run once, then given the (settled) original's weights again: neither settles a second time
+            settle_model(self.comp, m_ref, comp_o, m_orig, options, clock, device, "refactored")
+            apply_weight_map(m_orig, m_ref, wm)
 
         # 2. structural checks that need no run
         self.structural: list[Any] = []
@@ -503,7 +512,8 @@ class _Plain:
             if isinstance(v, OpTrace):
                 return {"__optrace__": v.to_plain()}
             if isinstance(v, OriginalRun):
-                return {"__originalrun__": [v.take_output(), v.trace and v.trace.to_plain(), v.mutated]}
+                return {"__originalrun__": [v.take_output(), v.trace and v.trace.to_plain(), v.mutated,
+                                            v.wrote_state]}
             if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
                 return type(v)(lift(x) for x in v)
             return v
@@ -518,8 +528,9 @@ class _Plain:
             if isinstance(v, dict) and set(v) == {"__optrace__"}:
                 return OpTrace.from_plain(v["__optrace__"])
             if isinstance(v, dict) and set(v) == {"__originalrun__"}:
-                out, trace, mutated = v["__originalrun__"]
-                return OriginalRun(out, None if trace is None else OpTrace.from_plain(trace), list(mutated))
+                out, trace, mutated, wrote = v["__originalrun__"]
+                return OriginalRun(out, None if trace is None else OpTrace.from_plain(trace), list(mutated),
+                                   wrote_state=bool(wrote))
             if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
                 return type(v)(lower(x) for x in v)
             return v

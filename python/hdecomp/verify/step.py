@@ -48,6 +48,7 @@ from hdecomp.verify.trials import (
     BRANCH_TRIALS,
     SharedStateWritten,
     Trial,
+    Unsettled,
     branch_trial_seed,
     idle_for,
     refactored_raised,
@@ -81,15 +82,23 @@ def verify_step(original: str | Path, refactored: str | Path, options: VerifyOpt
     clock = Clock(device)
     if result.status != "ERROR":
         try:
-            try:
-                _verify(original, refactored, options, result, clock, device)
-            except SharedStateWritten:
-                import dataclasses
-                clock = Clock(device)
-                result.warnings.append("the forward writes its own parameters or buffers: verified with "
-                                       "separate copies of the weights")
-                _verify(original, refactored, dataclasses.replace(options, share_weights=False), result,
-                        clock, device)
+            import dataclasses
+            attempt = options
+            for _ in range(3):
+                try:
+                    _verify(original, refactored, attempt, result, clock, device)
+                    break
+                except SharedStateWritten:
+                    clock = Clock(device)
+                    result.warnings.append("the forward writes its own parameters or buffers: verified with "
+                                           "separate copies of the weights")
+                    attempt = dataclasses.replace(attempt, share_weights=False)
+                except Unsettled:
+                    clock = Clock(device)
+                    result.warnings.append("the original's first forward writes its own parameters or buffers: "
+                                           "both models ran once before the weights were handed over, and are "
+                                           "compared as that forward left them")
+                    attempt = dataclasses.replace(attempt, share_weights=False, settle=True)
         except HdecompError as exc:
             _set_error(result, exc)
         except Exception as exc:
@@ -186,6 +195,9 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     def trial(seed: int, index: int | str, record: bool, weights: str,
               input_scale: float | None = None) -> tuple[Trial, Any, Any]:
         inputs, run_o, dtype = call_o("trial", seed, index, record, weights, input_scale)
+        if run_o.wrote_state and index == 0 and not options.settle:
+            run_o.drop()
+            raise Unsettled   # its first forward wrote its own weights: verified again, both sides settled
         if sides.isolated and not plain_only(inputs):
             inputs = None   # (objects that do not cross as they are: the refactored side draws them itself)
         try:

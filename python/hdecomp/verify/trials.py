@@ -26,6 +26,7 @@ from hdecomp.runtime.component import (
     seed_everything,
 )
 from hdecomp.runtime.ops import OpTrace, record_ops
+from hdecomp.runtime.settle import state_versions, wrote_state
 from hdecomp.verify.compare import OutputComparison, first_float_dtype
 from hdecomp.verify.reference_cache import Reference, ReferenceCache
 from hdecomp.verify.result import SEED_BASE, Clock, VerifyOptions
@@ -231,6 +232,21 @@ class SharedStateWritten(Exception):
     """A forward wrote a tensor both models share: the step is verified again with copies."""
 
 
+class Unsettled(Exception):
+    """The original's first forward wrote its own parameters or buffers (hdecomp.runtime.settle): the step is
+    verified again with both models settled (VerifyOptions.settle)."""
+
+
+def settle_model(comp: Component, model: nn.Module, orig: Component, m_orig: nn.Module, options: VerifyOptions,
+                 clock: Clock, device: torch.device, label: str) -> None:
+    """`model` (of `comp`) run once on the first trial's inputs, drawn from the original `orig` (`m_orig`), as
+    a trial runs it, its output dropped: it is then as its first forward left it (hdecomp.runtime.settle)."""
+    from hdecomp.runtime.settle import settle
+    args, kwargs = trial_inputs(orig, m_orig, SEED_BASE, options, clock, device, {})
+    settle(model, lambda: _forward(comp, model, args, kwargs, label=f"{label}, settling", timeout=options.timeout,
+                                   record=False, root_locations=False, clock=clock, seed=SEED_BASE))
+
+
 def holds_meta_tensors(model: nn.Module) -> bool:
     """Whether anything of `model` still lives on the meta device: a tensor the weight map did not give it,
     or a plain tensor attribute its constructor made."""
@@ -309,6 +325,7 @@ class OriginalRun:
     trace: OpTrace | None
     mutated: list[str]
     spilled: Path | None = None
+    wrote_state: bool = False   # the forward wrote the original's own parameters or buffers (runtime/settle.py)
 
     def take_output(self) -> Any:
         """The output, read back from disk where it was spilled (the file is removed; the mapping stays)."""
@@ -336,6 +353,7 @@ def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: d
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     cached = reference.get(label, need_trace=record, device=device) if reference is not None else None
+    wrote = False
     clock.add("inputs", time.perf_counter() - t0)
     if cached is not None:
         out_o, trace_o, mutated_o = cached.output, cached.trace, cached.mutated
@@ -351,6 +369,7 @@ def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: d
         o_before = input_tensors(o_args, o_kwargs)
         o_versions = [t._version for _, t in o_before]
         state = state_signature(m_orig) if reference is not None else None
+        versions = state_versions(m_orig)
         draws = clock.random_draws
         clock.add("inputs", time.perf_counter() - t0)
         out_o, trace_o = _forward(orig, m_orig, o_args, o_kwargs, label="original", timeout=options.timeout,
@@ -358,6 +377,7 @@ def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: d
         t0 = time.perf_counter()
         # judged as the refactored model is: changed values, or an in-place write of the same values
         # (a ReLU(inplace=True) on inputs that are already positive)
+        wrote = wrote_state(m_orig, versions)
         changed_o = set(_mutated(pristine, o_before))
         mutated_o = [p for (p, t), v in zip(o_before, o_versions, strict=True) if p in changed_o or t._version != v]
         del o_before
@@ -380,7 +400,7 @@ def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: d
         out_o = None
     free_memory(device, nbytes)
     clock.add("inputs", time.perf_counter() - t0)
-    return OriginalRun(out_o, trace_o, mutated_o, spilled)
+    return OriginalRun(out_o, trace_o, mutated_o, spilled, wrote_state=wrote)
 
 
 def refactored_half(ref: Component, m_ref: nn.Module, args: list[Any], kwargs: dict[str, Any], seed: int,

@@ -201,6 +201,9 @@ class Reference:
     materializes: list[str] = field(default_factory=list)
     # calls of each submodule (qualified name) in the run
     module_calls: dict[str, int] = field(default_factory=dict)
+    # the run wrote the module's own parameters or buffers in place (hdecomp.runtime.settle): the module was
+    # left as that run left it, and this reference is of its first forward, not of the ones after
+    settled: bool = False
     _plain: Any = None
     _rerun: Any = None
 
@@ -226,10 +229,15 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
         with torch.no_grad():
             torch.manual_seed(CAPTURE_SEED)
             return module(*clone_nested(args), **clone_nested(kwargs))
+    from hdecomp.runtime.settle import state_versions, wrote_state
     torch.manual_seed(CAPTURE_SEED)
     built = plain_attributes(module)
+    versions = state_versions(module)
     out, trace = record_ops(module, clone_nested(args), clone_nested(kwargs))
-    restore_plain_attributes(module, built)
+    # (a forward that wrote its own weights is kept as it left them: the caller settles it, runtime/settle.py)
+    settled = wrote_state(module, versions)
+    if not settled:
+        restore_plain_attributes(module, built)
     per: dict[str, int] = {}
     total = 0
     materializes = sorted({e.raw.rsplit(".", 1)[-1] for e in trace.events
@@ -251,7 +259,7 @@ def reference_run(module: nn.Module, args: list[Any], kwargs: dict[str, Any]) ->
         module_calls[callee] = module_calls.get(callee, 0) + n
     return Reference(output=out, inventory=trace.compute_inventory("aten"), total=total, per_module=per,
                      contraction_ops=contraction_ops, materializes=materializes, module_calls=module_calls,
-                     _rerun=plain)
+                     settled=settled, _rerun=plain)
 
 
 # Tensor methods that hand a tensor's value to Python (which may then branch on it)
