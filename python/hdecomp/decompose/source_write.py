@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -390,7 +391,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     if node.settles:   # (its parent code settles it too: once, before it is given the settled weights)
         from hdecomp.runtime.settle import settle
         torch.manual_seed(CAPTURE_SEED)
-        settle(ref, lambda r=ref: r(*clone_nested(args), **clone_nested(kwargs)))
+        settle(ref, partial(ref, *clone_nested(args), **clone_nested(kwargs)))
     _transfer(model, ref, weight_map)
     attrs = [c.attr for c in plan.children]
     rec = record_children(ref, attrs, args, kwargs, CAPTURE_SEED)
