@@ -61,7 +61,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
-                                  "super_forward_conv", "settled_rescale"])
+                                  "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -77,7 +77,8 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
 @pytest.mark.parametrize("name", ["untaken_data_branch", "detection_loop", "routed_split_sizes",
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
-                                  "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale"])
+                                  "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
+                                  "posterior_object"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -886,3 +887,34 @@ def test_the_decomposer_splits_a_settling_model_as_its_first_forward_left_it(tre
     assert "settled_rescale: settled by its first forward" in titles, titles
     refactored = (dec.root / "steps" / "step_1_settled_rescale" / "refactored.py").read_text()
     assert ".div_(" not in refactored and "_rescale_layers" not in refactored, refactored
+
+
+# ---- a plain object whose constructor computes, handed on whole (fixtures/reach/posterior_object.py) --------
+
+
+def test_a_plain_object_a_forward_returns_is_made_from_its_childrens_values(trees: dict[str, Any]) -> None:
+    """The posterior's step is a recording: its clamp and exps are kernels, and the object is made from their
+    outputs without running its constructor again (object_factory), in a kernel file of its own."""
+    dec = trees["posterior_object"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_gaussian")]
+    refactored = (step / "refactored.py").read_text()
+    assert "Gaussian(" not in refactored.split("class RefactoredModel", 1)[1], refactored
+    kernels = {f.name: f.read_text() for f in (dec.root / "level_0_kernel").glob("*.py")}
+    (maker,) = [t for t in kernels.values() if "object.__new__(Gaussian)" in t]
+    assert ".__dict__.update({" in maker and "torch.exp" not in maker.split("class Model", 1)[1]
+    assert {n.split("_")[0] for n in kernels} >= {"clamp", "exp"}, sorted(kernels)
+
+
+# ---- a module called once per time chunk, whose cache slot holds None, "Rep", then a tensor ----------------
+
+
+def test_each_flag_signature_a_child_is_called_with_in_the_model_is_an_in_model_trial(
+        trees: dict[str, Any]) -> None:
+    """The upsampler's first, second and last calls find None, the marker and a tensor in its slot: each is
+    one of its step's in-model trials, so its middle branch is split and verified, not made a `raise` that
+    only the composition reaches (every step PASS and the composition FAIL, before)."""
+    dec = trees["marker_cache"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_time_upsample")]
+    result = json.loads((step / "verification_result.json").read_text())
+    assert result["status"] == "PASS" and len(result["in_model_trials"]) == 3, result["in_model_trials"]
+    assert "NotImplementedError" not in (step / "refactored.py").read_text()

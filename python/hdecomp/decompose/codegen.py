@@ -51,6 +51,7 @@ from hdecomp.decompose.source import (
     tensor_literal,
 )
 from hdecomp.formats.keys import access_path
+from hdecomp.runtime.component import factory_class
 from hdecomp.verify.weights import WeightSlice, transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
 from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
@@ -212,6 +213,12 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         target = names[n.args[0]]
         text = f"{target} {AUGMENTED_OPERATORS[n.target]}= {fmt(n.args[1], names, ctx)}"
         return text + (f"\n{names[n]} = {target}" if n in names and names[n] != target else "")
+    made = factory_class(n.target) if n.op == "call_function" else None
+    if made is not None and n in names:   # a plain object made from the graph's values (object_factory)
+        from hdecomp.decompose.source import qualified_name
+        cls = qualified_name(made, ctx)
+        state = fmt(n.args[0], names, ctx)
+        return f"{names[n]} = object.__new__({cls})\n{names[n]}.__dict__.update({state})"
     if is_held_object(n):   # a constant object the forward builds: the code that builds it
         return f"{names[n]} = {literal(held_value(n), ctx)}"
     if n.meta.get(HOST_SOURCE):   # a number a child returns, said so (plan.mark_host_numbers)

@@ -30,7 +30,7 @@ from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
-from hdecomp.runtime.component import is_output_class
+from hdecomp.runtime.component import factory_class, is_output_class
 from hdecomp.verify.weights import WeightSlice
 from hdecomp.vocab.ops import is_neutral_operand
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
@@ -173,8 +173,10 @@ def is_namedtuple_call(n: fx.Node) -> bool:
 
 def is_output_object_call(n: fx.Node) -> bool:
     """A call of an output class that packs values by name (transformers' ModelOutputs: dataclasses that
-    are dicts), as a recording writes `BaseModelOutput(last_hidden_state=h)`."""
-    return n.op == "call_function" and is_output_class(n.target) and not n.args
+    are dicts), as a recording writes `BaseModelOutput(last_hidden_state=h)`; or a plain object made from the
+    graph's values (object_factory: a kernel of its own that packs them, as an output class's call is)."""
+    return n.op == "call_function" and ((is_output_class(n.target) and not n.args) or
+                                        factory_class(n.target) is not None)
 
 
 def is_host_scalar(n: fx.Node) -> bool:

@@ -39,6 +39,7 @@ from hdecomp.decompose.source_step import (
 )
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
+    flag_signature,
     in_model_calls,
     init_inputs_expr,
     io_maps,
@@ -69,6 +70,10 @@ class CallRecord:
     calls: int = 0
     ops: int = 0          # compute ops (aten) over all its calls
     last: tuple[list[Any], dict[str, Any]] | None = None   # the inputs of its last call (a loop's last iteration)
+    # the inputs of each call between whose flags differ from every call kept (stepfiles.flag_signature): Wan's
+    # upsampler, called once per time chunk, finds None, then the marker "Rep", then a tensor in its cache slot
+    others: list[tuple[list[Any], dict[str, Any]]] = field(default_factory=list)
+    flags: set[tuple[Any, ...]] = field(default_factory=set)
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
     op_names: set[str] = field(default_factory=set)      # the compute ops it ran (aten names: `nms`, `topk`)
     calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
@@ -107,9 +112,15 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
     def hooks(attr: str) -> tuple[Any, Any]:
         def pre(_m: nn.Module, a: tuple[Any, ...], kw: dict[str, Any]) -> None:
             r = rec.calls.get(attr)
+            flags = flag_signature(list(a), dict(kw))
             if r is None:
-                rec.calls[attr] = CallRecord(args=_clone(list(a)), kwargs=_clone(dict(kw)))
+                rec.calls[attr] = CallRecord(args=_clone(list(a)), kwargs=_clone(dict(kw)), flags={flags})
             else:
+                if r.last is not None:   # (the call before this one: kept where its flags are new)
+                    before = flag_signature(*r.last)
+                    if before not in r.flags and before != flags:
+                        r.flags.add(before)
+                        r.others.append(r.last)
                 r.last = (_clone(list(a)), _clone(dict(kw)))
 
         def post(_m: nn.Module, _a: Any, _kw: Any, out: Any) -> None:
@@ -233,7 +244,8 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     from hdecomp.runtime.component import clone_nested
 
     def calls_of(r: Recording) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
-        return {a: [(c.args, c.kwargs), *([c.last] if c.last is not None else [])] for a, c in r.calls.items()}
+        return {a: [(c.args, c.kwargs), *c.others, *([c.last] if c.last is not None else [])]
+                for a, c in r.calls.items()}
     real = in_model_calls(node)
     per_call: list[dict[str, list[tuple[list[Any], dict[str, Any]]]]] = []
     counts: list[dict[str, int]] = []   # each child's calls under each in-model call (CallRecord.per_model_call)
@@ -361,11 +373,17 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
     # the weight map: module children keep their keys under their attribute, regions hold what they read
     # (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix)
-    weight_map: dict[str, str] = {}
+    # (a submodule the parent calls and a region reads too, Wan's upsampler's `self.resample`: each child holds
+    # a copy, both given the original's tensor, a list of whole copies)
+    weight_map: dict[str, str | list[str]] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
-            full = strip_self_items(model, f"{c.attr}.{okey}" if c.kind == "module" else okey)
-            weight_map.setdefault(plan.key_prefix + full, f"{c.attr}.{ckey}")
+            full = plan.key_prefix + strip_self_items(model, f"{c.attr}.{okey}" if c.kind == "module" else okey)
+            have, target = weight_map.get(full), f"{c.attr}.{ckey}"
+            if have is None:
+                weight_map[full] = target
+            elif target not in ([have] if isinstance(have, str) else have):
+                weight_map[full] = [*([have] if isinstance(have, str) else have), target]
     plan.ties += tie_tied_tensors(model, weight_map)
     # the parent's own inputs at the original batch
     out = expected.output
@@ -509,9 +527,9 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
     return {}
 
 
-def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
-    from hdecomp.verify.weights import apply_weight_map, build_weight_map
-    wm = build_weight_map(model, ref, weight_map)
+def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str | list[str]]) -> None:
+    from hdecomp.verify.weights import apply_weight_map, build_weight_map, parse_explicit_map
+    wm = build_weight_map(model, ref, parse_explicit_map(dict(weight_map)))
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")
     apply_weight_map(model, ref, wm)

@@ -450,6 +450,33 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
+_FACTORIES: dict[type, Callable[[dict[str, Any]], Any]] = {}
+
+
+def object_factory(cls: type) -> Callable[[dict[str, Any]], Any]:
+    """The function that makes an object of `cls` holding `state` as its attributes, without running its
+    constructor: how a graph returns a plain object whose constructor computes (diffusers'
+    DiagonalGaussianDistribution clamps and exponentiates its parameters in `__init__`), from the values the
+    graph computed. Code generation writes a call of it as `object.__new__(cls)` and an update of its `__dict__`."""
+    if cls in _FACTORIES:   # (one function per class: a graph calls the same target for each object)
+        return _FACTORIES[cls]
+
+    def build(state: dict[str, Any]) -> Any:
+        obj: Any = object.__new__(cls)
+        obj.__dict__.update(state)
+        return obj
+    build.__name__ = build.__qualname__ = f"new_{cls.__name__}"
+    build.object_class = cls   # type: ignore[attr-defined]
+    _FACTORIES[cls] = build
+    return build
+
+
+def factory_class(fn: Any) -> type | None:
+    """The class an object_factory function makes, else None."""
+    cls = getattr(fn, "object_class", None)
+    return cls if isinstance(cls, type) and getattr(fn, "__name__", "") == f"new_{cls.__name__}" else None
+
+
 def is_output_class(cls: Any) -> bool:
     """A class of output objects that pack values by name: a dict subclass that is a dataclass
     (transformers' ModelOutputs), built by keyword from its fields."""

@@ -12,8 +12,9 @@ buffers, each length-prefixed. Inside `value`:
   a plain tuple's first item as it does in one process: `{"dataclass": "Name", "fields": {"dict": ...}}`,
   `{"namedtuple": "Name", "names": [...], "fields": [...]}`, `{"mapping": "Name", "items": [[k, v], ...]}` (a
   dict subclass: a transformers ModelOutput) and `{"instance": "Name", "state": {"dict": ...}}` (a plain
-  object holding tensors or plain values: torchvision's ImageList). The receiver rebuilds each as an instance
-  of a class of its own making with that name and those fields (`named_class`): nothing of the sender's runs;
+  object holding tensors or plain values: torchvision's ImageList, diffusers' posterior). The receiver rebuilds
+  each as an instance of a class of its own making with that name and those fields (`named_class`): nothing of
+  the sender's runs;
 - `{"size": [...]}`, `{"torch": "float32"}` (a dtype, memory format or layout), `{"device": "cpu"}`,
   `{"complex": [re, im]}`, `{"slice": [start, stop, step]}`, `{"ellipsis": true}`;
 - `{"object": "module.Qualname"}`: anything else, named only (its values do not cross; an `Opaque` equals
@@ -100,8 +101,9 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
             return {"slice": [walk(v.start), walk(v.stop), walk(v.step)]}
         if v is Ellipsis:
             return {"ellipsis": True}
-        from hdecomp.runtime.component import holding_tensors, plain_object_state
-        if holding_tensors(v) or plain_object_state(v) is not None:
+        from hdecomp.runtime.component import holding_tensors, object_state
+        # (an object of plain data and tensors, its constructor's or computed there: a VAE's posterior)
+        if holding_tensors(v) or object_state(v) is not None:
             return {"instance": type(v).__qualname__, "state": walk(dict(vars(v)))}
         return {"object": f"{type(v).__module__}.{type(v).__qualname__}"}
 

@@ -314,13 +314,23 @@ class RefactoredSide:
         t0 = time.perf_counter()
         called_later = st.check_children_called(self.model, self.trace, self.path)  # judged after every trial
         structural = st.check_call_nesting(self.model, self.trace, self.path)
-        structural += st.check_inventory(trace_o, self.trace, self.model, self.path)
+        structural += [v for v in st.check_inventory(trace_o, self.trace, self.model, self.path)
+                       if not (v.rule == st.HD305 and self._another_path(str(v.details.get("child"))))]
         self.clock.add("anticheat_structural", time.perf_counter() - t0)
         t0 = time.perf_counter()
         runtime_v = rt.check_runtime(self.trace, self.path)
         self.clock.add("anticheat_runtime", time.perf_counter() - t0)
         self.trace = None
         return called_later, structural, runtime_v
+
+    def _another_path(self, child: str) -> bool:
+        """Whether another child ran on inputs other than the recorded trial's (a call the model makes takes a
+        branch the file's own inputs do not: Wan's upsampler, whose first call only resamples and whose later
+        ones run its time conv too): a child that runs all of that trial's compute is then one path of the
+        parent, not the parent in disguise (HD305)."""
+        first = self.trace.module_calls
+        return any(n > first.get(q, 0) for q, n in self.calls.counts.items()
+                   if q != child and not q.startswith(child + ".") and not child.startswith(q + "."))
 
     def randomize(self, seed: int) -> list[str]:
         """Re-draw every float weight, the original's copy and ours alike (the names drawn, in order)."""

@@ -688,9 +688,14 @@ class ForwardEval:
         return V_DATA
 
     def compare(self, node: ast.Compare) -> Val:
-        vals = [as_data(self.ev(node.left))] + [as_data(self.ev(c)) for c in node.comparators]
+        operands = [node.left, *node.comparators]
+        vals = [as_data(self.ev(o)) for o in operands]
         for i, op in enumerate(node.ops):
             if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                continue
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes)) for o in operands[i:i + 2]):
+                # a tensor compared with a string (a cache slot holding a marker: Wan's `feat_cache[idx] != "Rep"`):
+                # torch answers NotImplemented and Python compares identities; no op runs
                 continue
             a, b = vals[i], vals[i + 1]
             if a.kind in TENSORISH or b.kind in TENSORISH:

@@ -26,7 +26,7 @@ from hdecomp.decompose.capture.common import (
     work_copy,
 )
 from hdecomp.decompose.value_names import user_frame_trace
-from hdecomp.runtime.component import clone_nested, is_output_class
+from hdecomp.runtime.component import clone_nested, is_output_class, object_factory, object_state
 from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.verify.weights import plain_tensor_attributes
 
@@ -207,6 +207,20 @@ class _GraphBuilder:
             return {k: self.arg(v) for k, v in value.items()}
         if isinstance(value, nn.Module):
             raise CaptureError("a module is passed as an argument to an op")
+        state = object_state(value)
+        if state is not None and any(isinstance(t, torch.Tensor) for t in flat_values(list(state.values()))):
+            # a plain object the forward built whose constructor computes (diffusers' DiagonalGaussianDistribution:
+            # the graph holds its clamp and exp), handed on whole: made from the graph's values, its constructor
+            # not run again (object_factory)
+            node = self.by_id.get(id(value))
+            if node is None:
+                node = self.graph.call_function(object_factory(type(value)),
+                                                ({k: self.arg(v) for k, v in state.items()},))
+                node.meta["stack_trace"] = user_frame_trace()
+                self.values[node.name] = value
+                self.by_id[id(value)] = node
+                self.keep.append(value)
+            return node
         return value
 
 

@@ -336,6 +336,10 @@ def compare(a, b, where="output"):
             type(a).__qualname__ == type(b).__qualname__:   # a dataclass output (each file defines its class)
         return compare({k: getattr(a, k) for k in a.__dataclass_fields__},
                        {k: getattr(b, k) for k in b.__dataclass_fields__}, where)
+    if type(a).__eq__ is object.__eq__ and hasattr(a, "__dict__") and hasattr(b, "__dict__") and \
+            type(a).__qualname__ == type(b).__qualname__ and not isinstance(a, nn.Module):
+        # a plain object holding tensors (a VAE's posterior): attribute by attribute (each file its class)
+        return compare(dict(vars(a)), dict(vars(b)), where)
     same = a == b
     return bool(same), 0.0 if same else float("inf"), "" if same else f"{where}: {a!r} vs {b!r}"
 
