@@ -324,12 +324,12 @@ class RefactoredSide:
         return called_later, structural, runtime_v
 
     def _another_path(self, child: str) -> bool:
-        """Whether another child ran on inputs other than the recorded trial's (a call the model makes takes a
-        branch the file's own inputs do not: Wan's upsampler, whose first call only resamples and whose later
-        ones run its time conv too): a child that runs all of that trial's compute is then one path of the
-        parent, not the parent in disguise (HD305)."""
+        """Whether another child, one the recorded trial never called, ran in a later trial (a call the model
+        makes takes a branch the file's own inputs do not: Wan's upsampler, whose first call only resamples and
+        whose later ones run its time conv too): a child that runs all of that trial's compute is then one path
+        of the parent, not the parent in disguise (HD305)."""
         first = self.trace.module_calls
-        return any(n > first.get(q, 0) for q, n in self.calls.counts.items()
+        return any(n > 0 and not first.get(q, 0) for q, n in self.calls.counts.items()
                    if q != child and not q.startswith(child + ".") and not child.startswith(q + "."))
 
     def randomize(self, seed: int) -> list[str]:
