@@ -918,3 +918,44 @@ def test_each_flag_signature_a_child_is_called_with_in_the_model_is_an_in_model_
     result = json.loads((step / "verification_result.json").read_text())
     assert result["status"] == "PASS" and len(result["in_model_trials"]) == 3, result["in_model_trials"]
     assert "NotImplementedError" not in (step / "refactored.py").read_text()
+
+
+def test_a_module_call_s_arguments_are_kept_as_it_was_called() -> None:
+    """A replay keeps what a submodule is handed as it is called (node_values, CALL_INPUTS): a list an earlier
+    child wrote in place (Wan's feature cache and its index) holds by then what the placeholder's value,
+    taken before, does not; its children's in-model trials read those (step_writer._called_with)."""
+    import torch.fx as fx
+    from hdecomp.decompose.capture.common import CALL_INPUTS, node_values
+    from torch import nn
+
+    class Write(nn.Module):
+        def forward(self, x: torch.Tensor, cache: list[Any], idx: list[int]) -> torch.Tensor:
+            cache[idx[0]] = "Rep"
+            idx[0] += 1
+            return x * 2
+
+    class Read(nn.Module):
+        def forward(self, x: torch.Tensor, cache: list[Any], idx: list[int]) -> torch.Tensor:
+            return x + 1 if cache[idx[0] - 1] == "Rep" else x
+
+    class Parent(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.write, self.read = Write(), Read()
+
+        def forward(self, x: torch.Tensor, cache: list[Any], idx: list[int]) -> torch.Tensor:
+            return self.read(self.write(x, cache, idx), cache, idx)
+
+    class Leaves(fx.Tracer):
+        def is_leaf_module(self, m: nn.Module, qualname: str) -> bool:
+            return True
+
+    parent = Parent()
+    gm = fx.GraphModule(parent, Leaves().trace(parent))
+    read = next(n for n in gm.graph.nodes if n.op == "call_module" and n.target == "read")
+    names = {n.name for n in gm.graph.nodes} | {read.name + CALL_INPUTS}
+    _, values = node_values(gm, [torch.ones(2), [None, None], [0]], {}, keep=names)
+    args, _ = values[read.name + CALL_INPUTS]
+    assert args[1] == ["Rep", None] and args[2] == [1], args
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    assert values[placeholders[1]] == [None, None] and values[placeholders[2]] == [0]   # (taken before)

@@ -27,7 +27,7 @@ from hdecomp.decompose.capture import (
     reference_run,
     restore_plain_attributes,
 )
-from hdecomp.decompose.capture.common import flat_values
+from hdecomp.decompose.capture.common import CALL_INPUTS, flat_values
 from hdecomp.decompose.codegen import (
     ComponentText,
     assemble,
@@ -837,6 +837,7 @@ def _needed_values(children: list[ChildPlan]) -> set[str]:
             calls = [child.members[0], child.members[-1]] if child.members else []
             for m in calls:
                 names |= {v.name for v in flat_values([list(m.args), dict(m.kwargs)]) if isinstance(v, fx.Node)}
+                names.add(m.name + CALL_INPUTS)   # (and its arguments as it was called: lists written in place)
         else:
             names |= {a.name for a in child.inputs}
     return names
@@ -898,11 +899,21 @@ def _child_calls(child: ChildPlan, call: Any, values: dict[str, Any],
             members = [call] + ([child.members[-1]] if len(child.members) > 1 else [])  # a loop's last call too
             # (each call with its own arguments: a second call may pass fewer, `self.encoder(x)` after
             # `self.encoder(x, context)`)
-            calls = [([_value(m.args[i], values) for i in (child.arg_keep or range(len(m.args)))],
-                      {k: _value(v, values) for k, v in m.kwargs.items()}) for m in members]
+            calls = [_called_with(m, child.arg_keep, values) for m in members]
     except KeyError:   # a value the replay does not hold
         return []
     return [real_values(a, k) for a, k in calls]
+
+def _called_with(m: Any, keep: Any, values: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments of the module call `m` as it was called, where the replay kept them (node_values), else
+    read from the values of the nodes it names (positions `keep` only, where given)."""
+    called = values.get(m.name + CALL_INPUTS)
+    if called is not None:
+        args, kwargs = called
+        return [args[i] for i in (keep or range(len(args)))], dict(kwargs)
+    return ([_value(m.args[i], values) for i in (keep or range(len(m.args)))],
+            {k: _value(v, values) for k, v in m.kwargs.items()})
+
 
 def _unique_attr(base: str, used: set[str]) -> str:
     from hdecomp.decompose.naming import safe_attr

@@ -516,6 +516,10 @@ def _plain_objects_read(work: nn.Module, graph: fx.Graph) -> list[Any]:
     return out
 
 
+# the key of a call_module node's arguments as it was called, in node_values (asked for in `keep`)
+CALL_INPUTS = "::call"
+
+
 class _ValueRecorder(fx.Interpreter):
     def __init__(self, gm: fx.GraphModule, keep: set[str] | None = None) -> None:
         super().__init__(gm)   # (fx frees each value after its last use: `keep` holds the peak to one forward's)
@@ -531,6 +535,17 @@ class _ValueRecorder(fx.Interpreter):
         return tuple(_mutable(a) for a in args), {k: _mutable(v) for k, v in kwargs.items()}
 
     def run_node(self, n: fx.Node) -> Any:
+        if n.op == "call_module" and self.keep is not None and n.name + CALL_INPUTS in self.keep:
+            # what the submodule is handed as it is called: a list an earlier child wrote in place (Wan's feature
+            # cache and its index) holds by then what the placeholder's value, taken before, does not
+            args, kwargs = self.fetch_args_kwargs_from_env(n)
+            self.values[n.name + CALL_INPUTS] = (frozen_view(list(args)),
+                                                 {k: frozen_view(v) for k, v in kwargs.items()})
+            with self._set_current_node(n):
+                out = self.call_module(n.target, args, kwargs)
+            if n.name in self.keep:
+                self.values[n.name] = frozen_view(out)
+            return out
         out = super().run_node(n)
         if out is None and n.target is operator.setitem and isinstance(n.args[0], fx.Node):
             out = self.env[n.args[0]]   # `x[i] = v` stands for the written x afterwards (thread_inplace)
