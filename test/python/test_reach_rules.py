@@ -78,7 +78,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
-                                  "posterior_object"])
+                                  "posterior_object", "marker_cache"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
