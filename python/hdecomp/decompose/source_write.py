@@ -374,16 +374,16 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     # the weight map: module children keep their keys under their attribute, regions hold what they read
     # (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix)
     # (a submodule the parent calls and a region reads too, Wan's upsampler's `self.resample`: each child holds
-    # a copy, both given the original's tensor, a list of whole copies)
-    weight_map: dict[str, str | list[str]] = {}
+    # it, the second copy tied to the first, one tensor as in the original)
+    weight_map: dict[str, str] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
             full = plan.key_prefix + strip_self_items(model, f"{c.attr}.{okey}" if c.kind == "module" else okey)
             have, target = weight_map.get(full), f"{c.attr}.{ckey}"
             if have is None:
                 weight_map[full] = target
-            elif target not in ([have] if isinstance(have, str) else have):
-                weight_map[full] = [*([have] if isinstance(have, str) else have), target]
+            elif have != target:
+                plan.ties.append((target, have))
     plan.ties += tie_tied_tensors(model, weight_map)
     # the parent's own inputs at the original batch
     out = expected.output
@@ -527,9 +527,9 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
     return {}
 
 
-def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str | list[str]]) -> None:
-    from hdecomp.verify.weights import apply_weight_map, build_weight_map, parse_explicit_map
-    wm = build_weight_map(model, ref, parse_explicit_map(dict(weight_map)))
+def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
+    from hdecomp.verify.weights import apply_weight_map, build_weight_map
+    wm = build_weight_map(model, ref, weight_map)
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")
     apply_weight_map(model, ref, wm)

@@ -7,9 +7,10 @@ same way. Such a model computes one thing on its first call and another on every
 that are no longer the ones it was built with.
 
 The rule: whoever compares such a model compares it as its first forward left it. The decomposer captures it
-after that forward (hdecomp.decompose.capture.reference_run tells it so); verify-step, the composition test
-and the coverage count run each model once before the original's weights are handed over, so that both sides
-hold the settled weights and neither settles again. A forward that writes its own state on every call (a
+after that forward (hdecomp.decompose.capture.reference_run tells it so); verify-step (where the original's
+first trial writes its own state and the refactored model's does not), the composition test and the coverage
+count run each model once before the original's weights are handed over, so that both sides hold the settled
+weights and neither settles again. A forward that writes its own state on every call (a
 step counter, a cache filled in place) is settled the same way and then runs in step on both sides.
 
 A write is seen on the tensors' version counters, which every in-place op bumps (under no_grad too): no

@@ -31,6 +31,7 @@ from torch import nn
 
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout, HdecompError
 from hdecomp.runtime.component import load_component, seed_everything
+from hdecomp.runtime.settle import state_versions, wrote_state
 from hdecomp.verify.result import Clock, VerifyOptions
 from hdecomp.verify.trials import (
     ChildCalls,
@@ -283,8 +284,9 @@ class RefactoredSide:
                 "structural": self.structural}
 
     def trial(self, inputs: Any, seed: int, record: bool, input_scale: float | None = None,
-              ) -> tuple[Any, Any, list[str], bool]:
-        """(output, trace, the input paths it modified, whether it wrote a tensor shared with the original).
+              ) -> tuple[Any, Any, list[str], bool, bool]:
+        """(output, trace, the input paths it modified, whether it wrote a tensor shared with the original,
+        whether it wrote its own parameters or buffers).
         `inputs`: the original side's draw, or None where it holds objects that do not cross as they are (a
         cache object, a class's instance with methods): drawn here as the original side draws it, from the same
         file and seed, on this side's copy of the original."""
@@ -292,12 +294,13 @@ class RefactoredSide:
             inputs = trial_inputs(self.original_comp, self.original_model, seed, self.options, self.clock,
                                   self.device, {}, input_scale)
         args, kwargs = inputs
+        own = state_versions(self.model)
         out, trace, mutated = refactored_half(self.comp, self.model, args, kwargs, seed, self.options, self.clock,
                                               self.device, record)
         if record:
             self.trace = trace
         written = any(t._version != v for t, v in zip(self._shared, self._versions, strict=True))
-        return out, trace, mutated, written
+        return out, trace, mutated, written, wrote_state(self.model, own)
 
     def given(self, k: int) -> Any:
         """The refactored model's output on the k-th recorded in-model call's inputs (read here too)."""

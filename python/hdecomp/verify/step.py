@@ -195,16 +195,18 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     def trial(seed: int, index: int | str, record: bool, weights: str,
               input_scale: float | None = None) -> tuple[Trial, Any, Any]:
         inputs, run_o, dtype = call_o("trial", seed, index, record, weights, input_scale)
-        if run_o.wrote_state and index == 0 and not options.settle:
-            run_o.drop()
-            raise Unsettled   # its first forward wrote its own weights: verified again, both sides settled
         if sides.isolated and not plain_only(inputs):
             inputs = None   # (objects that do not cross as they are: the refactored side draws them itself)
         try:
-            out_r, trace_r, mutated_r, written = call_r("trial", inputs, seed, record, input_scale)
+            out_r, trace_r, mutated_r, written, wrote_r = call_r("trial", inputs, seed, record, input_scale)
         except BaseException:
             run_o.drop()
             raise
+        if index == 0 and run_o.wrote_state and not wrote_r and not options.settle:
+            # its first forward wrote its own weights, the refactored model's did not (a graph of the settled
+            # model): verified again, both sides settled (hdecomp.runtime.settle); where both write, in step
+            run_o.drop()
+            raise Unsettled
         del inputs
         comparison = compared(run_o.take_output(), out_r)
         if written:
