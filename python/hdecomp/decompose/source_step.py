@@ -1833,6 +1833,15 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
             carried = copy.deepcopy(mfs.fdef)
             carried.name = name
             kept.append(carried)
+    # the forward's calls of methods the analysis finds only plumbing in stay outside the region (torchvision's
+    # AnchorGenerator: `self.set_cell_anchors(dtype, device)`): carried as they are too
+    for name in dict.fromkeys(n.func.attr for n in ast.walk(fdef) if isinstance(n, ast.Call)
+                              and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                              and n.func.value.id == "self"):
+        if name not in names and name in attrs and attrs[name].kind == "method":
+            carried = copy.deepcopy(function_source(attrs[name].value, method=True).fdef)
+            carried.name = name
+            kept.append(carried)
     if len(plans) != 1:
         return None
     (name, inner), = plans.items()
