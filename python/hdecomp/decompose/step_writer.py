@@ -904,6 +904,7 @@ def _child_calls(child: ChildPlan, call: Any, values: dict[str, Any],
         return []
     return [real_values(a, k) for a, k in calls]
 
+
 def _called_with(m: Any, keep: Any, values: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """The arguments of the module call `m` as it was called, where the replay kept them (node_values), else
     read from the values of the nodes it names (positions `keep` only, where given)."""
