@@ -545,6 +545,12 @@ def _self_store(target: ast.expr) -> bool:
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
 
 
+def _self_calls(nodes: Iterable[ast.AST]) -> list[tuple[ast.Call, str]]:
+    """Every call `self.<attr>(...)` in `nodes` (in ast.walk order), with its attribute's name."""
+    return [(n, n.func.attr) for node in nodes for n in ast.walk(node) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"]
+
+
 def _on_fresh_line(stmt: ast.stmt, last: int) -> int:
     """Puts a statement a rewrite made for the parent on a line of its own past the forward's (the split tells
     a region's outputs by the lines that read them, and no static or run-time reading of the original's lines
@@ -958,8 +964,7 @@ def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[
         computing |= {m for m, (a, b) in spans.items() if a <= v.range.line <= b}
     # a call of a method the analysis finds compute in (or cannot read) is compute where the forward calls it;
     # one it finds only plumbing in (`self.clear_cache()`: the feature caches reset) the parent keeps, carried
-    self_calls = [(n, n.func.attr) for n in ast.walk(fs.fdef) if isinstance(n, ast.Call) and
-                  isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"]
+    self_calls = _self_calls([fs.fdef])
     for node, name in self_calls:
         if name in computing:
             found.append((node.lineno, node.col_offset, node.end_lineno or node.lineno,
@@ -1088,10 +1093,7 @@ class Region:
 
 def _module_calls(r: Region, attrs: dict[str, AttrInfo]) -> int:
     """How many calls of the module's submodules region `r` holds."""
-    return sum(1 for node in r.nodes for n in ast.walk(node)
-               if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-               and n.func.value.id == "self" and n.func.attr in attrs
-               and attrs[n.func.attr].kind in ("module", "container"))
+    return sum(1 for _, a in _self_calls(r.nodes) if a in attrs and attrs[a].kind in ("module", "container"))
 
 
 def _span(node: ast.AST) -> tuple[int, int]:
@@ -1835,9 +1837,7 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
             kept.append(carried)
     # the forward's calls of methods the analysis finds only plumbing in stay outside the region (torchvision's
     # AnchorGenerator: `self.set_cell_anchors(dtype, device)`): carried as they are too
-    for name in dict.fromkeys(n.func.attr for n in ast.walk(fdef) if isinstance(n, ast.Call)
-                              and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-                              and n.func.value.id == "self"):
+    for name in dict.fromkeys(a for _, a in _self_calls([fdef])):
         if name not in names and name in attrs and attrs[name].kind == "method":
             carried = copy.deepcopy(function_source(attrs[name].value, method=True).fdef)
             carried.name = name
@@ -1924,9 +1924,7 @@ def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str,
 
 def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
     """The distinct submodules (and containers) a forward calls as `self.<attr>(...)`, in order."""
-    called = [n.func.attr for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-              and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"]
-    return list(dict.fromkeys(a for a in called if a in attrs and attrs[a].kind in ("module", "container")))
+    return list(dict.fromkeys(a for _, a in _self_calls([fdef]) if a in attrs and attrs[a].kind in ("module", "container")))
 
 
 class _CallsRenamed(ast.NodeTransformer):
