@@ -61,7 +61,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
-                                  "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache"])
+                                  "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
+                                  "cache_in_output"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -78,7 +79,8 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "fixed_flag_method", "mask_paste", "lazy_pooler", "empty_draw", "neutral_offset",
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
-                                  "posterior_object", "marker_cache", "plumbing_method_beside"])
+                                  "posterior_object", "marker_cache", "plumbing_method_beside",
+                                  "cache_in_output"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -970,3 +972,68 @@ def test_a_plumbing_method_beside_the_method_that_computes_is_carried(trees: dic
     (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_anchor_generator")]
     parent = (step / "refactored.py").read_text()
     assert "def set_cell_anchors(self" in parent and "def grid_anchors(self" in parent, parent
+
+
+# ---- a decoder that makes its cache and hands it back (fixtures/reach/cache_in_output.py, LED's decoder) ------
+
+def _cache(offset: float = 0.0) -> Any:
+    import cache_in_output as fixture
+    torch.manual_seed(0)
+    cache = fixture.Cache(2)
+    for layer in range(2):
+        cache.update(torch.randn(1, 3, 4) + offset, torch.randn(1, 3, 4), layer)
+    return cache
+
+
+def test_a_cache_handed_back_compares_by_its_tensors_in_every_comparison() -> None:
+    """A cache (objects holding objects holding tensors, a dict of flags, the class of its layers) compares by
+    its tensors in the capture check, verify-step's comparison and across the isolated verifier's wire; a
+    tensor that differs in a nested layer is a mismatch named by its path."""
+    import sys
+    sys.path.insert(0, str(FIX))
+    try:
+        from hdecomp.decompose.capture.common import same_outputs
+        from hdecomp.runtime.wire import decode, encode
+        a, same, other = _cache(), _cache(), _cache(offset=1.0)
+        assert same_outputs((torch.ones(2), a), (torch.ones(2), same))
+        assert not same_outputs((torch.ones(2), a), (torch.ones(2), other))
+        assert compare_outputs(a, same).match
+        bad = [leaf.path for leaf in compare_outputs(a, other).leaves if not leaf.match]
+        assert bad == ["out.layers[0].keys", "out.layers[1].keys"], bad
+        sent_a, sent_same, sent_other = (decode(*encode(c)) for c in (a, same, other))
+        assert type(sent_a).__qualname__ == "Cache" and type(sent_a.layer_class).__qualname__ != "LayerCache"
+        assert compare_outputs(sent_a, sent_same).match and not compare_outputs(sent_a, sent_other).match
+        assert sent_a.layer_class.__qualname__ == "LayerCache" and sent_a.is_updated == {0: True, 1: True}
+    finally:
+        sys.path.remove(str(FIX))
+        sys.modules.pop("cache_in_output", None)
+
+
+def test_a_decoders_cache_is_none_in_its_blocks_files_and_handed_on_by_the_parent(trees: dict[str, Any]) -> None:
+    """The decoder's step keeps its code as written: it makes the cache, hands it to each block and hands it
+    back (compared by its tensors). Each block's file and the causal mask's are written with None in its
+    place, where they compute the same without it; the plain function beside the loop over the blocks is a
+    child, and the blocks stay the step's children."""
+    dec = trees["cache_in_output"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_decoder")]
+    parent = (step / "refactored.py").read_text()
+    assert "for block in self.blocks:" in parent and "x, cache = block(x, mask, cache=cache)" in parent, parent
+    children = {f.name: f.read_text() for f in (step / "children").glob("*.py")}
+    blocks = [t for n, t in children.items() if "block" in n]
+    assert len(blocks) == 2 and all("'cache': None" in t for t in blocks), sorted(children)
+    assert any("def causal_mask" in t or "past_length" in t for t in [parent, *children.values()])
+
+
+def test_a_cache_the_model_returns_stays_in_its_childrens_calls(tmp_path: Path) -> None:
+    """Where the model's own output holds the cache, what each block writes into it is part of the model's
+    output: no child's file drops it, and the decoder is left whole (PARTIAL) rather than written as a step
+    whose children compose to an empty cache (all steps PASS and the composition FAIL before the rule)."""
+    src = (FIX / "cache_in_output.py").read_text()
+    assert "return self.backbone(ids)[0]" in src
+    model = tmp_path / "cache_returned.py"
+    model.write_text(src.replace("return self.backbone(ids)[0]", "return self.backbone(ids)"))
+    dec = decompose(model, tmp_path / "out", DecomposeOptions(batch_limit=1, self_tests=False), progress=False)
+    from hdecomp.decompose.outputs import result_dict
+    res = result_dict(dec)
+    assert res["composition"]["status"] != "FAIL", res["composition"]
+    assert res["status"] != "PASS" and any("decoder" in r for r in res.get("incomplete", [])), res

@@ -1638,7 +1638,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
             # (the one region where a run computes, beside calls that compute nothing, `scales, mapper =
             # setup(...)` on Python numbers: a child of it alone would be the parent in disguise, HD305)
             only = [ast.Expr(value=live[0].expr)] if live[0].expr is not None else list(live[0].stmts)
-        if len(only) == 1 and not _whole_forward(fdef, regions) and not _called_submodules(fdef, attrs):
+        if len(only) == 1 and not _whole_forward(fdef, regions) and not _submodules_read(as_written, attrs):
             # the only compute is one call of a plain function, in a loop or among plumbing (torchvision's
             # keypointrcnn_inference: `kp_prob, scores = heatmaps_to_keypoints(xx, bb)` per image): one child
             # holding it would be the parent in disguise at one image; the function's body is split instead,
@@ -1925,6 +1925,13 @@ def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str,
 def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
     """The distinct submodules (and containers) a forward calls as `self.<attr>(...)`, in order."""
     return list(dict.fromkeys(a for _, a in _self_calls([fdef]) if a in attrs and attrs[a].kind in ("module", "container")))
+
+
+def _submodules_read(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> set[str]:
+    """The submodules and containers a forward reads in any way: called (`self.norm(x)`), iterated (`for block
+    in self.blocks`) or handed on; a plan that keeps the forward as written must keep them."""
+    return {n.attr for n in ast.walk(fdef) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and
+            n.value.id == "self" and n.attr in attrs and attrs[n.attr].kind in ("module", "container")}
 
 
 class _CallsRenamed(ast.NodeTransformer):

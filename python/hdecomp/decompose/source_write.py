@@ -24,10 +24,12 @@ import torch
 from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
+from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
+from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.source_step import (
     SourceChild,
     SourcePlan,
@@ -469,6 +471,8 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     for a, r in list(rec.calls.items()):
         if r.twin:   # (at the twin's sizes, the original batch's where it was taken there)
             rec.calls[a] = _as_twin(by_attr[a], rec.calls[r.twin], r.twin)
+    for c in plan.children:
+        rec.calls[c.attr] = _plumbing_dropped(dec, ref.get_submodule(c.attr), c, rec.calls[c.attr])
     del ref
     # pass 2: the files for good
     module_children = {id(c.module) for c in plan.children if c.module is not None}
@@ -533,6 +537,30 @@ def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> N
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")
     apply_weight_map(model, ref, wm)
+
+
+def _plumbing_dropped(dec: Decomposition, child: nn.Module, c: SourceChild, r: CallRecord) -> CallRecord:
+    """A child's record with each object no file can write that it computes the same without (a decoder's cache
+    the parent hands each layer, and the region that builds its causal mask: plumbing.without_plumbing_objects)
+    as None, in its first call and its in-model calls alike: its file and its step's trials. The parent's code
+    still hands it on. `child`: the child as the refactored parent holds it. Not where the model's own output
+    holds such an object (Decomposition.output_state): what a child writes into it would then reach the output
+    through the parent's code alone, and a child decomposed without it would not compose."""
+    if dec.output_state:
+        return r
+    args, kwargs = without_plumbing_objects(child, list(r.args), dict(r.kwargs), r.out, c.ctx)
+    slots = {i for i, v in enumerate(args) if v is None and r.args[i] is not None}
+    keys = {k for k, v in kwargs.items() if v is None and r.kwargs[k] is not None}
+    if not slots and not keys:
+        return r
+
+    def dropped(call: tuple[list[Any], dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
+        a, kw = call
+        return ([None if i in slots else v for i, v in enumerate(a)],
+                {k: (None if k in keys else v) for k, v in kw.items()})
+    # (the state the call hands back stands as the None a call without it hands back: LED's decoder layer)
+    return dataclasses.replace(r, args=args, kwargs=kwargs, out=without_state(r.out, keep=True),
+                               last=None if r.last is None else dropped(r.last), others=[dropped(o) for o in r.others])
 
 
 def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,

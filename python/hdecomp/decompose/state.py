@@ -84,6 +84,9 @@ class Decomposition:
     seconds: float = 0.0
     finals: dict[str, Any] = field(default_factory=dict)
     root_id: str | None = None        # the root node (the model; its kernel when the model is one kernel)
+    # the model's output holds a state object (a cache handed back: capture.record.holds_state), set by the
+    # root's step: the composition compares what children write into one, so no child's file drops it
+    output_state: bool = True
     pool: Any = None                  # warm workers for the final self-tests and composition (runtime.warm)
 
     def collect(self) -> None:

@@ -59,6 +59,7 @@ from hdecomp.decompose.plan import (
     oversized_module_children,
     plan_children,
 )
+from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.shapes import (
     BatchBakedError,
     available_bytes,
@@ -193,60 +194,6 @@ class Snapshot:
         node.capture_method = None
 
 
-def _without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, Any], out: Any,
-                              ctx: SourceContext) -> tuple[list[Any], dict[str, Any]]:
-    """A submodule child's inputs for its own file, where one is an object no file can write (a
-    transformers DynamicCache the parent made in its forward and hands each layer): None instead, when the
-    child computes the very same outputs with None (the object is plumbing for this call: a fresh cache
-    each layer only appends to). Where None changes the outputs the object stays (and the step says it
-    cannot be written); the parent's call is given None the same way, and its step verifies that."""
-    from hdecomp.decompose.capture.common import same_outputs
-    from hdecomp.decompose.codegen import input_expr
-    from hdecomp.runtime.component import clone_nested
-
-    def writable(v: Any) -> bool:
-        if v is None or isinstance(v, torch.Tensor):
-            return True
-        try:
-            input_expr(v, ctx)
-            return True
-        except NotRepresentable:
-            return False
-
-    new_args, new_kwargs = list(args), dict(kwargs)
-    slots: list[int | str] = [i for i, v in enumerate(args) if not writable(v)] + \
-        [k for k, v in kwargs.items() if not writable(v)]
-    if not slots:
-        return new_args, new_kwargs
-    # values at the original batch (--batch-limit's full-size stand-ins, on the meta device for a big one):
-    # checked on the recorded tensors behind them and the output they gave
-    from hdecomp.decompose.shapes import real_values, sample
-    from hdecomp.runtime.component import map_nested
-    real_args, real_kwargs = real_values(args, kwargs)
-    out = map_nested(out, sample)
-    for slot in slots:
-        trial_args, trial_kwargs = list(real_args), dict(real_kwargs)
-        for i, v in enumerate(new_args):
-            if v is None:
-                trial_args[i] = None
-        trial_kwargs.update({k: None for k, v in new_kwargs.items() if v is None})
-        if isinstance(slot, int):
-            trial_args[slot] = None
-        else:
-            trial_kwargs[slot] = None
-        try:
-            with torch.no_grad():
-                got = sub(*clone_nested(trial_args), **clone_nested(trial_kwargs))
-        except Exception:   # the child needs the object: it stays (and cannot be written)
-            continue
-        if same_outputs(out, got):
-            if isinstance(slot, int):
-                new_args[slot] = None
-            else:
-                new_kwargs[slot] = None
-    return new_args, new_kwargs
-
-
 def _objects_built_by_child(child: ChildPlan, names: list[str] | None, ctx: SourceContext) -> dict[int | str, str]:
     """The constant objects (capture.common.is_constant_object) the parent built in its forward and hands
     this submodule child (`self.block(x, Settings(2.0))`), by argument position or keyword, each as the
@@ -293,6 +240,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
     expected = reference_run(model, args, kwargs)
+    if node.parent is None:
+        from hdecomp.decompose.capture.record import holds_state
+        dec.output_state = holds_state(expected.output)
     if expected.settled:
         # its first forward wrote its own weights and skips that from then on (RWKV's rescale): split as it left
         # them, the state that every later forward starts from (hdecomp.runtime.settle)
@@ -533,7 +483,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                 in_args = [_value(call.args[i], cap) for i in (child.arg_keep or range(len(call.args)))]
                 in_kwargs = {k: _value(v, cap) for k, v in call.kwargs.items()}
                 out_val = cap.values[call.name]
-                plain_args, plain_kwargs = _without_plumbing_objects(sub, in_args, in_kwargs, out_val, ctx)
+                plain_args, plain_kwargs = without_plumbing_objects(sub, in_args, in_kwargs, out_val, ctx)
                 # the parent's call passes None where the child's file does (verify-step checks the parent)
                 positions = list(child.arg_keep or range(len(call.args)))
                 dropped = {positions[i] for i, v in enumerate(plain_args) if v is None and in_args[i] is not None}

@@ -378,6 +378,38 @@ def object_state(obj: Any, tensors: bool = True) -> dict[str, Any] | None:
     return state if all(_plain_data(v, tensors=tensors) for v in state.values()) else None
 
 
+def compared_state(obj: Any, depth: int = 0) -> dict[str, Any] | None:
+    """The attributes by which two objects that compare by identity are the same value, as every comparison of
+    outputs reads them (the capture check, verify-step, the composition test): of one class (by name), equal
+    attributes, tensors leaf by leaf, objects nested in them attribute by attribute, classes by name. A
+    transformers cache handed back in a decoder's output: EncoderDecoderCache -> DynamicCache -> DynamicLayer's
+    keys and values. object_state with nested objects and classes allowed: for comparing, not for building
+    (no file writes such an object). None for anything else (modules, callables, objects with an equality of
+    their own, objects nested more than four deep)."""
+    if depth > 4 or isinstance(obj, (torch.Tensor, nn.Module, type)) or \
+            type(obj).__module__ in ("builtins", "torch") or not hasattr(obj, "__dict__") or \
+            type(obj).__eq__ is not object.__eq__:
+        return None
+    try:
+        state = dict(vars(obj))
+    except TypeError:
+        return None
+    return state if all(_compared_data(v, depth) for v in state.values()) else None
+
+
+def _compared_data(v: Any, depth: int) -> bool:
+    """An attribute compared_state walks: plain data, tensors, classes, and objects it walks in turn."""
+    if isinstance(v, type) or _plain_data(v, tensors=True, depth=3):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(v, (list, tuple)):
+        return all(_compared_data(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, (str, int)) and _compared_data(x, depth + 1) for k, x in v.items())
+    return compared_state(v, depth + 1) is not None
+
+
 def _plain_data(v: Any, tensors: bool, depth: int = 0) -> bool:
     """Numbers, strings, None, dtypes, devices (and tensors, where `tensors`), in lists, tuples and dicts up to
     three levels deep: the attributes of an object that is plain data."""

@@ -12,9 +12,11 @@ buffers, each length-prefixed. Inside `value`:
   a plain tuple's first item as it does in one process: `{"dataclass": "Name", "fields": {"dict": ...}}`,
   `{"namedtuple": "Name", "names": [...], "fields": [...]}`, `{"mapping": "Name", "items": [[k, v], ...]}` (a
   dict subclass: a transformers ModelOutput) and `{"instance": "Name", "state": {"dict": ...}}` (a plain
-  object holding tensors or plain values: torchvision's ImageList, diffusers' posterior). The receiver rebuilds
-  each as an instance of a class of its own making with that name and those fields (`named_class`): nothing of
-  the sender's runs;
+  object holding tensors or plain values: torchvision's ImageList, diffusers' posterior; or such objects in
+  turn: a transformers cache, runtime.component.compared_state). The receiver rebuilds each as an instance of
+  a class of its own making with that name and those fields (`named_class`): nothing of the sender's runs;
+- `{"class": "module.Qualname", "qualname": "Qualname"}`: a class (one a cache holds), received as a class
+  of that name that holds nothing;
 - `{"size": [...]}`, `{"torch": "float32"}` (a dtype, memory format or layout), `{"device": "cpu"}`,
   `{"complex": [re, im]}`, `{"slice": [start, stop, step]}`, `{"ellipsis": true}`;
 - `{"object": "module.Qualname"}`: anything else, named only (its values do not cross; an `Opaque` equals
@@ -101,10 +103,13 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
             return {"slice": [walk(v.start), walk(v.stop), walk(v.step)]}
         if v is Ellipsis:
             return {"ellipsis": True}
-        from hdecomp.runtime.component import holding_tensors, object_state
-        # (an object of plain data and tensors, its constructor's or computed there: a VAE's posterior)
-        if holding_tensors(v) or object_state(v) is not None:
+        from hdecomp.runtime.component import compared_state, holding_tensors
+        # (an object of plain data and tensors, its constructor's or computed there: a VAE's posterior; objects
+        # in objects: a decoder's cache handed back)
+        if holding_tensors(v) or compared_state(v) is not None:
             return {"instance": type(v).__qualname__, "state": walk(dict(vars(v)))}
+        if isinstance(v, type):   # (a class a cache holds: by name, as the comparisons read it)
+            return {"class": f"{v.__module__}.{v.__qualname__}", "qualname": v.__qualname__}
         return {"object": f"{type(v).__module__}.{type(v).__qualname__}"}
 
     return walk(value), buffers
@@ -161,6 +166,8 @@ def decode(desc: Any, buffers: list[bytes]) -> Any:
             return slice(*(decode(x, buffers) for x in desc["slice"]))
         if "ellipsis" in desc:
             return Ellipsis
+        if "class" in desc:
+            return named_class("class", str(desc.get("qualname", desc["class"])), ())
         if "object" in desc:
             return Opaque(desc["object"])
     raise WireError(f"not plain data: {str(desc)[:80]}")
@@ -199,7 +206,7 @@ class Opaque:
 @functools.lru_cache(maxsize=512)
 def named_class(kind: str, qualname: str, fields: tuple[str, ...]) -> Any:
     """The receiver's own class standing for a sender's named container (`kind`: namedtuple, dataclass,
-    mapping, instance): the sender's name and field names, no code of the sender's. One class per name and
+    mapping, instance, class): the sender's name and field names, no code of the sender's. One class per name and
     fields, so that two values of one sender's class are of one class here too."""
     name = qualname.rsplit(".", 1)[-1]
     name = name if name.isidentifier() else "Value"

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from hdecomp.runtime.component import dataclass_fields, object_state
+from hdecomp.runtime.component import compared_state, dataclass_fields
 
 # (rtol, atol) by dtype, used when the user gives none.
 DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
@@ -432,15 +432,21 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
         for k in fields_a:
             _walk(fields_a[k], fields_b[k], rtol, atol, f"{path}.{k}", out)
         return
-    state_a, state_b = object_state(a), object_state(b)
+    state_a, state_b = compared_state(a), compared_state(b)
     if state_a is not None and state_b is not None and _same_class(a, b):
         # an object that compares by identity (torchvision's LevelMapper; diffusers' DiagonalGaussianDistribution,
-        # which holds tensors): attribute by attribute
+        # which holds tensors; a transformers cache handed back, objects in objects): attribute by attribute
         for k in sorted(set(state_a) | set(state_b)):
             if k not in state_a or k not in state_b:
                 out.append(_structure_mismatch(f"{path}.{k}", "an attribute only one side has"))
                 continue
             _walk(state_a[k], state_b[k], rtol, atol, f"{path}.{k}", out)
+        return
+    if isinstance(a, type) and isinstance(b, type):   # a class (a cache's layer class): by name
+        same = a.__qualname__ == b.__qualname__
+        out.append(LeafComparison(path=path, match=same, dtype="class", max_diff=0.0 if same else math.inf,
+                                  reason="" if same else f"{path}: original {a.__qualname__}, refactored "
+                                  f"{b.__qualname__}"))
         return
     # plain Python values (ints, floats, None, strings)
     if isinstance(a, float) and isinstance(b, float):

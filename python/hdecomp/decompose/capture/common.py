@@ -25,8 +25,8 @@ from torch import nn
 
 from hdecomp.runtime.component import (
     clone_nested,
+    compared_state,
     dataclass_fields,
-    object_state,
     plain_attributes,
     restore_plain_attributes,
 )
@@ -158,9 +158,13 @@ def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool
                 return False
         elif x != y and not (isinstance(x, float) and x != x and y != y):
             # (an object that compares by identity: the same value when of one class with equal attributes,
-            # tensors leaf by leaf;
-            # the class by name, as a generated file carries its own copy of a model file's class)
-            sx, sy = object_state(x), object_state(y)
+            # tensors leaf by leaf, nested objects alike (a decoder's cache handed back: compared_state);
+            # a class by name, as a generated file carries its own copy of a model file's class)
+            if isinstance(x, type) and isinstance(y, type):
+                if x.__qualname__ != y.__qualname__:
+                    return False
+                continue
+            sx, sy = compared_state(x), compared_state(y)
             if sx is None or sy is None or type(x).__qualname__ != type(y).__qualname__ or \
                     not same_outputs(sx, sy, rtol, atol):
                 return False

@@ -358,6 +358,12 @@ def opaque_state(value: Any) -> bool:
         not (is_constant_object(value) and not _has_containers_of_state(value))
 
 
+def holds_state(value: Any) -> bool:
+    """An opaque state object (opaque_state) among the leaves of an output: a model that hands its cache back."""
+    from hdecomp.decompose.capture.common import flat_values
+    return any(opaque_state(v) for v in flat_values(value))
+
+
 def _has_containers_of_state(value: Any) -> bool:
     """An object holding lists or dicts (a cache's `layers`, filled as the forward runs), not only settings."""
     return any(isinstance(v, (list, dict)) for v in vars(value).values())
@@ -369,7 +375,6 @@ def _drop_plumbing_objects(mod: nn.Module, node: fx.Node, out: Any, args: list[A
     very same outputs without it (a fresh cache each layer only appends to): the recorded call passes None,
     so the graph runs again without the state the recording left in the object, and no file needs to write
     it. Where the output differs the object stays (the capture check then says the graph does not run)."""
-    from hdecomp.decompose.capture.common import same_outputs
     trial_args, trial_kwargs = list(args), dict(kwargs)
     for slot in slots:
         if isinstance(slot, int):
@@ -382,23 +387,29 @@ def _drop_plumbing_objects(mod: nn.Module, node: fx.Node, out: Any, args: list[A
             got = mod(*trial_args, **trial_kwargs)
     except Exception:
         return
-    # (the state handed back left out, or standing as the None the call without it hands back: LED's decoder
-    # layer returns `(hidden_states, cache)`, and `(hidden_states, None)` without one)
-    if not same_outputs(_without_state(out), _without_state(got)) and \
-            not same_outputs(_without_state(out, keep=True), _without_state(got, keep=True)):
+    if not same_without_state(out, got):
         return
     node.args = tuple(None if i in slots else a for i, a in enumerate(node.args))
     node.kwargs = {k: (None if k in slots else v) for k, v in node.kwargs.items()}
 
 
-def _without_state(value: Any, keep: bool = False) -> Any:
+def same_without_state(out: Any, got: Any) -> bool:
+    """A child's output with an opaque state object handed to it (`out`) equal to its output without one
+    (`got`), the state it hands back left out, or standing as the None the call without it hands back: LED's
+    decoder layer returns `(hidden_states, cache)`, and `(hidden_states, None)` without one."""
+    from hdecomp.decompose.capture.common import same_outputs
+    return same_outputs(without_state(out), without_state(got)) or \
+        same_outputs(without_state(out, keep=True), without_state(got, keep=True))
+
+
+def without_state(value: Any, keep: bool = False) -> Any:
     """An output with the opaque state objects it returns (the cache handed back) left out; with `keep`, each
     replaced by None instead."""
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-        return type(value)(None if opaque_state(v) else _without_state(v, keep) for v in value
+        return type(value)(None if opaque_state(v) else without_state(v, keep) for v in value
                            if keep or not opaque_state(v))
     if isinstance(value, dict):
-        return {k: None if opaque_state(v) else _without_state(v, keep) for k, v in value.items()
+        return {k: None if opaque_state(v) else without_state(v, keep) for k, v in value.items()
                 if keep or not opaque_state(v)}
     return value
 

@@ -1,0 +1,67 @@
+"""Objects a forward makes and hands its children that no file can write (a transformers cache each layer
+appends to): where a child computes the very same outputs without one, its file is written with None there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.decompose.source import NotRepresentable, SourceContext
+
+
+def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, Any], out: Any,
+                              ctx: SourceContext) -> tuple[list[Any], dict[str, Any]]:
+    """A submodule child's inputs for its own file, where one is an object no file can write (a
+    transformers DynamicCache the parent made in its forward and hands each layer): None instead, when the
+    child computes the very same outputs with None (the object is plumbing for this call: a fresh cache
+    each layer only appends to). Where None changes the outputs the object stays (and the step says it
+    cannot be written). A graph step's parent calls the child with None the same way; a source-level step's
+    parent keeps its code as written, which hands the object on (and the cache it fills, handed back in the
+    parent's output, is compared by its tensors: runtime.component.compared_state). Its step verifies either."""
+    from hdecomp.decompose.capture.record import same_without_state
+    from hdecomp.decompose.codegen import input_expr
+    from hdecomp.runtime.component import clone_nested
+
+    def writable(v: Any) -> bool:
+        if v is None or isinstance(v, torch.Tensor):
+            return True
+        try:
+            input_expr(v, ctx)
+            return True
+        except NotRepresentable:
+            return False
+
+    new_args, new_kwargs = list(args), dict(kwargs)
+    slots: list[int | str] = [i for i, v in enumerate(args) if not writable(v)] + \
+        [k for k, v in kwargs.items() if not writable(v)]
+    if not slots:
+        return new_args, new_kwargs
+    # values at the original batch (--batch-limit's full-size stand-ins, on the meta device for a big one):
+    # checked on the recorded tensors behind them and the output they gave
+    from hdecomp.decompose.shapes import real_values, sample
+    from hdecomp.runtime.component import map_nested
+    real_args, real_kwargs = real_values(args, kwargs)
+    out = map_nested(out, sample)
+    for slot in slots:
+        trial_args, trial_kwargs = list(real_args), dict(real_kwargs)
+        for i, v in enumerate(new_args):
+            if v is None:
+                trial_args[i] = None
+        trial_kwargs.update({k: None for k, v in new_kwargs.items() if v is None})
+        if isinstance(slot, int):
+            trial_args[slot] = None
+        else:
+            trial_kwargs[slot] = None
+        try:
+            with torch.no_grad():
+                got = sub(*clone_nested(trial_args), **clone_nested(trial_kwargs))
+        except Exception:   # the child needs the object: it stays (and cannot be written)
+            continue
+        if same_without_state(out, got):
+            if isinstance(slot, int):
+                new_args[slot] = None
+            else:
+                new_kwargs[slot] = None
+    return new_args, new_kwargs
