@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from hdecomp.decompose.outputs import result_dict
+from hdecomp.formats.weight_map import parse_explicit_map
 from hdecomp.toolchain.pipeline import run_pipeline
-from hdecomp.verify.weights import parse_explicit_map
 
 OUTPUTS = ("decomposition_tree.json", "decomposition_analysis.md", "decomposition_log.json",
            "verification/coverage_summary.json", "verification/composition_test.py",

@@ -269,8 +269,8 @@ def test_script_choose_cut_matches_hdecomp_batching(case: str) -> None:
 def test_packed_slices_follow_each_part_into_its_own_step() -> None:
     """A packed tensor's slices go to different children; each part is followed into its child's step, and
     a part that the lower step slices again (same dimension) gets the offsets added."""
+    from hdecomp.formats.weight_map import WeightSlice
     from hdecomp.toolchain.compose.weights import _through
-    from hdecomp.verify.weights import WeightSlice
 
     lower = {"q.w": "q.proj.weight", "kv.w": [WeightSlice("k.proj.weight", 0, 0, 4),
                                              WeightSlice("v.proj.weight", 0, 4, 8)]}

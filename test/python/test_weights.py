@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 import torch
-from hdecomp.verify.weights import (
+from hdecomp.formats.weight_map import (
     Part,
     WeightMapError,
     WeightSlice,
     WholeCopy,
+    load_explicit_map,
+    parse_explicit_map,
+)
+from hdecomp.verify.weights import (
     apply_weight_map,
     build_weight_map,
-    load_explicit_map,
     named_tensors,
-    parse_explicit_map,
     randomize_weights,
     share_weight_map,
 )
@@ -318,3 +320,30 @@ def test_load_explicit_map_reads_slices_and_refuses_malformed_ones(tmp_path: Pat
         p.write_text(json.dumps({"in_proj_weight": bad}))
         with pytest.raises(WeightMapError, match=r"slice|expected"):
             load_explicit_map(p)
+
+
+def test_the_format_module_writes_what_it_reads_and_an_editor_keeps_what_it_cannot_check(tmp_path: Path) -> None:
+    """formats.weight_map is the file's one writer and reader: what dump_weight_map writes (keys sorted, slices,
+    whole copies) load_explicit_map reads back as it was. An editor's lenient read keeps an entry the strict
+    reader refuses, as the user wrote it, and weight_map_update re-points only the moved keys."""
+    from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, dump_weight_map, read_weight_map_json
+    from hdecomp.refactor.weight_map_edit import weight_map_update
+    mapping = {"z.weight": "a.weight", "in_proj_weight": _slices("weight"),
+               "tied": [WholeCopy("b.w"), WholeCopy("c.w")]}
+    path = dump_weight_map(tmp_path, mapping)
+    assert path == tmp_path / WEIGHT_MAP_FILE
+    assert list(json.loads(path.read_text())) == ["in_proj_weight", "tied", "z.weight"]
+    assert load_explicit_map(path) == mapping
+    bad = {"in_proj_weight": [{"key": "q.weight", "dim": 0, "start": 0}], "mlp.fc.weight": "mlp.fc.weight"}
+    path.write_text(json.dumps(bad))
+    with pytest.raises(WeightMapError):
+        load_explicit_map(path)
+    assert read_weight_map_json(path) == bad
+    update = weight_map_update(tmp_path, tmp_path / "refactored.py", "child", ["mlp"], {"mlp": None})
+    assert update is not None
+    _, old_text, new_map = update
+    assert old_text == json.dumps(bad)
+    assert new_map == {"in_proj_weight": bad["in_proj_weight"], "mlp.fc.weight": "child.mlp.fc.weight"}
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / WEIGHT_MAP_FILE).write_text("{not json")
+    assert read_weight_map_json(tmp_path / "broken" / WEIGHT_MAP_FILE) is None

@@ -51,8 +51,9 @@ from hdecomp.decompose.source import (
     tensor_literal,
 )
 from hdecomp.formats.keys import access_path
+from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class
-from hdecomp.verify.weights import WeightSlice, transferred_keys
+from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
 from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
 

@@ -21,7 +21,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.verify.weights import WeightSlice
+from hdecomp.formats.weight_map import WeightSlice
 
 
 def narrow_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int, int] | None:

@@ -53,7 +53,8 @@ from hdecomp.decompose.stepfiles import (
     workload_key,
     write_in_model,
 )
-from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import write_text_atomic
+from hdecomp.formats.weight_map import dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
@@ -405,7 +406,7 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     for c in plan.children:
         write_text_atomic(step_dir / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
     write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_text)
-    write_json_atomic(step_dir / "weight_map.json", dict(sorted(weight_map.items())))
+    dump_weight_map(step_dir, weight_map)
     comp_r = load_component(step_dir / "refactored.py", timeout=opts.timeout)
     ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
     if node.settles:   # (its parent code settles it too: once, before it is given the settled weights)

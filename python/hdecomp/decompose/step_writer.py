@@ -86,10 +86,11 @@ from hdecomp.decompose.stepfiles import (
 )
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
+from hdecomp.formats.jsonio import write_text_atomic
+from hdecomp.formats.weight_map import WeightSlice, dump_weight_map, map_value_json
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import BUILD_SEED, load_component
-from hdecomp.verify.weights import WeightSlice, map_value_json, transferred_keys
+from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.roles import category, role_of
 
@@ -611,7 +612,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     for packed_key, pieces in slices.items():
         ordered: list[WeightSlice] = sorted(pieces, key=lambda p: p.start)
         packed[packed_key] = map_value_json(ordered)
-    write_json_atomic(step_dir / "weight_map.json", dict(sorted({**weight_map, **packed}.items())))
+    dump_weight_map(step_dir, {**weight_map, **packed})
     node.step = f"steps/{step_name}"
     _record_flow(dec, node, cap, children, child_files)
 

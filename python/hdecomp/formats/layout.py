@@ -13,6 +13,7 @@ from typing import Any
 
 from hdecomp.formats.jsonio import read_json
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeNode
+from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from hdecomp.vocab.levels import LEVEL_DIRS
 
 RESULT_FILE = "verification_result.json"
@@ -41,7 +42,7 @@ class Step:
 
     @property
     def weight_map(self) -> Path | None:
-        p = self.dir / "weight_map.json"
+        p = self.dir / WEIGHT_MAP_FILE
         return p if p.exists() else None
 
     @property

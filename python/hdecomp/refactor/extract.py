@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.jsonio import dumps_json
+from hdecomp.formats.weight_map import weight_map_text
 from hdecomp.refactor.child_file import (
     TODO_SHAPE,
     TODO_VALUE,
@@ -268,7 +268,7 @@ def extract_to_child(source: str, path: str | Path, span: Span, *, child_name: s
     entries = weight_map_update(folder, path, attribute, moved, weight_keys) if in_step else None
     if entries is not None:
         wm_path, old_text, new_map = entries
-        changes.append(FileChange(path=wm_path, new_text=dumps_json(new_map) + "\n", old_text=old_text))
+        changes.append(FileChange(path=wm_path, new_text=weight_map_text(new_map), old_text=old_text))
         added = new_map
     else:
         added = {}

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.jsonio import JsonFileError, read_json_file
+from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, read_weight_map_json
 from hdecomp.refactor.state_keys import (
     file_state_keys,
 )
@@ -15,17 +16,15 @@ def weight_map_update(folder: Path, path: Path, attribute: str, moved: list[str]
                        weight_keys: dict[str, list[str] | None]) -> tuple[Path, str | None, dict[str, Any]] | None:
     """weight_map.json after the move: existing entries re-pointed under the child, new ones for the moved
     submodules' tensors (only keys the original really has, when original.py is there to tell)."""
-    wm_path = folder / "weight_map.json"
+    wm_path = folder / WEIGHT_MAP_FILE
     old_text: str | None = None
     mapping: dict[str, Any] = {}   # a value is a key, or the slices of a packed tensor [{"key": ...}, ...]
     if wm_path.is_file():
-        try:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
             old_text = wm_path.read_text(encoding="utf-8")
-            loaded = read_json_file(wm_path)
-            if isinstance(loaded, dict):
-                mapping = {str(k): v if isinstance(v, list) else str(v) for k, v in loaded.items()}
-        except (OSError, UnicodeDecodeError, JsonFileError):
-            mapping = {}
+        loaded = read_weight_map_json(wm_path)
+        if loaded is not None:
+            mapping = {k: v if isinstance(v, list) else str(v) for k, v in loaded.items()}
     original = folder / "original.py"
     original_keys = set(file_state_keys(original) or []) if original.is_file() else None
     changed = False

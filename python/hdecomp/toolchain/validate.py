@@ -33,6 +33,7 @@ from hdecomp.formats.jsonio import JsonFileError, read_json_file
 from hdecomp.formats.layout import level_files
 from hdecomp.formats.log import LOG_FILE
 from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
+from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from hdecomp.paths import data_dir
 from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
 
@@ -48,7 +49,7 @@ SCHEMA_FOR_FILE = {
     "verification/coverage_summary.json": "coverage_summary",
     "steps/*/verification_result.json": "verification_result",
     "steps/*/coverage_report.json": "coverage_report",
-    "steps/*/weight_map.json": "weight_map",
+    f"steps/*/{WEIGHT_MAP_FILE}": "weight_map",
     "verification/profile.json": "profile",
 }
 SCHEMA_NAMES = sorted(set(SCHEMA_FOR_FILE.values()))
@@ -365,7 +366,7 @@ def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, TreeNode
                 anticheat = data.get("anticheat")
                 if isinstance(anticheat, dict) and anticheat.get("status") == "SKIPPED":
                     report.add(result_file, "anti-cheat was skipped for this step", "steps", severity="warning")
-        for optional, schema in (("coverage_report.json", "coverage_report"), ("weight_map.json", "weight_map")):
+        for optional, schema in (("coverage_report.json", "coverage_report"), (WEIGHT_MAP_FILE, "weight_map")):
             if (step / optional).is_file():
                 _check_json(step / optional, schema, report)
         if not (step / "coverage_report.json").is_file():

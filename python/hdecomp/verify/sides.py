@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout, HdecompError
+from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, WeightMapError, load_explicit_map, parse_explicit_map
 from hdecomp.runtime.component import load_component, seed_everything
 from hdecomp.runtime.settle import state_versions, wrote_state
 from hdecomp.verify.result import Clock, VerifyOptions
@@ -46,7 +47,6 @@ from hdecomp.verify.trials import (
     trial_label,
 )
 from hdecomp.verify.weights import (
-    WeightMapError,
     apply_weight_map,
     build_weight_map,
     has_float_state,
@@ -484,13 +484,12 @@ def _reference_cache(comp_o: Any, options: VerifyOptions, device: torch.device) 
 def _load_weight_map(options: VerifyOptions, refactored: Path) -> tuple[Any, str | None, bool]:
     """(map, its file, picked up automatically?): without --weight-map, <refactored dir>/weight_map.json
     is used when present (the original workspace's convention for steps)."""
-    from hdecomp.verify.weights import load_explicit_map, parse_explicit_map
     wm = options.weight_map
     if isinstance(wm, dict):
         return parse_explicit_map(wm, "<given>"), "<given>", False
     auto = wm is None
     if wm is None:
-        wm = refactored.parent / "weight_map.json"
+        wm = refactored.parent / WEIGHT_MAP_FILE
         if not wm.exists():
             return None, None, False
     return load_explicit_map(wm), str(wm), auto

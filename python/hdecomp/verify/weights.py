@@ -8,17 +8,16 @@ several same-shaped candidates is reported as ambiguous (and said to be resolved
 when both sides list the candidates in the same number), and anything left over is reported unmapped.
 
 A packed tensor (nn.MultiheadAttention's in_proj_weight, chunked into the q, k and v projections) maps to
-several refactored tensors, each one slice of it along one dimension: in weight_map.json its value is a
-list `[{"key": "q_proj.weight", "dim": 0, "start": 0, "stop": 128}, ...]` instead of one key. The slices
-are disjoint; each refactored tensor has exactly its slice's shape and the original's dtype.
+several refactored tensors, each one slice of it along one dimension (hdecomp.formats.weight_map, the file's
+one reader and writer). The slices are disjoint; each refactored tensor has exactly its slice's shape and the
+original's dtype.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,70 +25,19 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from hdecomp.errors import HdecompError
-from hdecomp.formats.jsonio import JsonFileError, read_json_file
+from hdecomp.formats.weight_map import (
+    ExplicitMap,
+    Part,
+    WeightMapError,
+    WeightSlice,
+    WholeCopy,
+    load_explicit_map,
+    map_value_json,
+    parse_explicit_map,
+)
 
 Kind = Literal["parameter", "buffer"]
 Source = Literal["explicit", "name", "structure"]
-
-
-class WeightMapError(HdecompError):
-    """The explicit weight map is unreadable or wrong (unknown key, shape or dtype mismatch)."""
-
-
-@dataclass(frozen=True)
-class WeightSlice:
-    """The refactored tensor `key` holds original[..., start:stop, ...] (along `dim`) of a packed tensor."""
-
-    key: str
-    dim: int
-    start: int
-    stop: int
-
-    def of(self, t: torch.Tensor) -> torch.Tensor:
-        """The slice of `t` (a view: same storage)."""
-        return t.narrow(self.dim, self.start, self.stop - self.start)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "dim": self.dim, "start": self.start, "stop": self.stop}
-
-    @staticmethod
-    def from_dict(d: Any, where: str) -> WeightSlice:
-        fields = ("key", "dim", "start", "stop")
-        if not isinstance(d, dict) or set(d) != set(fields) or not isinstance(d["key"], str) or \
-                not all(isinstance(d[f], int) and not isinstance(d[f], bool) for f in fields[1:]):
-            raise ValueError(f"{where}: a slice is {{\"key\": str, \"dim\": int, \"start\": int, \"stop\": int}}, "
-                             f"got {json.dumps(d)[:80]}")
-        if d["start"] < 0 or d["stop"] <= d["start"]:
-            raise ValueError(f"{where}: slice {d['start']}:{d['stop']} is empty or negative")
-        return WeightSlice(d["key"], d["dim"], d["start"], d["stop"])
-
-
-@dataclass(frozen=True)
-class WholeCopy:
-    """The refactored tensor `key` holds a whole copy of the original tensor, one of several (a composed model
-    whose children each hold a tensor the refactored parent ties: written as a plain key in a list)."""
-
-    key: str
-
-    def of(self, t: torch.Tensor) -> torch.Tensor:
-        """All of `t`."""
-        return t
-
-    def to_dict(self) -> str:
-        return self.key
-
-
-# a part of an original tensor one refactored tensor holds
-Part = WeightSlice | WholeCopy
-# weight_map.json: original key -> refactored key, or the parts it goes to (slices of a packed tensor, whole
-# copies)
-ExplicitMap = dict[str, str | list[Part]]
-
-
-def map_value_json(value: str | Sequence[Part]) -> str | list[dict[str, Any] | str]:
-    """A map value as weight_map.json writes it."""
-    return value if isinstance(value, str) else [s.to_dict() for s in value]
 
 
 @dataclass
@@ -237,41 +185,6 @@ class WeightMap:
             "problems": self.problems,
             "summary": self.summary(),
         }
-
-
-def load_explicit_map(path: str | Path) -> ExplicitMap:
-    """Read weight_map.json ({original_key: refactored_key or [slices]}); raise WeightMapError naming the
-    problem."""
-    path = Path(path)
-    if not path.exists():
-        raise WeightMapError("weight map file not found", path)
-    try:
-        data = read_json_file(path)
-    except JsonFileError as exc:
-        cause = exc.cause.replace("cannot read:", "cannot read weight map:").split(" (column")[0]
-        raise WeightMapError(cause, path, exc.line) from exc
-    if not isinstance(data, dict):
-        raise WeightMapError(f"expected a JSON object {{original_key: refactored_key}}, got {type(data).__name__}",
-                             path)
-    return parse_explicit_map(data, path)
-
-
-def parse_explicit_map(data: dict[str, Any], where: str | Path | None = None) -> ExplicitMap:
-    """A weight map's JSON object as an ExplicitMap; WeightMapError names the first bad value."""
-    out: ExplicitMap = {}
-    for k, v in data.items():
-        if isinstance(v, str):
-            out[str(k)] = v
-        elif isinstance(v, list) and v:
-            try:
-                out[str(k)] = [WholeCopy(d) if isinstance(d, str) else WeightSlice.from_dict(d, f"value of {k!r}")
-                               for d in v]
-            except ValueError as exc:
-                raise WeightMapError(str(exc), where) from exc
-        else:
-            raise WeightMapError(f"value of {k!r} is {type(v).__name__}, expected a refactored state_dict key "
-                                 "(string) or a list of slices and whole copies (keys)", where)
-    return out
 
 
 def _lookup(entries: list[TensorEntry]) -> dict[str, TensorEntry]:

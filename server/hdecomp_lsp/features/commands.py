@@ -17,6 +17,7 @@ from typing import Any
 
 from hdecomp.formats.layout import PROFILE_FILE, read_profile_components, read_result_file
 from hdecomp.formats.tree import TREE_FILE
+from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from lsprotocol import types
 
 from hdecomp_lsp import replacements
@@ -175,8 +176,8 @@ async def verify_step(ls: HdecompLanguageServer, refactored: str) -> dict[str, A
     settings = ls.settings.for_path(refactored)
     argv = [*settings.python_command(), "-m", "hdecomp", "verify-step", "--original", str(original),
             "--refactored", refactored, "--output", str(result_file), *settings.verify_flags()]
-    if (step / "weight_map.json").exists():
-        argv += ["--weight-map", str(step / "weight_map.json")]
+    if (step / WEIGHT_MAP_FILE).exists():
+        argv += ["--weight-map", str(step / WEIGHT_MAP_FILE)]
     outcome = await run_process(ls, f"Verify {step.name}", argv, str(step))
     summary = ""
     if not outcome.cancelled and outcome.exit_code in (0, 1):

@@ -10,6 +10,7 @@ original (fp32: rtol 1e-4, atol 1e-5; several seeds; nested outputs) and prints 
 max difference; exit 0 PASS, 1 FAIL, 2 ERROR.
 """
 
+from hdecomp.formats.weight_map import map_json
 from hdecomp.toolchain.compose.plan import (
            ComposeError,
            Composition,
@@ -25,9 +26,22 @@ from hdecomp.toolchain.compose.script import (
            fixed_part,
            generate_script,
 )
-from hdecomp.toolchain.compose.weights import composed_weight_map, kernel_use_counts, weight_map_json
+from hdecomp.toolchain.compose.weights import composed_weight_map, kernel_use_counts
 
-__all__ = ["RESULT_MARK", "SCRIPT", "SCRIPT_WITH_REPLACEMENTS", "ComposeError", "ComposeResult", "Composition",
-           "build_composition", "compose",
-           "composed_weight_map", "fixed_part", "generate_script", "kernel_use_counts", "original_model_file",
-           "plan_step", "weight_map_json"]
+__all__ = [
+           "RESULT_MARK",
+           "SCRIPT",
+           "SCRIPT_WITH_REPLACEMENTS",
+           "ComposeError",
+           "ComposeResult",
+           "Composition",
+           "build_composition",
+           "compose",
+           "composed_weight_map",
+           "fixed_part",
+           "generate_script",
+           "kernel_use_counts",
+           "map_json",
+           "original_model_file",
+           "plan_step",
+]

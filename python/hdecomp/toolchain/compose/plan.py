@@ -17,7 +17,7 @@ from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.vocab.levels import LEVEL_DIRS
 
 if TYPE_CHECKING:
-    from hdecomp.verify.weights import WeightSlice
+    from hdecomp.formats.weight_map import WeightSlice
 
     # a composed key, or the slices of a packed original tensor, or (a key in the list) whole copies: a tensor the
     # refactored model ties reaches each composed tensor its names reach

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hdecomp.formats.keys import access_path
+from hdecomp.formats.weight_map import map_json
 from hdecomp.toolchain.compose.plan import SKIP_TOP, Composition, StepPlan, child_steps, relative_to_root
-from hdecomp.toolchain.compose.weights import weight_map_json
 from hdecomp.verify.result import COMPOSITION_SEEDS
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ def generate_script(comp: Composition, *, batch_limit: int | None = None, device
                         f'_step_original = load_component("{relative_to_root(root, step.original)}")\n\n\n'
                         f'def get_init_inputs():\n    return list(getattr(_step_original, "get_init_inputs", list)())'
                         f'\n\n\ndef get_inputs():\n    return list(_step_original.get_inputs())')
-    wm = json.dumps(weight_map_json(comp.weight_map), indent=4)
+    wm = json.dumps(map_json(comp.weight_map), indent=4)
     model_name = root.name
     if comp.kernel_root is not None:
         how = (f"for a model that is one kernel (the tree's\nroot is level 0, there are no steps): the kernel "

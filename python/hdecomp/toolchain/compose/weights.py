@@ -44,7 +44,7 @@ def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[st
 def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
     """`value` (a key, or the slices of a packed tensor) with each key followed by `resolve` (key -> the
     composed key or slices, None where a lower step leaves it unmapped)."""
-    from hdecomp.verify.weights import WeightSlice
+    from hdecomp.formats.weight_map import WeightSlice
     if isinstance(value, str):
         got: MapValue | None = resolve(value)
         return got
@@ -71,15 +71,11 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
     return out or None
 
 
-def weight_map_json(wm: dict[str, MapValue]) -> dict[str, Any]:
-    return {k: v if isinstance(v, str) else [p if isinstance(p, str) else p.to_dict() for p in v]
-            for k, v in wm.items()}
-
-
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
     """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
     the path to the kernels."""
-    from hdecomp.verify.weights import WholeCopy, build_weight_map, load_explicit_map
+    from hdecomp.formats.weight_map import WholeCopy, load_explicit_map
+    from hdecomp.verify.weights import build_weight_map
     if comp.kernel_root is not None or comp.top is None:
         return dict(_kernel_root_weight_map(comp, timeout))
     top = comp.top

@@ -18,9 +18,10 @@ from typing import Any
 
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree
+from hdecomp.formats.weight_map import map_json
 from hdecomp.toolchain.compose.plan import Composition, build_composition, relative_to_root
 from hdecomp.toolchain.compose.script import generate_script
-from hdecomp.toolchain.compose.weights import composed_weight_map, weight_map_json
+from hdecomp.toolchain.compose.weights import composed_weight_map
 from hdecomp.verify.result import COMPOSITION_SEEDS, VerifyOptions
 
 
@@ -72,7 +73,7 @@ def verify_composed_step(root: Path, comp: Composition, d: Path, replaced: dict[
                            script_dir=out_dir, tolerance=tolerance, step_dir=d)
     file = write_text_atomic(out_dir / f"{d.name}.py", text)
     wm = comp.step_maps.get(d)
-    opts = dataclasses.replace(options, weight_map=weight_map_json(wm) if wm else None)
+    opts = dataclasses.replace(options, weight_map=map_json(wm) if wm else None)
     res = verify_step(step.original, file, opts, output=out_dir / f"{d.name}.verification_result.json")
     rel = relative_to_root(root, d)
     node, level = _nodes_by_step(root).get(rel, (None, None))
@@ -196,7 +197,7 @@ def verify_composed_model(comp: Composition, replaced: dict[Path, Path], out_dir
                            script_dir=out_dir, tolerance=tolerance, component=True)
     file = write_text_atomic(out_dir / "composed_model.py", text)
     options = dataclasses.replace(options, skip_anticheat=True, isolate=True,
-                                  weight_map=weight_map_json(comp.weight_map) if comp.weight_map else None)
+                                  weight_map=map_json(comp.weight_map) if comp.weight_map else None)
     return verify_step(comp.original, file, options, output=out_dir / "composed_model.verification_result.json")
 
 
