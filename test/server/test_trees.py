@@ -89,3 +89,23 @@ async def test_polling_fallback_when_the_client_cannot_watch(workspace: Path) ->
         assert not client.registrations  # type: ignore[attr-defined]
     finally:
         await stop_client(client)
+
+
+async def test_a_result_in_a_new_tree_beside_one_whose_name_it_starts_with_finds_the_new_tree(
+        client, module_workspace: Path) -> None:
+    """`convnet2/` is not inside `convnet/`: a result written in a new tree there, reported with one of
+    `convnet`'s, makes the server look for trees again and announce the new one (a string-prefix match took it
+    for a file of `convnet` before)."""
+    import shutil
+    shutil.copytree(module_workspace / "convnet", module_workspace / "convnet2")
+    tree_file = module_workspace / "convnet2" / "decomposition_tree.json"
+    result = module_workspace / "convnet2" / STEP.removeprefix("convnet/") / "verification_result.json"
+    result.write_text(_result("PASS"))
+    old_result = module_workspace / STEP / "verification_result.json"
+    old_result.write_text(_result("PASS"))
+    client.tree_changes.clear()  # type: ignore[attr-defined]
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=old_result.as_uri(), type=types.FileChangeType.Changed),
+        types.FileEvent(uri=result.as_uri(), type=types.FileChangeType.Created)]))
+    await wait_for(lambda: any(str(tree_file) in c for c in client.tree_changes),  # type: ignore[attr-defined]
+                   what="treesChanged for the new tree")

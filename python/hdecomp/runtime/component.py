@@ -570,7 +570,7 @@ def time_limit(seconds: float | None, what: str, path: Path | str) -> Iterator[N
         f = frame
         while f is not None:
             fn = f.f_code.co_filename
-            if not fn.startswith("<") and str(Path(fn).resolve()).startswith(root):
+            if not fn.startswith("<") and Path(fn).resolve().is_relative_to(root):
                 file, line = display_path(fn), f.f_lineno
                 break
             f = f.f_back

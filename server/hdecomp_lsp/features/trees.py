@@ -203,7 +203,7 @@ def register(server: HdecompLanguageServer) -> None:
         known = list(index.snapshot or {}) + [p for p in relevant if p.endswith(TREE_FILE)]
         trees = affected_trees(relevant, known)
         for p in relevant:
-            if p.endswith(RESULT_FILE) and not any(p.startswith(os.path.dirname(t)) for t in trees):
+            if p.endswith(RESULT_FILE) and not any(path_is_under(p, os.path.dirname(t)) for t in trees):
                 # a result outside any known tree: rescan (a new tree may have appeared)
                 known = find_tree_files(workspace_folders(ls))
                 trees = affected_trees(relevant, known)
