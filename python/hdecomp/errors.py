@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The exit codes of every command (docs/DESIGN.md): PASS, FAIL (the verdict is a failure), ERROR (nothing could
+# be judged: bad input, a crash, a timeout).
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
 
 class HdecompError(Exception):
     """An error the CLI reports as one line (`file:line: cause`) and exit code 2.

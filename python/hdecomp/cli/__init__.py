@@ -14,8 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from hdecomp import __version__
-from hdecomp.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
-from hdecomp.errors import HdecompError
+from hdecomp.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, HdecompError
 
 # command -> the file that holds its arguments and `run`
 COMMANDS: dict[str, str] = {

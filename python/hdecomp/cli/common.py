@@ -1,4 +1,4 @@
-"""What every command shares: the exit codes, the run options of the commands that run models, and the
+"""What every command shares: the run options of the commands that run models, and the
 one JSON emitter (`--json`: NaN-safe, indent 2, on stdout)."""
 
 from __future__ import annotations
@@ -7,8 +7,6 @@ import argparse
 from typing import Any
 
 from hdecomp.formats.jsonio import dumps_json
-
-EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
 def run_options(p: argparse.ArgumentParser, *, trials: bool = True, num_trials: int = 3) -> None:

@@ -60,7 +60,8 @@ class Step:
         return sorted(p for p in d.glob("*.py") if not p.name.startswith("__"))
 
 
-def _step_sort_key(p: Path) -> tuple[int, str]:
+def step_sort_key(p: Path) -> tuple[int, str]:
+    """Step folders in their number's order (step_2 before step_10), any other folder after them by name."""
     m = STEP_DIR_RE.match(p.name)
     return (int(m.group(1)) if m else 10**9, p.name)
 
@@ -128,7 +129,7 @@ def discover_steps(root: str | Path, tree: DecompositionTree | None = None) -> l
     if not steps_dir.is_dir():
         return []
     out: list[Step] = []
-    for d in sorted((p for p in steps_dir.iterdir() if p.is_dir()), key=_step_sort_key):
+    for d in sorted((p for p in steps_dir.iterdir() if p.is_dir()), key=step_sort_key):
         refactored = d / "refactored.py"
         m = STEP_DIR_RE.match(d.name)
         number = int(m.group(1)) if m else None

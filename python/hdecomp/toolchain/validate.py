@@ -28,17 +28,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdecomp.errors import HdecompError
+from hdecomp.errors import EXIT_FAIL, EXIT_PASS, HdecompError
 from hdecomp.formats.jsonio import JsonFileError, read_json_file
-from hdecomp.formats.layout import level_files
+from hdecomp.formats.layout import level_files, step_sort_key
 from hdecomp.formats.log import LOG_FILE
 from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, resolve_children
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from hdecomp.paths import data_dir
 from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
-
-EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-
 
 # file (relative to the decomposition folder, or a glob) -> schema name in data/schema/
 SCHEMA_FOR_FILE = {
@@ -331,7 +328,7 @@ def _check_steps(root: Path, report: ValidationReport, nodes: dict[str, TreeNode
                        "verification_result.json) is kept under steps/", "files")
         return
     step_dirs = sorted((d for d in steps_dir.iterdir() if d.is_dir() and not d.name.startswith((".", "__"))),
-                       key=_step_sort_key)
+                       key=step_sort_key)
     report.steps = len(step_dirs)
     if not step_dirs and root_level != 0:
         report.add("steps", "no step folders: the decomposition has no verified steps", "steps")
@@ -415,11 +412,6 @@ def missing_child_imports(refactored: Path) -> list[tuple[int, str]]:
             missing.extend((node.lineno, a.name) for a in node.names
                            if "." not in a.name and unknown_top_level(a.name))
     return missing
-
-
-def _step_sort_key(path: Path) -> tuple[int, str]:
-    match = re.match(r"^step_(\d+)", path.name)
-    return (int(match.group(1)) if match else 1 << 30, path.name)
 
 
 def _root_level(nodes: dict[str, TreeNode]) -> int | None:
