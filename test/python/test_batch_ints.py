@@ -40,6 +40,16 @@ class BranchOnBatch(nn.Module):
         return x * 2 if x.size(0) > 1 else x + 1
 
 
+class NumpyBlocks(nn.Module):
+    """BigBird's random attention blocks: a numpy array of block indices picks the rows a tensor gathers; the
+    recorded graph holds the array as a constant argument."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        import numpy as np
+        blocks = np.array([2, 0, 1])
+        return x[:, blocks] * 2
+
+
 def _record(model: nn.Module, batch: int) -> Capture:
     torch.manual_seed(0)
     x = torch.randn(batch, 3, 4)
@@ -79,6 +89,19 @@ def test_an_int_not_proportional_to_the_batch_is_left_and_reported() -> None:
     assert problem is None and [(b.v1, b.v2, b.k) for b in baked] == [(3, 4, None)]
     _, done, left = rewrite_baked_ints(c1.graph, baked, c1.values, c2.values, 1, 2)
     assert done == [] and len(left) == 1 and "not proportional" in left[0]
+
+
+def test_array_constants_of_two_recordings_compare_element_by_element() -> None:
+    """A numpy array among a graph's arguments is equal to the other recording's element by element (its `!=`
+    answers with an array: an internal error before), and differs where one element does."""
+    import numpy as np
+    from hdecomp.decompose.batch_relative import _diff
+    model = NumpyBlocks()
+    baked, problem = baked_ints(_record(model, 1).graph, _record(model, 2).graph, 1, 2)
+    assert problem is None and baked == []
+    assert list(_diff([np.array([1, 2])], [np.array([1, 2])], ())) == []
+    assert [p for p, _, _ in _diff([np.array([1, 2])], [np.array([1, 3])], ())] == [(0,)]
+    assert [p for p, _, _ in _diff([torch.ones(2)], [torch.zeros(2)], ())] == [(0,)]
 
 
 def test_control_flow_on_the_batch_makes_the_graphs_incomparable() -> None:

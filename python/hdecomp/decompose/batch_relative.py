@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 import torch.fx as fx
 from torch import nn
@@ -66,10 +67,25 @@ def _diff(a: Any, b: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ..
         for attr in ("start", "stop", "step"):
             yield from _diff(getattr(a, attr), getattr(b, attr), (*path, attr))
         return
-    if type(a) is not type(b) or a != b:
-        if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-            return
+    if not _same_leaf(a, b):
         yield path, a, b
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
+    """Two constants of a graph's arguments equal: of one type, arrays and tensors element by element (BigBird's
+    random block indices are numpy arrays), NaN equal to NaN, anything else by its own equality."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+    if isinstance(a, float) and a != a and b != b:
+        return True
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError, RuntimeError):   # an equality that answers with an array or refuses
+        return a is b
 
 
 def _replace(obj: Any, path: tuple[Any, ...], value: Any) -> Any:
