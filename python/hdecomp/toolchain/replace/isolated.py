@@ -228,26 +228,27 @@ def _compare(proof: KernelProof, label: str, expected: Any, got: Any, rtol: floa
 def time_sides(a: Side, b: Side, draw: Any, *, warmup: int, runs: int, target: float = 0.02) -> tuple[float, float]:
     """(median seconds of one forward of a, of b), by the judge's clock: each measurement is one request
     that runs k forwards, each on a fresh copy of the inputs made beforehand, and answers when they (and
-    the device) are done; the round trip of an empty request is taken off, and k is chosen so a request
-    lasts about `target` seconds, with the k copies together at most 8 MiB (run newest first, so each
-    forward reads inputs still in cache, as in a model). Measured alternately (a, b, a, b, ...) after
-    `warmup` of each."""
+    the device) are done; the round trip of an empty request made just before it is taken off (paired, so a
+    machine whose load changes during the measurement shifts both alike), and k is chosen so a request lasts
+    about `target` seconds, with the k copies together at most 8 MiB (run newest first, so each forward reads
+    inputs still in cache, as in a model). Measured alternately (a, b, a, b, ...) after `warmup` of each."""
     desc, bufs = encode(draw)
     nbytes = sum(len(x) for x in bufs)
     per: list[tuple[Side, float, int]] = []
     for side in (a, b):
         overhead = statistics.median(side.timed("noop")[0] for _ in range(7))
         side.request("prepare_timing", bufs, inputs=desc, k=1)
-        one = max(side.timed("timed")[0] - overhead, 1e-7)
+        one = max(min(side.timed("timed")[0] for _ in range(3)) - overhead, 1e-7)
         cap = max(1, (8 << 20) // max(1, nbytes))   # the copies of one request fit in a cache (8 MiB)
         per.append((side, overhead, int(min(cap, 1000, max(1, math.ceil(target / one))))))
     times: tuple[list[float], list[float]] = ([], [])
     for i in range(warmup + runs):
         for (side, overhead, k), out in zip(per, times, strict=True):
             side.request("prepare_timing", bufs, inputs=desc, k=k, seed=i)   # (the same copies for both sides)
+            empty, _ = side.timed("noop")
             seconds, _ = side.timed("timed")
             if i >= warmup:
-                out.append(max(seconds - overhead, 0.0) / k)
+                out.append(max(seconds - min(empty, overhead), 0.0) / k)
     return statistics.median(times[0]), statistics.median(times[1])
 
 
