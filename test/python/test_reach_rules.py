@@ -62,7 +62,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
-                                  "cache_in_output"])
+                                  "cache_in_output", "config_default_decorator"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -80,7 +80,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
                                   "posterior_object", "marker_cache", "plumbing_method_beside",
-                                  "cache_in_output"])
+                                  "cache_in_output", "config_default_decorator"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -1037,3 +1037,52 @@ def test_a_cache_the_model_returns_stays_in_its_childrens_calls(tmp_path: Path) 
     res = result_dict(dec)
     assert res["composition"]["status"] != "FAIL", res["composition"]
     assert res["status"] != "PASS" and any("decoder" in r for r in res.get("incomplete", [])), res
+
+
+# ---- a forward decorated by a model library (fixtures/reach/config_default_decorator.py, transformers 5) -----
+
+def test_a_source_level_parent_keeps_its_forwards_library_decorators(trees: dict[str, Any]) -> None:
+    """`@merge_with_config_defaults` fills `use_cache` from the config before the body runs: the decoder's
+    source-level parent keeps it as written, imported from transformers, with the config it reads; the split
+    made without it ran the body with `use_cache=None` and made no cache (the decoder was left whole)."""
+    dec = trees["config_default_decorator"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_decoder")]
+    parent = (step / "refactored.py").read_text()
+    assert "    @merge_with_config_defaults\n    def forward(self" in parent, parent
+    assert "import merge_with_config_defaults" in parent and "self.config = GPT2Config(" in parent, parent
+
+
+@pytest.mark.parametrize(("decorator", "flagged"), [
+    ("merge_with_config_defaults", False),
+    ("deprecate_kwarg('past_key_values', '5.40.0', new_name='cache')", False),
+    ("doubled", True)])
+def test_a_model_librarys_decorator_on_forward_is_plumbing_to_the_static_analysis(decorator: str,
+                                                                                  flagged: bool) -> None:
+    """A decorator of a model library on a refactored forward is plumbing, as the original has it; the file's own
+    decorator is judged as before, and one that computes is compute in the parent."""
+    from hdecomp.anticheat.static import analyze_source
+    text = f"""
+import torch
+from torch import nn
+from transformers.utils.deprecation import deprecate_kwarg
+from transformers.utils.generic import merge_with_config_defaults
+from children.c0 import Model as Child
+
+
+def doubled(fn):
+    def wrapper(self, x, **kw):
+        return fn(self, x * 2, **kw)
+    return wrapper
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = Child()
+
+    @{decorator}
+    def forward(self, x, use_cache=None):
+        return self.child(x)
+"""
+    errors = [v for v in analyze_source(text, None) if v.severity == "error"]
+    assert bool(errors) == flagged, [(v.rule, v.message) for v in errors]

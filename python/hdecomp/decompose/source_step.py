@@ -76,6 +76,9 @@ class ForwardSource:
     owner: type
     code: Any = None               # the forward's code object (whose lines a run executes)
     file_line: dict[int, int] = field(default_factory=dict)   # canonical statement line -> line in its file
+    # its decorators from a model library (transformers' `@merge_with_config_defaults`, which fills `use_cache`
+    # from the config, `@deprecate_kwarg`, `@capture_outputs`): the refactored forward keeps them, as written
+    decorators: list[ast.expr] = field(default_factory=list)
 
 
 def forward_source(model: nn.Module) -> ForwardSource:
@@ -95,6 +98,7 @@ def forward_source(model: nn.Module) -> ForwardSource:
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, ast.FunctionDef):
         raise SourceStepError(f"{owner.__name__}.forward is not a plain function")
+    decorators = [d for d in fdef.decorator_list if library_decorator(d, fn.__globals__)]
     fdef.decorator_list = []
     _drop_signature_annotations(fdef)
     body = fdef.body
@@ -124,7 +128,44 @@ def forward_source(model: nn.Module) -> ForwardSource:
                  for o, c in zip([n for n in ast.walk(fdef) if isinstance(n, ast.stmt)],
                                  [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
-                         owner=owner, code=fn.__code__, file_line=file_line)
+                         owner=owner, code=fn.__code__, file_line=file_line, decorators=decorators)
+
+
+def _decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any],
+                     ctx: SourceContext) -> dict[str, Any]:
+    """The plain attributes of the module that its forward's library decorators may read (transformers'
+    `@merge_with_config_defaults` reads `self.config.use_cache`), where its forward has any: carried as the
+    constants the body reads are, each one a file can write."""
+    from hdecomp.decompose.source import NotRepresentable
+    if not fs.decorators:
+        return {}
+    out: dict[str, Any] = {}
+    for a in vars(model):
+        if a.startswith("_") or a == "training" or a in consts:
+            continue
+        info = attr_info(model, a)
+        if info.kind != "const":
+            continue
+        try:
+            literal(info.value, ctx)
+        except NotRepresentable:
+            continue
+        out[a] = info.value
+    return out
+
+
+def library_decorator(d: ast.expr, namespace: dict[str, Any]) -> bool:
+    """A decorator (`@name`, `@name(...)`, `@module.name`) bound, where the forward is defined, to a function of
+    a model library (anticheat.static.vocab.MODEL_LIBRARIES): it maps the forward's arguments and outputs
+    (a config default, a renamed keyword, outputs collected by hooks), which the static analysis reads as
+    plumbing, and it runs with the parent's forward as it does with the original's."""
+    from hdecomp.anticheat.static.vocab import MODEL_LIBRARIES
+    root = _root(d.func if isinstance(d, ast.Call) else d)
+    if root is None or root not in namespace:
+        return False
+    value = namespace[root]
+    home = value.__name__ if isinstance(value, type(sys)) else getattr(value, "__module__", None)
+    return isinstance(home, str) and home.split(".")[0] in MODEL_LIBRARIES
 
 
 # `super().forward(...)` in a subclass of a torch layer (diffusers' WanCausalConv3d pads from a cache and calls
@@ -752,6 +793,8 @@ class _Names(ast.NodeVisitor):
         self._scoped(_arg_names(node.args), [*node.args.defaults, node.body])
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for d in node.decorator_list:   # (read where the function is defined)
+            self.visit(d)
         self._store(node.name)
         local = _arg_names(node.args) | {n.id for s in node.body for n in ast.walk(s)
                                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -1489,7 +1532,11 @@ class SourcePlan:
                   "        super().__init__()"]
         lines += init
         lines.append("")
-        lines += ["    " + ln if ln else ln for ln in ast.unparse(self.forward).split("\n")]
+        forward = self.forward
+        if forward.name == "forward" and self.fs.decorators:   # (its library decorators, as written)
+            forward = copy.copy(forward)
+            forward.decorator_list = list(self.fs.decorators)
+        lines += ["    " + ln if ln else ln for ln in ast.unparse(forward).split("\n")]
         for m in self.methods:
             lines.append("")
             lines += ["    " + ln if ln else ln for ln in ast.unparse(m).split("\n")]
@@ -1778,7 +1825,7 @@ def _around(fs: ForwardSource, inner: SourcePlan, attrs: dict[str, AttrInfo], us
     inner plan's imports and names merged in, and the plain constants the code reads (`self.eps`) carried.
     `model`: read an attribute `attrs` lacks from the module itself."""
     ctx = SourceContext(user_file=user_file)
-    _bind_globals(loads, local_names, fs, ctx, where="the refactored parent")
+    _bind_globals([*loads, *names_of(fs.decorators).loads], local_names, fs, ctx, where="the refactored parent")
     ctx.imports.update(inner.ctx.imports)
     ctx.user_names |= inner.ctx.user_names
     ctx.needs_math = ctx.needs_math or inner.ctx.needs_math
@@ -1787,6 +1834,8 @@ def _around(fs: ForwardSource, inner: SourcePlan, attrs: dict[str, AttrInfo], us
         info = attrs.get(a) or (attr_info(model, a) if model is not None else None)
         if info is not None and info.kind == "const" and a not in consts:
             consts[a] = info.value
+    if model is not None:
+        consts.update(_decorator_state(model, fs, consts, ctx))
     return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
                       containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
                       ctx=ctx, notes=[note, *inner.notes], methods=methods, key_prefix=key_prefix)
@@ -2135,7 +2184,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     ast.fix_missing_locations(forward)
     _no_reads_into_children(forward, attrs)
     ctx = SourceContext(user_file=user_file)
-    _bind_globals(names_of([forward]).loads, local_names, fs, ctx, where="the refactored parent")
+    _bind_globals(names_of([forward, *fs.decorators]).loads, local_names, fs, ctx, where="the refactored parent")
     children: list[SourceChild] = []
     consts: dict[str, Any] = {}
     containers: dict[str, list[str]] = {}
@@ -2181,6 +2230,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     for r in regions:
         children.append(_region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
                                       full_tensors))
+    consts.update(_decorator_state(model, fs, consts, ctx))
     return SourcePlan(fs=fs, regions=regions, children=children, forward=forward, consts=consts,
                       containers=containers, container_types=container_types, ties=ties, ctx=ctx,
                       methods=methods)

@@ -68,6 +68,7 @@ from hdecomp.anticheat.static.vocab import (
     HOOK_RE,
     KNOWN_PACKAGES,
     MAX_HELPER_DEPTH,
+    MODEL_LIBRARIES,
     PATCH_ATTRS,
     PRIVATE_HOOK_ATTRS,
 )
@@ -948,8 +949,12 @@ class ModuleScan:
     def analyse_forward(self, info: ClassInfo, fwd: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         env: dict[str, Val] = {}
         ev = ForwardEval(self, env, sink=self.out, quiet=False)
-        # decorators on forward() and on the class run around forward: judge them like helpers
+        # decorators on forward() and on the class run around forward: judge them like helpers; one of a model
+        # library on forward() maps its arguments and outputs (vocab.MODEL_LIBRARIES: plumbing, as the
+        # original has it), and what it runs is judged at run time
         for deco in [*fwd.decorator_list, *info.node.decorator_list]:
+            if deco in fwd.decorator_list and _library_ref(ev, deco):
+                continue
             dv = ev.ev(deco)
             if dv.kind == LOCAL_FN and dv.node is not None:
                 ev.call_helper(deco, dv, [Val(LOCAL_FN, qual=fwd.name, node=fwd, bound=True)], {},
@@ -1065,3 +1070,15 @@ class ModuleScan:
         if self.recording is not None:
             self.helper_news.append((key, node, result))  # the node keeps its id from being reused
         return result
+
+
+def _library_ref(ev: ForwardEval, deco: ast.expr) -> bool:
+    """A decorator (`@name`, `@name(...)`) whose name is a model library's (vocab.MODEL_LIBRARIES), its call's
+    arguments plain constants."""
+    target = deco.func if isinstance(deco, ast.Call) else deco
+    if isinstance(deco, ast.Call) and not all(isinstance(a, ast.Constant) for a in
+                                              [*deco.args, *(k.value for k in deco.keywords)]):
+        return False
+    tv = ev.ev(target)
+    return tv.kind == REF and tv.qual.split(".")[0] in MODEL_LIBRARIES
+

@@ -153,6 +153,11 @@ KNOWN_THIRD_PARTY_PLUMBING = frozenset({"typing", "typing_extensions", "__future
 KNOWN_PACKAGES = frozenset({"torch", "numpy", "scipy", "jax", "einops", "triton", "timm", "transformers", "diffusers",
                             "torchvision", "torchaudio", "apex", "flash_attn", "xformers", "typing_extensions",
                             "functorch", "opt_einsum", "hdecomp"})
+# The model libraries: a decorator of a forward bound to one of their functions (transformers'
+# `@merge_with_config_defaults`, `@deprecate_kwarg`, `@capture_outputs`) maps the forward's arguments and
+# outputs; a refactored parent keeps it as the original has it (hdecomp.decompose.source_step), and the
+# analysis reads it as plumbing. What it runs is judged at run time like any code outside the children.
+MODEL_LIBRARIES = frozenset({"transformers", "diffusers", "timm", "torchvision"})
 # The libraries' output bases: dict subclasses whose dataclass subclasses pack their fields into the dict's
 # keys (`__post_init__`), by name: data plumbing. A class that only declares fields on one of them is an
 # output class (hdecomp.anticheat.static.external.is_output_dataclass).
