@@ -1086,3 +1086,26 @@ class ModelNew(nn.Module):
 """
     errors = [v for v in analyze_source(text, None) if v.severity == "error"]
     assert bool(errors) == flagged, [(v.rule, v.message) for v in errors]
+
+
+def test_the_attributes_a_library_decorator_reads_are_carried_and_no_others() -> None:
+    """The decoder's `@merge_with_config_defaults` reads `self.config` (and `self.gradient_checkpointing`,
+    `self.training`, which it lacks or the module sets): only `config` is carried, and never a plain attribute
+    under a child's name (LED's `self.dropout`, a float, beside the region `dropout`)."""
+    import sys
+
+    from hdecomp.decompose.source import SourceContext
+    from hdecomp.decompose.source_step import _decorator_reads, _decorator_state, forward_source
+    sys.path.insert(0, str(FIX))
+    try:
+        import config_default_decorator as fixture
+        decoder = fixture.Decoder(32, 2)
+        decoder.dropout = 0.1
+        decoder.name_or_path = ""
+        fs = forward_source(decoder)
+        assert {"config", "training"} <= _decorator_reads(fs) and "dropout" not in _decorator_reads(fs)
+        state = _decorator_state(decoder, fs, {}, SourceContext(user_file=None), taken={"blocks", "dropout"})
+        assert set(state) == {"config"}, sorted(state)
+    finally:
+        sys.path.remove(str(FIX))
+        sys.modules.pop("config_default_decorator", None)

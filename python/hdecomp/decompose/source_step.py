@@ -131,17 +131,14 @@ def forward_source(model: nn.Module) -> ForwardSource:
                          owner=owner, code=fn.__code__, file_line=file_line, decorators=decorators)
 
 
-def _decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any],
-                     ctx: SourceContext) -> dict[str, Any]:
-    """The plain attributes of the module that its forward's library decorators may read (transformers'
-    `@merge_with_config_defaults` reads `self.config.use_cache`), where its forward has any: carried as the
-    constants the body reads are, each one a file can write."""
-    from hdecomp.decompose.source import NotRepresentable
-    if not fs.decorators:
-        return {}
+def _decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any], ctx: SourceContext,
+                     taken: set[str]) -> dict[str, Any]:
+    """The plain attributes of the module that its forward's library decorators read (`self.config`, which
+    transformers' `@merge_with_config_defaults` reads `use_cache` from; read off the decorators' own source),
+    carried as the constants the body reads are: each one a file can write whose name no child has (`taken`)."""
     out: dict[str, Any] = {}
-    for a in vars(model):
-        if a.startswith("_") or a == "training" or a in consts:
+    for a in sorted(_decorator_reads(fs)):
+        if a.startswith("_") or a == "training" or a in consts or a in taken or a not in vars(model):
             continue
         info = attr_info(model, a)
         if info.kind != "const":
@@ -152,6 +149,27 @@ def _decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any]
             continue
         out[a] = info.value
     return out
+
+
+def _decorator_reads(fs: ForwardSource) -> set[str]:
+    """The attributes of `self` the forward's library decorators read (`self.config`, `getattr(self, "x")`),
+    from their source."""
+    reads: set[str] = set()
+    for d in fs.decorators:
+        root = _root(d.func if isinstance(d, ast.Call) else d)
+        fn = fs.globals.get(root) if root is not None else None
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(fn))))   # type: ignore[arg-type]
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                reads.add(n.attr)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") \
+                    and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == "self" and \
+                    isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+                reads.add(n.args[1].value)
+    return reads
 
 
 def library_decorator(d: ast.expr, namespace: dict[str, Any]) -> bool:
@@ -1835,7 +1853,7 @@ def _around(fs: ForwardSource, inner: SourcePlan, attrs: dict[str, AttrInfo], us
         if info is not None and info.kind == "const" and a not in consts:
             consts[a] = info.value
     if model is not None:
-        consts.update(_decorator_state(model, fs, consts, ctx))
+        consts.update(_decorator_state(model, fs, consts, ctx, {c.attr.split(".")[0] for c in inner.children}))
     return SourcePlan(fs=fs, regions=inner.regions, children=inner.children, forward=forward, consts=consts,
                       containers=inner.containers, container_types=inner.container_types, ties=inner.ties,
                       ctx=ctx, notes=[note, *inner.notes], methods=methods, key_prefix=key_prefix)
@@ -2230,7 +2248,8 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     for r in regions:
         children.append(_region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
                                       full_tensors))
-    consts.update(_decorator_state(model, fs, consts, ctx))
+    consts.update(_decorator_state(model, fs, consts, ctx, {c.attr.split(".")[0] for c in children} |
+                                   set(containers)))
     return SourcePlan(fs=fs, regions=regions, children=children, forward=forward, consts=consts,
                       containers=containers, container_types=container_types, ties=ties, ctx=ctx,
                       methods=methods)
