@@ -78,14 +78,10 @@ Part = WeightSlice | WholeCopy
 ExplicitMap = dict[str, str | list[Part]]
 
 
-def map_value_json(value: str | Sequence[Part]) -> str | list[dict[str, Any] | str]:
-    """A map value as weight_map.json writes it."""
-    return value if isinstance(value, str) else [s.to_dict() for s in value]
-
-
-def refactored_keys(value: str | Sequence[Part]) -> list[str]:
-    """The refactored keys one map value names (its key, or each part's)."""
-    return [value] if isinstance(value, str) else [p.key for p in value]
+def map_value_json(value: str | Sequence[Part | str | dict[str, Any]]) -> str | list[dict[str, Any] | str]:
+    """A map value as weight_map.json writes it (a list's items already in their JSON form kept as they are)."""
+    return value if isinstance(value, str) else \
+        [p.to_dict() if isinstance(p, (WeightSlice, WholeCopy)) else p for p in value]
 
 
 def load_explicit_map(path: str | Path) -> ExplicitMap:
@@ -125,8 +121,7 @@ def parse_explicit_map(data: Mapping[str, Any], where: str | Path | None = None)
 
 def map_json(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """A whole map as weight_map.json writes it (values: keys, or lists of Parts, keys or their JSON)."""
-    return {k: v if isinstance(v, str) else [p.to_dict() if isinstance(p, (WeightSlice, WholeCopy)) else p for p in v]
-            for k, v in mapping.items()}
+    return {k: map_value_json(v) for k, v in mapping.items()}
 
 
 def weight_map_text(mapping: Mapping[str, Any]) -> str:
