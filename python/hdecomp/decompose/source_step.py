@@ -173,13 +173,15 @@ def _decorator_reads(fs: ForwardSource) -> set[str]:
 
 
 def library_decorator(d: ast.expr, namespace: dict[str, Any]) -> bool:
-    """A decorator (`@name`, `@name(...)`, `@module.name`) bound, where the forward is defined, to a function of
-    a model library (anticheat.static.vocab.MODEL_LIBRARIES): it maps the forward's arguments and outputs
+    """A decorator (`@name`, `@name(...)` with constant arguments, `@module.name`) bound, where the forward is
+    defined, to a function of a model library (anticheat.static.vocab.MODEL_LIBRARIES), in the form the static
+    analysis reads as plumbing (module_scan.constant_arguments): it maps the forward's arguments and outputs
     (a config default, a renamed keyword, outputs collected by hooks), which the static analysis reads as
     plumbing, and it runs with the parent's forward as it does with the original's."""
+    from hdecomp.anticheat.static.module_scan import constant_arguments
     from hdecomp.anticheat.static.vocab import MODEL_LIBRARIES
     root = _root(d.func if isinstance(d, ast.Call) else d)
-    if root is None or root not in namespace:
+    if root is None or root not in namespace or not constant_arguments(d):
         return False
     value = namespace[root]
     home = value.__name__ if isinstance(value, type(sys)) else getattr(value, "__module__", None)

@@ -1072,12 +1072,18 @@ class ModuleScan:
         return result
 
 
+def constant_arguments(deco: ast.expr) -> bool:
+    """A decorator used bare (`@name`) or called with plain constants only (`@name("x", new_name="y")`): the
+    form of a library decorator the analysis reads as plumbing, and the planner keeps (decompose.source_step)."""
+    return not isinstance(deco, ast.Call) or all(isinstance(a, ast.Constant)
+                                                 for a in [*deco.args, *(k.value for k in deco.keywords)])
+
+
 def _library_ref(ev: ForwardEval, deco: ast.expr) -> bool:
     """A decorator (`@name`, `@name(...)`) whose name is a model library's (vocab.MODEL_LIBRARIES), its call's
     arguments plain constants."""
     target = deco.func if isinstance(deco, ast.Call) else deco
-    if isinstance(deco, ast.Call) and not all(isinstance(a, ast.Constant) for a in
-                                              [*deco.args, *(k.value for k in deco.keywords)]):
+    if not constant_arguments(deco):
         return False
     tv = ev.ev(target)
     return tv.kind == REF and tv.qual.split(".")[0] in MODEL_LIBRARIES
