@@ -62,7 +62,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
-                                  "cache_in_output", "config_default_decorator"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -80,7 +80,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
                                   "posterior_object", "marker_cache", "plumbing_method_beside",
-                                  "cache_in_output", "config_default_decorator"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -1037,6 +1037,22 @@ def test_a_cache_the_model_returns_stays_in_its_childrens_calls(tmp_path: Path) 
     res = result_dict(dec)
     assert res["composition"]["status"] != "FAIL", res["composition"]
     assert res["status"] != "PASS" and any("decoder" in r for r in res.get("incomplete", [])), res
+
+
+def test_a_conditional_expressions_value_that_never_ran_is_a_raise(trees: dict[str, Any]) -> None:
+    """`cache = (PairCache(...) if memory is not None or self.cross else Cache(...))`, written over three lines:
+    the executed lines tell which value each decoder took (its `cross` differs), so each decoder's parent is the
+    `if` it stands for, with the value that never ran a `raise`, not a child no recorded input reaches (the
+    decoders were left whole before the rule)."""
+    dec = trees["cache_by_kind"]
+    parents = {s.name: (s / "refactored.py").read_text() for s in (dec.root / "steps").iterdir()
+               if "decoder" in s.name}
+    assert len(parents) == 2, sorted(parents)
+    raised = [t.split("if memory is not None or self.cross:")[1].split("mask =")[0] for t in parents.values()]
+    # (one decoder raises in its `if` value, the other in its `else` value)
+    assert sorted(r.index("raise NotImplementedError") < r.index("else:") for r in raised) == [False, True], raised
+    notes = [e["description"] for e in _log(dec) if "never runs for the recorded inputs" in e.get("description", "")]
+    assert any("value never runs" in n for n in notes), notes
 
 
 # ---- a forward decorated by a model library (fixtures/reach/config_default_decorator.py, transformers 5) -----

@@ -64,6 +64,42 @@ class SourceStepError(Exception):
 # ---- the forward's source ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BranchLines:
+    """Where a conditional expression's parts are written in its file (see ForwardSource.branch_lines)."""
+
+    test: str
+    test_lines: frozenset[int]
+    body_lines: frozenset[int]
+    orelse_lines: frozenset[int]
+
+    def apart(self) -> bool:
+        """Each part on lines of its own: a run's executed lines tell which value it took."""
+        return not (self.test_lines & self.body_lines or self.test_lines & self.orelse_lines or
+                    self.body_lines & self.orelse_lines)
+
+
+def _file_lines(orig: ast.FunctionDef, canon: ast.FunctionDef,
+                first: int) -> tuple[dict[int, int], dict[tuple[int, int], BranchLines]]:
+    """The file lines of `canon` (ast.unparse of `orig`, read from a file whose line `first` is orig's first):
+    statement by statement (unparse keeps the structure, so the two walks pair up), and the parts of each
+    conditional expression, which unparse writes on one line."""
+    file_line = {c.lineno: first + o.lineno - 1
+                 for o, c in zip([n for n in ast.walk(orig) if isinstance(n, ast.stmt)],
+                                 [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
+
+    def lines(n: ast.expr) -> frozenset[int]:
+        start, end = getattr(n, "lineno", None), getattr(n, "end_lineno", None)
+        return frozenset() if start is None or end is None else frozenset(range(first + start - 1, first + end))
+
+    branch_lines = {(c.lineno, c.col_offset): BranchLines(ast.unparse(c.test), lines(o.test), lines(o.body),
+                                                          lines(o.orelse))
+                    for o, c in zip([n for n in ast.walk(orig) if isinstance(n, ast.IfExp)],
+                                    [n for n in ast.walk(canon) if isinstance(n, ast.IfExp)], strict=False)
+                    if ast.unparse(o.test) == ast.unparse(c.test)}
+    return file_line, branch_lines
+
+
 @dataclass
 class ForwardSource:
     """A module's forward as canonical source (ast.unparse of it: one statement per line)."""
@@ -76,6 +112,9 @@ class ForwardSource:
     owner: type
     code: Any = None               # the forward's code object (whose lines a run executes)
     file_line: dict[int, int] = field(default_factory=dict)   # canonical statement line -> line in its file
+    # a conditional expression's parts (canonical line and column of the `... if ... else ...`) -> the source
+    # of its test and the file lines its test, its `if` value and its `else` value are written on
+    branch_lines: dict[tuple[int, int], BranchLines] = field(default_factory=dict)
     # its decorators from a model library (transformers' `@merge_with_config_defaults`, which fills `use_cache`
     # from the config, `@deprecate_kwarg`, `@capture_outputs`): the refactored forward keeps them, as written
     decorators: list[ast.expr] = field(default_factory=list)
@@ -122,13 +161,10 @@ def forward_source(model: nn.Module) -> ForwardSource:
     assert isinstance(canon, ast.FunctionDef)
     mod = getattr(fn, "__module__", "") or ""
     user = mod.startswith("_hdecomp_component_") or mod == "__main__"
-    # statement by statement (unparse keeps the structure): a canonical line is this line of the file
-    first = fn.__code__.co_firstlineno
-    file_line = {c.lineno: first + o.lineno - 1
-                 for o, c in zip([n for n in ast.walk(fdef) if isinstance(n, ast.stmt)],
-                                 [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
+    file_line, branch_lines = _file_lines(fdef, canon, fn.__code__.co_firstlineno)
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod, user_code=user,
-                         owner=owner, code=fn.__code__, file_line=file_line, decorators=decorators)
+                         owner=owner, code=fn.__code__, file_line=file_line, branch_lines=branch_lines,
+                         decorators=decorators)
 
 
 def _decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any], ctx: SourceContext,
@@ -304,14 +340,10 @@ def function_source(fn: Any, method: bool = False) -> ForwardSource:
     canon = ast.parse(text).body[0]
     assert isinstance(canon, ast.FunctionDef)
     mod = getattr(fn, "__module__", "") or ""
-    first = fn.__code__.co_firstlineno
-    orig_def = tree.body[0]
-    file_line = {c.lineno: first + o.lineno - 1
-                 for o, c in zip([n for n in ast.walk(orig_def) if isinstance(n, ast.stmt)],
-                                 [n for n in ast.walk(canon) if isinstance(n, ast.stmt)], strict=False)}
+    file_line, branch_lines = _file_lines(fdef, canon, fn.__code__.co_firstlineno)
     return ForwardSource(fdef=canon, text=text, globals=fn.__globals__, module_name=mod,
                          user_code=mod.startswith("_hdecomp_component_") or mod == "__main__", owner=type(fn),
-                         code=fn.__code__, file_line=file_line)
+                         code=fn.__code__, file_line=file_line, branch_lines=branch_lines)
 
 
 def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
@@ -450,6 +482,18 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                              f"{'if' if field_name == 'body' else 'else'} branch never runs for "
                              f"{'any input the verification draws' if every_test else 'the recorded inputs'}; "
                              "the parent raises there instead of calling a child no trial can reach")
+    # `x = (a if test else b)` with each part on lines of its own (BigBird-Pegasus's decoder chooses the kind of
+    # cache it makes so): the executed lines tell which value ran, as for an `if`; the statement becomes the `if`
+    # it stands for, with the value that never ran a `raise`
+    for node in ast.walk(fdef):
+        for field_name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field_name, None)
+            if isinstance(stmts, list):
+                for j, st in enumerate(stmts):
+                    chosen = _value_not_taken(st, fs, executed, flagged, fixed)
+                    if chosen is not None:
+                        stmts[j], note = chosen
+                        notes.append(note)
     # the statements after such an `if` whose branch returns (`if interleave: return a, b` then `return c, d`)
     for node in ast.walk(fdef):
         for field_name in ("body", "orelse"):
@@ -466,6 +510,37 @@ def _drop_branches_not_taken(fdef: ast.FunctionDef, fs: ForwardSource, executed:
                                  "inputs; the parent raises there instead of calling a child no trial can reach")
                     break
     return notes
+
+
+def _value_not_taken(st: ast.stmt, fs: ForwardSource, executed: set[int], flagged: list[Span],
+                     fixed: Callable[[ast.expr], bool]) -> tuple[ast.stmt, str] | None:
+    """`x = a if test else b` (or `return a if test else b`) whose test `fixed` accepts, whose parts are written
+    on lines of their own and one of whose values never ran and holds compute or a call: the `if` statement it
+    stands for, with a `raise` for that value, and a note. None otherwise."""
+    value = st.value if isinstance(st, (ast.Assign, ast.Return)) else None
+    if not isinstance(value, ast.IfExp) or (isinstance(st, ast.Assign) and len(st.targets) != 1):
+        return None
+    where = fs.branch_lines.get((value.lineno, value.col_offset))
+    if where is None or where.test != ast.unparse(value.test) or not where.apart() or \
+            not where.test_lines & executed or not fixed(value.test):
+        return None
+    body_ran, orelse_ran = bool(where.body_lines & executed), bool(where.orelse_lines & executed)
+    if body_ran == orelse_ran:
+        return None
+    taken, untaken = (value.body, value.orelse) if body_ran else (value.orelse, value.body)
+    if not (_flag(untaken, flagged) or _has_call(untaken)):
+        return None
+    kept = copy.copy(st)
+    kept.value = taken   # type: ignore[attr-defined]
+    test = ast.If(test=value.test, body=[kept], orelse=[])
+    ast.copy_location(test, st)
+    raised = [_raise_not_taken(test)]
+    test.body, test.orelse = ([kept], raised) if body_ran else (raised, [kept])
+    line = fs.file_line.get(st.lineno, st.lineno)
+    where_text = f"{Path(fs.code.co_filename).name}:{line}" if fs.code is not None else f"line {line}"
+    return test, (f"{where_text} (`... if {ast.unparse(value.test)} else ...`): the "
+                  f"{'else' if body_ran else 'if'} value never runs for the recorded inputs; the parent raises "
+                  "there instead of calling a child no trial can reach")
 
 
 _FIXED_VALUES = (type(None), bool, int, float, str)
