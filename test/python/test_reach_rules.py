@@ -508,7 +508,7 @@ def test_probing_which_lines_run_leaves_lazily_set_state_as_built() -> None:
     # split probes the forward before it reads the module's attributes, and must read them as built
     from collections import OrderedDict
 
-    from hdecomp.decompose.source_step import executed_lines
+    from hdecomp.decompose.source_forward import executed_lines
     from torchvision.ops import MultiScaleRoIAlign
     pool = MultiScaleRoIAlign(["0", "1"], output_size=2, sampling_ratio=2)
     feats = OrderedDict([("0", torch.randn(1, 4, 16, 16)), ("1", torch.randn(1, 4, 8, 8))])
@@ -732,7 +732,8 @@ def test_a_dict_of_a_subclass_is_written_as_its_class() -> None:
 def test_a_field_read_of_an_own_methods_result_is_a_call_of_that_method() -> None:
     import ast
 
-    from hdecomp.decompose.source_step import _called_method, attr_info
+    from hdecomp.decompose.source_reading import attr_info
+    from hdecomp.decompose.source_step import _called_method
     model = _vae()
     attrs = {"_decode": attr_info(model, "_decode")}
     for text in ("decoded = self._decode(z).sample", "return self._decode(z)[0]", "self._decode(z)"):
@@ -771,7 +772,9 @@ class RefactoredModel(nn.Module):
 
 
 def test_a_method_that_only_resets_state_stays_in_the_parent() -> None:
-    from hdecomp.decompose.source_step import attr_info, function_source, names_of, static_reading
+    from hdecomp.decompose.source_forward import function_source
+    from hdecomp.decompose.source_names import names_of
+    from hdecomp.decompose.source_reading import attr_info, static_reading
     model = _vae()
 
     def reading(method: str) -> tuple[list[Any], set[str], Any]:
@@ -1111,7 +1114,8 @@ def test_the_attributes_a_library_decorator_reads_are_carried_and_no_others() ->
     import sys
 
     from hdecomp.decompose.source import SourceContext
-    from hdecomp.decompose.source_step import _decorator_reads, _decorator_state, forward_source
+    from hdecomp.decompose.source_forward import forward_source
+    from hdecomp.decompose.source_reading import _decorator_reads, decorator_state
     sys.path.insert(0, str(FIX))
     try:
         import config_default_decorator as fixture
@@ -1120,7 +1124,7 @@ def test_the_attributes_a_library_decorator_reads_are_carried_and_no_others() ->
         decoder.name_or_path = ""
         fs = forward_source(decoder)
         assert {"config", "training"} <= _decorator_reads(fs) and "dropout" not in _decorator_reads(fs)
-        state = _decorator_state(decoder, fs, {}, SourceContext(user_file=None), taken={"blocks", "dropout"})
+        state = decorator_state(decoder, fs, {}, SourceContext(user_file=None), taken={"blocks", "dropout"})
         assert set(state) == {"config"}, sorted(state)
     finally:
         sys.path.remove(str(FIX))

@@ -30,15 +30,9 @@ from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature, snake
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
-from hdecomp.decompose.source_step import (
-    SourceChild,
-    SourcePlan,
-    SourceStepError,
-    computes_at,
-    executed_lines,
-    plan_source_step,
-    strip_self_items,
-)
+from hdecomp.decompose.source_children import SourceChild
+from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
+from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import (
     flag_signature,

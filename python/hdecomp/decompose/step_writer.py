@@ -260,7 +260,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     node.op_count = total
 
     def source_step(why: str) -> tuple[Path, str, list[Node], str] | None:
-        from hdecomp.decompose.source_step import SourceStepError
+        from hdecomp.decompose.source_forward import SourceStepError
         from hdecomp.decompose.source_write import write_source_step
         snapshot = Snapshot.take(dec, node)
         restore_plain_attributes(model, as_built)
@@ -622,12 +622,12 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
 def _loops_over_compute(model: nn.Module) -> bool:
     """Whether the forward's own Python loops over tensor compute (a recurrence over time steps, chunks):
     a graph would unroll it; a source-level step keeps the loop with its body as one repeated child."""
-    from hdecomp.decompose.source_step import loops_over_compute
+    from hdecomp.decompose.source_reading import loops_over_compute
     return loops_over_compute(model)
 
 
 def _seeds_random_state(model: nn.Module) -> bool:
-    from hdecomp.decompose.source_step import seeds_random_state
+    from hdecomp.decompose.source_reading import seeds_random_state
     return seeds_random_state(model)
 
 

@@ -1,0 +1,481 @@
+"""Regions: the runs of compute statements a source-level step moves into children, and the data flow
+between them and the parent (see source_step.py)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+import torch
+
+from hdecomp.anticheat.static.values import dotted_name
+from hdecomp.decompose.naming import safe_local
+from hdecomp.decompose.source_forward import SourceStepError
+from hdecomp.decompose.source_names import names_of, self_method_calls
+from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, line_span, overlaps_flagged
+from hdecomp.decompose.source_rewrites import flags_only
+
+
+@dataclass
+class Region:
+    """Consecutive statements (or one expression) of the forward that become one child."""
+
+    index: int
+    stmts: list[ast.stmt] = field(default_factory=list)
+    expr: ast.expr | None = None
+    contexts: list[ast.withitem] = field(default_factory=list)   # autocast & co. pushed down into the child
+    in_loop: bool = False
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    attr: str = ""
+    local_defs: list[ast.stmt] = field(default_factory=list)
+    passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
+    first_line: str = ""   # its first line as the forward wrote it (before an element read became an input)
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        return [self.expr] if self.expr is not None else list(self.stmts)
+
+
+def submodule_call_count(r: Region, attrs: dict[str, AttrInfo]) -> int:
+    """How many calls of the module's submodules region `r` holds."""
+    return sum(1 for _, a in self_method_calls(r.nodes) if a in attrs and attrs[a].kind in ("module", "container"))
+
+
+def _rng_scope(s: ast.With) -> bool:
+    """`with torch.random.fork_rng(...):` (or torch's other fork_rng): a scope of the random state."""
+    return all(isinstance(it.context_expr, ast.Call) and (dotted_name(it.context_expr.func) or "").endswith("fork_rng")
+               for it in s.items)
+
+
+class Splitter:
+    """Walks the forward's blocks and cuts regions; `forced` statements (by position) are compute whatever
+    the analysis says (they read the parent's tensors, call its methods, or share a submodule with a
+    region)."""
+
+    def __init__(self, flagged: list[Span], forced: set[tuple[int, int]], per_statement: bool = False) -> None:
+        self.flagged = flagged
+        self.forced = forced
+        self.regions: list[Region] = []
+        # one region per statement, not per run of them: under a pushed-down context (the context is the
+        # whole forward: its statements are the children) and in a fusion (whose children are kernels)
+        self.per_statement = per_statement
+        self.local_modules: set[str] = set()   # local names the forward calls (modules from a container)
+        self.containers: set[str] = set()      # container attributes (`self.experts[i](x)` calls an item)
+        self.kept: set[int] = set()            # statements made here that the parent keeps
+        self.flag_calls: set[str] = set()      # calls that answer from the configuration (config_flag_calls)
+        self.hoist_count = 0
+
+    def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
+        if id(node) in self.kept:
+            return False
+        key = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        if key in self.forced or overlaps_flagged(node, self.flagged):
+            return True
+        return bool(contexts) and has_call(node)   # under a pushed-down context every call needs it
+
+    def _module_call(self, f: ast.expr) -> bool:
+        """A call of a module the parent holds through a local name (a module taken from a container in a
+        loop: `for e, expert in enumerate(self.experts)`) or an item of a container (`self.experts[i]`,
+        `self[f"expert_{i}"]` in a ModuleDict's own forward)."""
+        if isinstance(f, ast.Name):
+            return f.id in self.local_modules
+        return (isinstance(f, ast.Subscript) and isinstance(f.value, ast.Attribute)
+                and isinstance(f.value.value, ast.Name) and f.value.value.id == "self"
+                and f.value.attr in self.containers and not has_call(f.slice))
+
+    def hoist_local_calls(self, s: ast.stmt) -> list[ast.stmt]:
+        """Calls of a module inside a compute statement (_module_call) move before it as
+        `_child_out_N = expert(...)`, kept in the parent: a child must not be handed a module. Their
+        arguments that are not plain data plumbing become expression regions."""
+        hoisted: list[ast.stmt] = []
+        splitter = self
+
+        class Hoist(ast.NodeTransformer):
+            def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+                return node   # a lambda's body runs later, inside whatever calls it
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                self.generic_visit(node)
+                if not splitter._module_call(node.func):
+                    return node
+                node.args = [a if _plain_data(a) else splitter.expr_region(a, True, []) for a in node.args]
+                name = f"_child_out_{splitter.hoist_count}"
+                splitter.hoist_count += 1
+                hoisted.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                                                            value=node), s))
+                splitter.kept.add(id(hoisted[-1]))
+                return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+
+        Hoist().visit(s)
+        return hoisted
+
+    def new_region(self, in_loop: bool, contexts: list[ast.withitem]) -> Region:
+        r = Region(index=len(self.regions), in_loop=in_loop, contexts=list(contexts))
+        self.regions.append(r)
+        return r
+
+    def expr_region(self, expr: ast.expr, in_loop: bool, contexts: list[ast.withitem]) -> ast.expr:
+        r = self.new_region(in_loop, contexts)
+        r.expr = expr
+        return _placeholder_call(r)
+
+    def value_regions(self, expr: ast.expr, in_loop: bool, contexts: list[ast.withitem]) -> ast.expr:
+        """A returned value: a tuple/list/dict display keeps its structure in the parent and only the
+        elements that compute become children (`return {"h": h, "pair": (h.sum(-1), self.out(h))}`)."""
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            expr.elts = [self.value_regions(e, in_loop, contexts) if self.compute(e, contexts) else e
+                         for e in expr.elts]
+            return expr
+        if isinstance(expr, ast.Dict) and all(k is not None and not self.compute(k, contexts) for k in expr.keys):
+            expr.values = [self.value_regions(v, in_loop, contexts) if self.compute(v, contexts) else v
+                           for v in expr.values]
+            return expr
+        # `h.norm() > 1.0 and steps < 10`: Python's `and`/`or`/`not` stay, each computing operand is a child
+        if isinstance(expr, ast.BoolOp):
+            expr.values = [self.value_regions(v, in_loop, contexts) if self.compute(v, contexts) else v
+                           for v in expr.values]
+            return expr
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            expr.operand = self.value_regions(expr.operand, in_loop, contexts)
+            return expr
+        return self.expr_region(expr, in_loop, contexts)
+
+    def block(self, stmts: list[ast.stmt], in_loop: bool, contexts: list[ast.withitem],
+              whole_forward: bool = False) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        run: Region | None = None
+        compute_stmts = [s for s in stmts if self._any_compute(s, contexts) or
+                         (isinstance(s, (ast.With, ast.AsyncWith)) and has_call(s))]
+        for s in stmts:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+                out.append(s)   # definitions: copied into the children that use them (see finish)
+                continue
+            if self.compute(s, contexts):
+                s = _ternary_as_if(s)
+            simple = not isinstance(s, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                                        ast.Try, ast.Match))
+            if isinstance(s, ast.Return):
+                run = None
+                if s.value is not None and self.compute(s.value, contexts):
+                    s.value = self.value_regions(s.value, in_loop, contexts)
+                out.append(s)
+                continue
+            if simple and _list_mutation(s) and self.compute(s, contexts):
+                # `outs.append(<compute>)`: the list stays the parent's, its new item comes from a child
+                run = None
+                call = s.value   # type: ignore[attr-defined]
+                call.args = [self.expr_region(a, in_loop, contexts) if self.compute(a, contexts) else a
+                             for a in call.args]
+                out.append(s)
+                continue
+            if simple and self.compute(s, contexts):
+                hoisted = self.hoist_local_calls(s)
+                if hoisted:   # `out.index_add_(0, tok, expert(x[tok]) * w)`: the expert's call is the parent's
+                    run = None
+                    out.extend(hoisted)
+            if simple:
+                if self.compute(s, contexts):
+                    if run is None or contexts or self.per_statement:   # see __init__
+                        run = self.new_region(in_loop, contexts)
+                        out.append(placeholder_stmt(run))
+                    run.stmts.append(s)
+                else:
+                    run = None
+                    out.append(s)
+                continue
+            run = None
+            if isinstance(s, ast.With) and _rng_scope(s):
+                # `with torch.random.fork_rng():` scopes the random state the body seeds and draws from: it
+                # stays the parent's, around the children of its body (pushed down, the seed and the draws
+                # would each get a scope of their own)
+                s.body = self.block(s.body, in_loop, contexts, whole_forward=whole_forward)
+                out.append(s)
+                continue
+            # a context (autocast) changes what the calls inside compute: children called inside hold it
+            if isinstance(s, (ast.With, ast.AsyncWith)) and (self._any_compute(s, contexts) or has_call(s)):
+                push = whole_forward and compute_stmts == [s]
+                if not push:   # the region as one child that holds the context
+                    r = self.new_region(in_loop, contexts)
+                    r.stmts.append(s)
+                    out.append(placeholder_stmt(r))
+                    continue
+                # the whole forward is this block: its children carry the context themselves
+                s.body = self.block(s.body, in_loop, [*contexts, *s.items], whole_forward=True)
+                if any(self.compute(it.context_expr, []) for it in s.items):
+                    out.extend(s.body)   # a context the parent may not enter: only the children hold it
+                else:
+                    out.append(s)
+                continue
+            if isinstance(s, ast.If):
+                # (a test on flags, `if self.has_mask():` whose call answers from the configuration, stays:
+                # a child for it would hold the submodules it looks at, a second copy of their weights)
+                if self.compute(s.test, contexts) and not (self.flag_calls and
+                                                           flags_only(s.test, self.flag_calls)):
+                    s.test = self.value_regions(s.test, in_loop, contexts)
+                s.body = self.block(s.body, in_loop, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif isinstance(s, ast.While):
+                if self.compute(s.test, contexts):
+                    s.test = self.value_regions(s.test, True, contexts)
+                s.body = self.block(s.body, True, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif isinstance(s, (ast.For, ast.AsyncFor)):
+                if self.compute(s.iter, contexts):
+                    s.iter = self.expr_region(s.iter, in_loop, contexts)
+                s.body = self.block(s.body, True, contexts) or [ast.Pass()]
+                s.orelse = self.block(s.orelse, in_loop, contexts)
+            elif self._any_compute(s, contexts):   # try/match with compute inside: one child
+                r = self.new_region(in_loop, contexts)
+                r.stmts.append(s)
+                out.append(placeholder_stmt(r))
+                continue
+            out.append(s)
+        return out
+
+    def _any_compute(self, s: ast.stmt, contexts: list[ast.withitem]) -> bool:
+        return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
+
+
+def _ternary_as_if(s: ast.stmt) -> ast.stmt:
+    """`x = a if cond else b` as `if cond: x = a` / `else: x = b` (the same evaluation: the test once, one
+    branch): a choice of which compute runs is control flow, whose branches are split like an `if`'s (the
+    sLSTM's `m = i if t == 0 else torch.maximum(i, f + m)`: one file per branch, not one whose recorded
+    call took the branch without compute)."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.value, ast.IfExp)):
+        return s
+    target, value = s.targets[0], s.value
+
+    def assign(v: ast.expr) -> ast.Assign:
+        return ast.copy_location(ast.Assign(targets=[copy.deepcopy(target)], value=v), s)
+
+    return ast.copy_location(ast.If(test=value.test, body=[assign(value.body)], orelse=[assign(value.orelse)]), s)
+
+
+def _plain_data(node: ast.expr) -> bool:
+    """A name, a constant, or indexing / attributes of those: nothing a parent may not evaluate."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain_data(node.value)
+    if isinstance(node, ast.Subscript):
+        return _plain_data(node.value) and _plain_data(node.slice)
+    if isinstance(node, ast.Slice):
+        return all(p is None or _plain_data(p) for p in (node.lower, node.upper, node.step))
+    if isinstance(node, ast.Tuple):
+        return all(_plain_data(e) for e in node.elts)
+    return False
+
+
+def called_locals(fdef: ast.FunctionDef) -> set[str]:
+    """Local names of the forward that it calls, other than functions it defines itself: modules taken
+    from a container (`for blk in self.blocks: x = blk(x)`, `expert = self.experts[i]`). Not its parameters:
+    an object handed in and called (torchvision's `levels = mapper(boxes)`, a LevelMapper) is compute of the
+    region that calls it, as any call of a value the caller gave."""
+    defs = set(local_definitions(fdef))
+    local = set(names_of(fdef.body).stores)
+    return {n.func.id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id in local and n.func.id not in defs}
+
+
+def _list_mutation(s: ast.stmt) -> bool:
+    """`name.append(...)`, `.extend(...)`, `.insert(...)` on a local list, as a statement."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("append", "extend", "insert") and \
+        isinstance(s.value.func.value, ast.Name) and s.value.func.value.id != "self" and not s.value.keywords
+
+
+PLACEHOLDER = "__hdecomp_region__"
+
+
+def _placeholder_call(r: Region) -> ast.Call:
+    call = ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=PLACEHOLDER,
+                                       ctx=ast.Load()), args=[ast.Constant(value=r.index)], keywords=[])
+    return call
+
+
+def placeholder_stmt(r: Region) -> ast.stmt:
+    return ast.Expr(value=_placeholder_call(r))
+
+
+class FillRegions(ast.NodeTransformer):
+    """Replace the placeholders by the real child calls `a, b = self.<attr>(x, y)`."""
+
+    def __init__(self, regions: list[Region]) -> None:
+        self.regions = regions
+
+    def _region(self, node: ast.AST) -> Region | None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == PLACEHOLDER:
+            arg = node.args[0]
+            assert isinstance(arg, ast.Constant)
+            return self.regions[int(arg.value)]  # type: ignore[arg-type]
+        return None
+
+    def _call(self, r: Region) -> ast.Call:
+        return ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=r.attr, ctx=ast.Load()),
+                        args=[r.passed.get(n) or ast.Name(id=n, ctx=ast.Load()) for n in r.inputs], keywords=[])
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        r = self._region(node.value)
+        if r is None:
+            return self.generic_visit(node)
+        call = self._call(r)
+        if not r.outputs:
+            return ast.Expr(value=call)
+        target: ast.expr = ast.Name(id=r.outputs[0], ctx=ast.Store()) if len(r.outputs) == 1 else \
+            ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in r.outputs], ctx=ast.Store())
+        return ast.Assign(targets=[target], value=call)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        r = self._region(node)
+        if r is None:
+            return self.generic_visit(node)
+        return self._call(r)
+
+
+def local_definitions(fdef: ast.FunctionDef) -> dict[str, ast.stmt]:
+    """Functions defined inside forward (and names bound to lambdas): copied into the children using them."""
+    defs: dict[str, ast.stmt] = {}
+    for n in ast.walk(fdef):
+        if n is fdef:
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[n.name] = n
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name):
+            defs[n.targets[0].id] = n
+    return defs
+
+
+def defs_needed(nodes: list[ast.AST], defs: dict[str, ast.stmt]) -> list[str]:
+    need: list[str] = []
+    todo = [n for n in names_of(nodes).loads if n in defs]
+    while todo:
+        name = todo.pop(0)
+        if name in need:
+            continue
+        need.append(name)
+        todo += [n for n in names_of([defs[name]]).loads if n in defs and n not in need]
+    order = list(defs)
+    return sorted(need, key=order.index)
+
+
+def pass_elements(r: Region, local_names: set[str]) -> None:
+    """A sequence the region only reads one element of (`sp = sp + spx[i]` in a loop over a split's parts) is
+    passed as that element: the parent calls `self.add(sp, spx[i])` and the child takes a tensor, not the
+    sequence and the index."""
+    nodes = [*r.nodes, *(it.context_expr for it in r.contexts)]
+    names = names_of([*r.local_defs, *nodes])
+    stored = set(names.stores) | set(names.mutated)
+    in_defs = set(names_of(r.local_defs).loads)
+    for name in list(r.inputs):
+        if name in stored or name in in_defs:
+            continue
+        uses = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+        subs = [p for node in nodes for p in ast.walk(node) if isinstance(p, ast.Subscript)
+                and isinstance(p.value, ast.Name) and p.value.id == name and isinstance(p.ctx, ast.Load)]
+        if not subs or len(subs) != len(uses):
+            continue
+        index = subs[0].slice
+        if not isinstance(index, (ast.Name, ast.Constant)) or any(ast.dump(p.slice) != ast.dump(index) for p in subs):
+            continue
+        if isinstance(index, ast.Name) and (index.id not in r.inputs or index.id in stored or index.id in in_defs):
+            continue
+        r.first_line = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
+        label = index.id if isinstance(index, ast.Name) else str(index.value)
+        part = safe_local(f"{name}_{label}", local_names | set(r.inputs) | set(names.loads) | set(names.stores))
+        swap = _ElementReads(name, ast.dump(index), part)
+        r.stmts = [swap.visit(st) for st in r.stmts]
+        if r.expr is not None:
+            r.expr = swap.visit(r.expr)
+        for it in r.contexts:
+            it.context_expr = swap.visit(it.context_expr)
+        r.passed[part] = ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=index, ctx=ast.Load())
+        r.inputs[r.inputs.index(name)] = part
+        local_names.add(part)   # a parameter of the child
+        nodes = [*r.nodes, *(it.context_expr for it in r.contexts)]
+        if isinstance(index, ast.Name) and not any(isinstance(n, ast.Name) and n.id == index.id
+                                                   for node in nodes for n in ast.walk(node)):
+            r.inputs.remove(index.id)
+
+
+class _ElementReads(ast.NodeTransformer):
+    """`name[index]` read -> the name of the element passed in."""
+
+    def __init__(self, name: str, index: str, part: str) -> None:
+        self.name, self.index, self.part = name, index, part
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.ctx, ast.Load) \
+                and ast.dump(node.slice) == self.index:
+            return ast.copy_location(ast.Name(id=self.part, ctx=ast.Load()), node)
+        return self.generic_visit(node)
+
+
+def child_tensor_reads(node: ast.AST, attrs: dict[str, AttrInfo]) -> list[str]:
+    """`self.<module>.<tensor>` read (not called) in `node`: a tensor inside a submodule."""
+    calls = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    found: list[str] = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and id(n) not in calls and isinstance(n.value, ast.Attribute) and \
+                isinstance(n.value.value, ast.Name) and n.value.value.id == "self":
+            info = attrs.get(n.value.attr)
+            if info is not None and info.kind in ("module", "container") and \
+                    isinstance(getattr(info.value, n.attr, None), torch.Tensor):
+                found.append(f"self.{n.value.attr}.{n.attr}")
+    return found
+
+
+def no_reads_into_children(forward: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> None:
+    """The parent calls its module children and reads nothing inside them: a child's own tensor read by the
+    parent (DBRX's experts: `self.mlp.v1.view(shape)[e]`, handed back to `self.mlp(...)`) is not there once
+    the child is composed of its own children, so such a step would pass and its composition fail. (Such
+    reads are moved into regions with the calls of that module, _statements_to_force: this is the check.)"""
+    reads = child_tensor_reads(forward, attrs)
+    if reads:
+        raise SourceStepError(f"the parent reads {reads[0]}, a tensor inside a child it calls (gone once that "
+                              "child is split)")
+
+
+def reads_before_writes(r: Region) -> list[str]:
+    """Names a region reads before it writes them (its inputs, before filtering to locals)."""
+    reads: list[str] = []
+    written: set[str] = set()
+
+    def in_order(node: ast.AST) -> list[ast.AST]:
+        # a `with` block runs its body in order, every time: a name its first statement writes is no input
+        # of its second (`with torch.no_grad(): mask = one_hot(i); hit = mask.sum(...)`)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            return [*(ast.Assign(targets=[it.optional_vars], value=it.context_expr, lineno=node.lineno)
+                      if it.optional_vars is not None else it.context_expr for it in node.items),
+                    *(x for b in node.body for x in in_order(b))]
+        return [node]
+    nodes: list[ast.AST] = [it.context_expr for it in r.contexts] + [x for n in r.nodes for x in in_order(n)]
+    for node in nodes:
+        v = names_of([node])
+        for n in v.loads:
+            if n not in written and n not in reads:
+                reads.append(n)
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.If, ast.While, ast.For, ast.With, ast.Try)):
+            written |= set(v.stores)
+        elif isinstance(node, ast.stmt):
+            # compound statements: a name written on one path only may still be read from outside
+            written |= {n for n in v.stores if n not in v.loads}
+    return reads
+
+
+def reads_outside(original: ast.FunctionDef, r: Region) -> set[str]:
+    """Names the forward reads outside region `r` (by line: the canonical source has one statement per
+    line, and the region's nodes keep their lines)."""
+    lines: set[int] = set()
+    for node in r.nodes:
+        a, b = line_span(node)
+        lines |= set(range(a, b + 1))
+    found: set[str] = set()
+    for n in ast.walk(original):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno not in lines:
+            found.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.lineno not in lines:
+            found.add(n.target.id)
+    return found
