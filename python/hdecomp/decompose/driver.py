@@ -26,7 +26,8 @@ from hdecomp.decompose.outputs import (
 )
 from hdecomp.decompose.shapes import full_size_io
 from hdecomp.decompose.state import DecomposeOptions, Decomposition, Node, StepRecord
-from hdecomp.decompose.step_writer import Snapshot, leaf, write_step
+from hdecomp.decompose.step_draft import StepFolder, commit
+from hdecomp.decompose.step_writer import leaf, write_step
 from hdecomp.decompose.stepfiles import (
     io_maps,
 )
@@ -53,11 +54,11 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
     the re-randomised trial)."""
     tried: list[str] = []
     while True:
-        snapshot = Snapshot.take(dec, node)
-        prepared = write_step(dec, node, step_number, avoid=tried)
-        if isinstance(prepared, list):          # a leaf or a one-kernel root: no step to verify
-            return prepared
-        step_dir, step_name, child_nodes, method = prepared
+        draft = write_step(dec, node, step_number, avoid=tried)
+        if isinstance(draft, list):          # a leaf or a one-kernel root: no step to verify
+            return draft
+        StepFolder.write(dec, draft)
+        step_dir, step_name, method = draft.step_dir, draft.step_name, draft.method
         tried.append("source" if method == "source" else "graph")
         # Everything the step's writing held is gone with write_step's frame; the captured fx graph's
         # node <-> graph cycles keep the recorded model (a 4 GB Linear) alive until collected, and it must
@@ -82,9 +83,11 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
             other = "graph" if tried[0] == "source" else "source"
             dec.note(step_name, "difficulty", f"{node.id}: the step written from {method} does not verify",
                      str(reason), f"written again from {other}")
-            snapshot.restore(dec, node)
+            # (the draft never entered the decomposition: its folder goes, nothing else is left of it)
+            shutil.rmtree(step_dir, ignore_errors=True)
             continue
         break
+    child_nodes = commit(dec, draft)
     dec.steps.append(StepRecord(step_number, node.id, step_dir, status, outcome))
     if status != "PASS":
         node.status = status.lower()

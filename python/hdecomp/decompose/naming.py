@@ -125,6 +125,9 @@ class NameRegistry:
     taken: dict[str, str] = field(default_factory=dict)   # name -> content key
     shapes: dict[str, str] = field(default_factory=dict)  # name -> its workload's input signature
 
+    def copy(self) -> NameRegistry:
+        return NameRegistry(dict(self.by_content), dict(self.taken), dict(self.shapes))
+
     def name_for(self, base: str, content_key: str, shapes: str = "") -> tuple[str, bool]:
         """(name, is_new). `content_key` identifies the workload (the generated body); `shapes` is its input
         signature (`input_signature`). A new workload whose base is taken by one with other input shapes is

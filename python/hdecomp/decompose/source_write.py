@@ -34,6 +34,7 @@ from hdecomp.decompose.source_children import SourceChild
 from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
 from hdecomp.decompose.state import Decomposition, Node
+from hdecomp.decompose.step_draft import DraftChild, DraftNames, StepDraft
 from hdecomp.decompose.stepfiles import (
     flag_signature,
     in_model_calls,
@@ -45,7 +46,6 @@ from hdecomp.decompose.stepfiles import (
     op_kernel_name,
     tie_tied_tensors,
     workload_key,
-    write_in_model,
 )
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import dump_weight_map
@@ -311,24 +311,25 @@ def _workloads_from_model(ref: nn.Module, rec: Recording, in_model: dict[str, li
     return taken
 
 
-def write_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,
+def draft_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component,
                       model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
-                      ) -> tuple[list[Node], list[str]]:
-    """Plan, write and record a source-level step for `node`; (the new child nodes to decompose next, notes).
-    Raises SourceStepError (nothing of the step is left) when it cannot be done."""
+                      ) -> tuple[StepDraft, list[str]]:
+    """Plan and record a source-level step for `node`: (its draft, notes). Its children are recorded in a
+    scratch folder beside `step_dir`, removed whatever happens. Raises SourceStepError when it cannot be
+    done."""
+    scratch = step_dir.with_name(f".{step_dir.name}.draft")
     try:
         try:
-            return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected)
+            return _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs, expected)
         except _Unreached as again:
-            return _write(dec, node, step_name, step_dir, comp, model, args, kwargs, expected, runs=again.runs)
+            return _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs, expected,
+                          runs=again.runs)
     except SourceStepError:
-        if step_dir.exists():
-            shutil.rmtree(step_dir)
         raise
     except Exception as exc:   # generated code that does not load or run: this way does not work here
-        if step_dir.exists():
-            shutil.rmtree(step_dir)
         raise SourceStepError(f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class _Unreached(Exception):
@@ -351,11 +352,10 @@ def _executed_over(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]
     return lines
 
 
-def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp: Component, model: nn.Module,
-           args: list[Any], kwargs: dict[str, Any], expected: Any,
-           runs: list[tuple[list[Any], dict[str, Any]]] | None = None) -> tuple[list[Node], list[str]]:
-    from hdecomp.decompose.capture import CAPTURE_SEED
-    from hdecomp.decompose.shapes import full_size, full_size_io, scaling_for
+def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scratch: Path, comp: Component,
+           model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+           runs: list[tuple[list[Any], dict[str, Any]]] | None = None) -> tuple[StepDraft, list[str]]:
+    from hdecomp.decompose.shapes import full_size_io, scaling_for
     opts = dec.options
     notes: list[str] = []
     sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
@@ -368,10 +368,57 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
         executed_of=lambda sub: _executed_over(model, every, of=sub), every_test=runs is not None,
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
-    # the weight map: module children keep their keys under their attribute, regions hold what they read
-    # (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix)
-    # (a submodule the parent calls and a region reads too, Wan's upsampler's `self.resample`: each child holds
-    # it, the second copy tied to the first, one tensor as in the original)
+    weight_map = _weight_map(plan, model)
+    # the parent's own inputs at the original batch
+    args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, expected.output,
+                                                        device=opts.device, timeout=opts.timeout)
+    notes += deviations
+    inputs_text = inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
+                               init_inputs=init_inputs_expr(comp, plan.ctx))
+    doc = f"{node.id} rewritten at its source level: the control flow stays, the compute is in its children."
+    # pass 1: placeholder children in the scratch folder, to run the refactored model and record what each
+    # child receives
+    tmp = {c.attr: f"c{i}_{snake(c.attr)}" for i, c in enumerate(plan.children)}
+    shutil.rmtree(scratch, ignore_errors=True)
+    (scratch / "children").mkdir(parents=True)
+    for c in plan.children:
+        write_text_atomic(scratch / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
+    write_text_atomic(scratch / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_text)
+    rec, in_model = _recorded_calls(dec, node, scratch, plan, comp, model, args, kwargs, expected, weight_map,
+                                    runs, notes, sc, args2, kwargs2)
+    # pass 2: the files for good
+    draft = StepDraft(node, step_name, step_dir, "source", DraftNames.over(dec), weight_map=weight_map)
+    module_children = {id(c.module) for c in plan.children if c.module is not None}
+    one_kernel = {id(m) for q, m in model.named_modules() if q and id(m) in module_children and
+                  runs_one_kernel(model, q, expected.per_module, expected.module_calls)}
+    final: dict[str, str] = {}
+    for c in plan.children:
+        r = rec.calls[c.attr]
+        stem, text, level, is_new = _final_text(draft.names, node, c, r, one_kernel)
+        final[c.attr] = stem
+        new_node = None
+        if is_new:
+            ins, ind, outs, outd = io_maps({}, [(f"arg{i}", v) for i, v in enumerate(r.args)] +
+                                           sorted(r.kwargs.items()), r.out)
+            new_node = Node(id=stem, level=level, path=dec.root / LEVEL_DIRS[level] / f"{stem}.py", parent=node.id,
+                            inputs={"shapes": ins, "dtypes": ind}, outputs={"shapes": outs, "dtypes": outd},
+                            ops=list(c.ops), op_count=max(1, r.ops // max(r.calls, 1)), depth=node.depth + 1,
+                            status="leaf" if level == 0 else "unverified", in_model=in_model.get(c.attr, []))
+        draft.children.append(DraftChild(stem, text, r.uses, new_node))
+    draft.refactored = plan.parent_source(final, doc) + "\n\n" + inputs_text
+    loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
+    notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
+                 + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
+                 + f"; {len([c for c in plan.children if c.kind == 'module'])} submodule(s) called by the parent")
+    notes[1:1] = plan.notes
+    return draft, notes
+
+
+def _weight_map(plan: SourcePlan, model: nn.Module) -> dict[str, str]:
+    """The step's weight map: module children keep their keys under their attribute, regions hold what they
+    read (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix). A
+    submodule the parent calls and a region reads too (Wan's upsampler's `self.resample`): each child holds it,
+    the second copy tied to the first (plan.ties), one tensor as in the original."""
     weight_map: dict[str, str] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
@@ -382,26 +429,21 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
             elif have != target:
                 plan.ties.append((target, have))
     plan.ties += tie_tied_tensors(model, weight_map)
-    # the parent's own inputs at the original batch
-    out = expected.output
-    args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, out,
-                                                        device=opts.device, timeout=opts.timeout)
-    notes += deviations
-    inputs_text = inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
-                                init_inputs=init_inputs_expr(comp, plan.ctx))
-    doc = f"{node.id} rewritten at its source level: the control flow stays, the compute is in its children."
-    # pass 1: placeholder children, to run the refactored model and record what each child receives
-    tmp = {c.attr: f"c{i}_{snake(c.attr)}" for i, c in enumerate(plan.children)}
-    if step_dir.exists():
-        shutil.rmtree(step_dir)
-    (step_dir / "children").mkdir(parents=True)
-    write_text_atomic(step_dir / "original.py", node.path.read_text(encoding="utf-8"))
-    write_in_model(dec, node, step_dir, step_name)
-    for c in plan.children:
-        write_text_atomic(step_dir / "children" / f"{tmp[c.attr]}.py", assemble(c.class_src, [], {}, None, c.ctx))
-    write_text_atomic(step_dir / "refactored.py", plan.parent_source(tmp, doc) + "\n\n" + inputs_text)
-    dump_weight_map(step_dir, weight_map)
-    comp_r = load_component(step_dir / "refactored.py", timeout=opts.timeout)
+    return weight_map
+
+
+def _recorded_calls(dec: Decomposition, node: Node, scratch: Path, plan: SourcePlan, comp: Component,
+                    model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
+                    weight_map: dict[str, str], runs: list[tuple[list[Any], dict[str, Any]]] | None,
+                    notes: list[str], sc: Any, args2: list[Any], kwargs2: dict[str, Any],
+                    ) -> tuple[Recording, dict[str, list[tuple[list[Any], dict[str, Any]]]]]:
+    """The refactored model of the scratch folder, with the original's weights, run on the component's inputs:
+    every child's first call (reached by more inputs where these do not reach it), at the original batch
+    under --batch-limit; and what each child receives in the model."""
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    opts = dec.options
+    dump_weight_map(scratch, weight_map)
+    comp_r = load_component(scratch / "refactored.py", timeout=opts.timeout)
     ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
     if node.settles:   # (its parent code settles it too: once, before it is given the settled weights)
         from hdecomp.runtime.settle import settle
@@ -412,8 +454,35 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
     rec = record_children(ref, attrs, args, kwargs, CAPTURE_SEED)
     if not expected.matches(rec.output):
         raise SourceStepError("the forward split at its source level does not reproduce the module's output")
-    # children the recorded inputs do not reach: other inputs (the other branch of an `if`), those the verifier's
-    # trials draw (a child reached only by others would be one no trial calls: HD306)
+    _reach_every_child(dec, node, comp, ref, attrs, rec, model, runs)
+    missing = _fill_by_name(plan, rec, args, kwargs)
+    if missing:
+        raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
+    # what each child really receives in the model, before the inputs are written at the original batch
+    model_ops: dict[str, set[str]] = {}
+    in_model = _children_in_model(node, model, ref, attrs, rec, notes, model_ops)
+    in_model_workload = _workloads_from_model(ref, rec, in_model, model_ops, notes)
+    # at the original batch (--batch-limit): the same children at the next batch give the scaling
+    if sc is not None:
+        _at_original_batch(comp_r, rec, attrs, in_model_workload, sc, args2, kwargs2, opts, notes)
+    by_attr = {c.attr: c for c in plan.children}
+    for a, r in list(rec.calls.items()):
+        if r.twin:   # (at the twin's sizes, the original batch's where it was taken there)
+            rec.calls[a] = _as_twin(by_attr[a], rec.calls[r.twin], r.twin)
+    for c in plan.children:
+        rec.calls[c.attr] = _plumbing_dropped(dec, ref.get_submodule(c.attr), c, rec.calls[c.attr])
+    return rec, in_model
+
+
+def _reach_every_child(dec: Decomposition, node: Node, comp: Component, ref: nn.Module, attrs: list[str],
+                       rec: Recording, model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]] | None) -> None:
+    """Children the recorded inputs do not reach: reached with other inputs (the other branch of an `if`), those
+    the verifier's trials draw (a child reached only by others would be one no trial calls: HD306), then the
+    calls the model made (OmDet-Turbo's second call of its language backbone takes the other branch: the
+    verifier's in-model trials run them). Raises _Unreached where none reaches a child of a module without
+    float weights."""
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    opts = dec.options
     drawn: list[tuple[list[Any], dict[str, Any]]] = []
     for seed in trial_input_seeds(opts.num_trials):
         if all(a in rec.calls for a in attrs):
@@ -422,8 +491,6 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         drawn.append((a2, k2))
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
         rec.calls.update(more.calls)
-    # then the calls the model made (OmDet-Turbo's second call of its language backbone takes the other branch):
-    # the verifier's in-model trials run them
     for a2, k2 in in_model_calls(node):
         if all(a in rec.calls for a in attrs):
             break
@@ -436,77 +503,31 @@ def _write(dec: Decomposition, node: Node, step_name: str, step_dir: Path, comp:
         # no weights to re-draw: the verifier's trials run these inputs (and the model's) and nothing else, so a
         # child none of them reaches is one no trial calls (HD306): its branch is not split
         raise _Unreached([*drawn, *in_model_calls(node)])
-    missing = _fill_by_name(plan, rec, args, kwargs)
-    if missing:
-        raise SourceStepError(f"no recorded input reaches child {missing[0]} (a branch never taken)")
-    # what each child really receives in the model, before the inputs are written at the original batch
-    model_ops: dict[str, set[str]] = {}
-    in_model = _children_in_model(node, model, ref, attrs, rec, notes, model_ops)
-    in_model_workload = _workloads_from_model(ref, rec, in_model, model_ops, notes)
-    # at the original batch (--batch-limit): the same children at the next batch give the scaling
-    if sc is not None:
-        try:
-            ref2 = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=sc.b2, checked=False)
-            rec2 = record_children(ref2, attrs, args2, kwargs2, CAPTURE_SEED)
-            del ref2
-            for a, r in rec.calls.items():
-                r2 = rec2.calls.get(a)
-                if r.twin or a in in_model_workload:
-                    continue   # (taken from its twin's below; a call from the model keeps its sizes)
-                if r2 is None:
-                    notes.append(f"child {a}: not reached at batch {sc.b2}; its inputs keep the recorded sizes")
-                    continue
-                r.args = full_size(list(r.args), list(r2.args), sc, f"{a} input", notes)
-                r.kwargs = full_size(dict(r.kwargs), dict(r2.kwargs), sc, f"{a} input", notes)
-                r.out = full_size(r.out, r2.out, sc, f"{a} output", notes)
-        except Exception as exc:   # user code at another batch: the recorded sizes stay, said as deviation
-            notes.append(f"the refactored forward does not run at batch {sc.b2} ({type(exc).__name__}: {exc}): "
-                         "the children keep the recorded sizes")
-    by_attr = {c.attr: c for c in plan.children}
-    for a, r in list(rec.calls.items()):
-        if r.twin:   # (at the twin's sizes, the original batch's where it was taken there)
-            rec.calls[a] = _as_twin(by_attr[a], rec.calls[r.twin], r.twin)
-    for c in plan.children:
-        rec.calls[c.attr] = _plumbing_dropped(dec, ref.get_submodule(c.attr), c, rec.calls[c.attr])
-    del ref
-    # pass 2: the files for good
-    module_children = {id(c.module) for c in plan.children if c.module is not None}
-    one_kernel = {id(m) for q, m in model.named_modules() if q and id(m) in module_children and
-                  runs_one_kernel(model, q, expected.per_module, expected.module_calls)}
-    final: dict[str, str] = {}
-    texts: dict[str, str] = {}
-    child_nodes: list[Node] = []
-    for c in plan.children:
-        r = rec.calls[c.attr]
-        stem, text, level, is_new = _final_text(dec, node, c, r, one_kernel)
-        final[c.attr] = stem
-        texts[stem] = text
-        if is_new:
-            path = dec.root / LEVEL_DIRS[level] / f"{stem}.py"
-            write_text_atomic(path, text)
-            ins, ind, outs, outd = io_maps({}, [(f"arg{i}", v) for i, v in enumerate(r.args)] +
-                                           sorted(r.kwargs.items()), r.out)
-            cn = Node(id=stem, level=level, path=path, parent=node.id, inputs={"shapes": ins, "dtypes": ind},
-                      outputs={"shapes": outs, "dtypes": outd}, ops=list(c.ops),
-                      op_count=max(1, r.ops // max(r.calls, 1)), depth=node.depth + 1,
-                      status="leaf" if level == 0 else "unverified", in_model=in_model.get(c.attr, []))
-            dec.nodes[stem] = cn
-            if level > 0:
-                child_nodes.append(cn)
-        if stem not in node.children:
-            node.children.append(stem)
-        node.uses[stem] = node.uses.get(stem, 0) + r.uses
-    shutil.rmtree(step_dir / "children")
-    (step_dir / "children").mkdir()
-    for stem, text in sorted(texts.items()):
-        write_text_atomic(step_dir / "children" / f"{stem}.py", text)
-    write_text_atomic(step_dir / "refactored.py", plan.parent_source(final, doc) + "\n\n" + inputs_text)
-    loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
-    notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
-                 + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
-                 + f"; {len([c for c in plan.children if c.kind == 'module'])} submodule(s) called by the parent")
-    notes[1:1] = plan.notes
-    return child_nodes, notes
+
+
+def _at_original_batch(comp_r: Component, rec: Recording, attrs: list[str], in_model_workload: set[str], sc: Any,
+                       args2: list[Any], kwargs2: dict[str, Any], opts: Any, notes: list[str]) -> None:
+    """Each child's recorded call taken to the original batch (--batch-limit): the same children recorded at
+    the next batch give the scaling (hdecomp.decompose.shapes)."""
+    from hdecomp.decompose.capture import CAPTURE_SEED
+    from hdecomp.decompose.shapes import full_size
+    try:
+        ref2 = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=sc.b2, checked=False)
+        rec2 = record_children(ref2, attrs, args2, kwargs2, CAPTURE_SEED)
+        del ref2
+        for a, r in rec.calls.items():
+            r2 = rec2.calls.get(a)
+            if r.twin or a in in_model_workload:
+                continue   # (taken from its twin's below; a call from the model keeps its sizes)
+            if r2 is None:
+                notes.append(f"child {a}: not reached at batch {sc.b2}; its inputs keep the recorded sizes")
+                continue
+            r.args = full_size(list(r.args), list(r2.args), sc, f"{a} input", notes)
+            r.kwargs = full_size(dict(r.kwargs), dict(r2.kwargs), sc, f"{a} input", notes)
+            r.out = full_size(r.out, r2.out, sc, f"{a} output", notes)
+    except Exception as exc:   # user code at another batch: the recorded sizes stay, said as deviation
+        notes.append(f"the refactored forward does not run at batch {sc.b2} ({type(exc).__name__}: {exc}): "
+                     "the children keep the recorded sizes")
 
 
 def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any,
@@ -558,7 +579,7 @@ def _plumbing_dropped(dec: Decomposition, child: nn.Module, c: SourceChild, r: C
                                last=None if r.last is None else dropped(r.last), others=[dropped(o) for o in r.others])
 
 
-def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
+def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
                 one_kernel: set[int]) -> tuple[str, str, int, bool]:
     """(stem, file text, level, is new) for one child with its recorded call; `one_kernel`: the ids of the
     submodules that run one kernel module and nothing else (plan.runs_one_kernel)."""
@@ -583,9 +604,9 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
         base = c.base
-    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
-                                         "" if is_shape_free(kernel, c.ops) else
-                                         input_signature(flat_tensors(list(r.args))))
+    stem, is_new = names.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
+                                           "" if is_shape_free(kernel, c.ops) else
+                                           input_signature(flat_tensors(list(r.args))))
     header = {
         "Level": LEVEL_NAMES[level],
         "Ops": ", ".join(c.ops) or "-",
@@ -598,5 +619,5 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
         header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"
     text = ComponentText(body, header).text(stem, level, node.id)
     if is_new:
-        dec.texts[stem] = text
-    return stem, dec.texts.get(stem, text), level, is_new
+        names.texts[stem] = text
+    return stem, names.texts.get(stem, text), level, is_new
