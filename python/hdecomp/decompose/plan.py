@@ -457,257 +457,280 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
     `contraction_ops`: per submodule, its recorded contractions (capture.Reference): a submodule holding
     several is a layer, whatever its size (a fusion holds one contraction). `module_calls`: calls of every
     submodule in the recorded run (runs_one_kernel)."""
-    cap = group_cap(level, cap)
-    nodes = list(graph.nodes)
-    pos = {n: i for i, n in enumerate(nodes)}
-    children: list[ChildPlan] = []
-    group_of: dict[fx.Node, ChildPlan] = {}
-    modules_by_obj: dict[int, list[str]] = {}
-    for qn, m in root.named_modules(remove_duplicate=False):
-        if qn:
-            modules_by_obj.setdefault(id(m), []).append(qn)
-    module_child: dict[str, ChildPlan] = {}
-
-    def fusable_module(n: fx.Node) -> bool:
-        target = str(n.target)
-        m = root.get_submodule(target)
-        shared = calls.get(target, 0) > 1 or sum(calls.get(q, 0) for q in modules_by_obj[id(m)]) > 1
-        # a stateless module called several times (ResNet's one `self.relu`) is a function: each call fuses
-        # with the ops around it, as an expert draws conv-bn-relu; one with state stays one child (one
-        # tensor, called from each place)
-        stateful = any(True for _ in m.parameters()) or any(True for _ in m.buffers())
-        return is_kernel_module(m) and not (shared and stateful)
-
-    # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
-    # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a batch-dependent int) with
-    # their int arithmetic. The parent owns no state, so none of it can stay there.
-    param_derived: set[fx.Node] = set()
-    for n in nodes:
-        if is_parent_plumbing(n) and n.all_input_nodes and \
-                all(a.op == "get_attr" or a in param_derived for a in n.all_input_nodes):
-            param_derived.add(n)
-
-    def parent_plumbing(n: fx.Node) -> bool:
-        return is_parent_plumbing(n) and n not in param_derived and \
-            not any(a.op == "get_attr" for a in n.all_input_nodes)
-
-    # Such plumbing used by one op travels with the parameter into that op's child (on its own it would be
-    # a "kernel" without compute, and the op's child a parent in disguise): a view of a parameter read by
-    # one einsum goes into the einsum's kernel, with the `self.C.size(0)` its shape reads. The last view of
-    # a chain that several children read is a kernel of its own (it holds the parameter and hands the view
-    # over); the plumbing before it (`self.A.reshape(self.A.size(0), ...)` of `.permute(...)`) goes with it.
-    param_view: dict[fx.Node, fx.Node] = {}   # plumbing -> the one op that consumes it
-    for n in reversed(nodes):  # users first: a chain of views ends at the op of the last one
-        if n not in param_derived:
-            continue
-        targets: set[fx.Node | None] = set()
-        for user in n.users:
-            if user in param_view:
-                targets.add(param_view[user])
-            elif user.op in ("output", "placeholder", "call_module") or parent_plumbing(user):
-                targets.add(None)
-            else:
-                targets.add(user)
-        consumer = next(iter(targets)) if len(targets) == 1 else None
-        if consumer is not None:
-            param_view[n] = consumer
-
-    # A packed tensor cut into parts, each read by one op (MHA's in_proj_weight.chunk(3)): each part is a
-    # weight of the child that reads it; the tensor and the cutting belong to no child.
-    pieces, packed = packed_pieces(root, graph, param_derived, param_view)
-
-    # runs of primitives that are one logical kernel (an inline RMSNorm, softmax, GELU): one kernel child each
-    run_of: dict[fx.Node, ChildPlan] = {}
-    for name, run_nodes in semantic_runs(root, graph):
-        new_run = ChildPlan(attr="", kind="group", members=[], semantic=name)
-        for m in run_nodes:
-            run_of[m] = new_run
-    if level > 1:   # under a fusion, its ops are kernels
-        for run_nodes in rope_runs(graph):
-            if not any(m in run_of for m in run_nodes):
-                new_run = ChildPlan(attr="", kind="group", members=[], role="rope")
-                for m in run_nodes:
-                    run_of[m] = new_run
-
-    for n in nodes:
-        if n.op in ("placeholder", "output", "get_attr") or n in packed:
-            continue
-        run_child = run_of.get(n)
-        if run_child is not None:
-            if not run_child.members:   # listed where its first op is, as every group
-                children.append(run_child)
-            run_child.members.append(n)
-            if not is_parent_plumbing(n):
-                run_child.core.append(n)
-                run_child.ops += 1
-            group_of[n] = run_child
-            continue
-        if is_host_scalar(n):
-            # a tensor's values as Python numbers (`t.item()`) and the int arithmetic on them are host code:
-            # they go with the op that made the tensor (Reformer's `max_position_id = ids.max().item()` and
-            # its bounds checks are one `max` kernel, not an `item` kernel and five kernels of ints)
-            src = next((group_of[a] for a in n.all_input_nodes if a in group_of), None)
-            if src is not None and src.kind == "group" and not (src.semantic or src.role or src.constant) and \
-                    not any(pos[u] < pos[n] and u not in src.members for m in src.members for u in m.users):
-                src.members.append(n)
-                group_of[n] = src
-                continue
-        if parent_plumbing(n) or n in param_view:
-            continue
-        if n.op == "call_module" and not fusable_module(n):
-            target = str(n.target)
-            if target in module_child:
-                module_child[target].members.append(n)
-                continue
-            child = ChildPlan(attr=target.replace(".", "_"), kind="module", members=[n], target=target,
-                              ops=max(1, op_counts.get(target, 1)), core=[n])
-            module_child[target] = child
-            children.append(child)
-            continue
-        # fusable: try to extend the group whose last op feeds this one through a chain (an output object
-        # a recording writes, `BaseModelOutputWithPooling(...)`, packs values: a kernel of its own, as in
-        # a graph fx traces, never the end of a fusion)
-        joined = None
-        if cap > 1 and not is_output_object_call(n):
-            for a in _tensor_inputs(n):
-                via: list[fx.Node] = []
-                cur = a
-                while parent_plumbing(cur) and len(cur.users) == 1 and len(cur.all_input_nodes) == 1:
-                    via.append(cur)
-                    cur = cur.all_input_nodes[0]
-                g = group_of.get(cur)
-                if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
-                        len(cur.users) != 1 or is_output_object_call(cur):
-                    continue
-                # An in-place op stays with the op that produced its input (a child never mutates its input).
-                if not _inplace(n, root):
-                    if g.ops + 1 > cap:   # a kernel module (an RMSNorm) is one logical op
-                        continue
-                    # a fusion holds one contraction with its prologue and epilogue (the attention core's
-                    # second matmul after its softmax excepted): the next contraction starts a new one
-                    if cap <= FUSION_MAX and _second_contraction(g, n, root):
-                        continue
-                    # pooling / downsampling ends a stage: the next op starts a new group
-                    if cap > 1 and POOL_NAMES.search(node_op_name(cur, root)) and g.ops >= 2:
-                        continue
-                # every other value of the group must not be needed before this node
-                members = set(g.members) | set(via)
-                clash = any(pos[u] < pos[n] and u not in members
-                            for m in g.members for u in m.users)
-                if clash:
-                    continue
-                for v in reversed(via):
-                    g.members.append(v)
-                    group_of[v] = g
-                joined = g
-                break
-        if joined is None:
-            joined = ChildPlan(attr="", kind="group", members=[])
-            children.append(joined)
-        joined.members.append(n)
-        joined.core.append(n)
-        joined.ops += 1
-        group_of[n] = joined
-
-    # parameters / buffers of the parent move into the child that reads them. One read by several
-    # children (`x * self.scale` twice, `torch.min(x, self.c)` then `x - self.c`) goes into each of them:
-    # the driver maps it to the first and ties the others' copies to that one in the refactored parent
-    # (`self.sub.c = self.min.c`), so it stays one tensor, transferred once, as in the original.
-    # One that a submodule child is called with (Swin's `self.attn(x, mask=self.attn_mask)`) cannot move
-    # into that child (its class is the submodule's own, taking the tensor as an input), nor one the
-    # component returns as it is: a constant kernel child holds it and returns it, and every reader takes
-    # it as an input from there. The parent owns no state and only calls children (anti-cheat
-    # HD204/HD301). One the parent itself computes with still stops the plan.
-    moved: dict[ChildPlan, list[fx.Node]] = {}
-    constants: list[ChildPlan] = []
-    for n in nodes:
-        if (n.op != "get_attr" and n not in param_view) or n in packed:
-            continue
-        users = {group_of.get(param_view.get(u, u)) for u in n.users}
-        if not users:
-            raise PlanError(f"parameter/buffer '{n.target}' is read by no child and cannot move into a child")
-        if None in users:
-            # (a tensor the component returns as it is, RWKV's `u = self.time_faaaa` handed to the loop
-            # that reads it: the constant child holds it and returns it, as for a submodule's argument)
-            by_parent = [u for u in n.users if group_of.get(param_view.get(u, u)) is None and
-                         not (u.op == "call_module" and str(u.target) in module_child) and u.op != "output"]
-            if n.op != "get_attr" or by_parent:
-                raise PlanError(f"parameter/buffer '{n.target}' is read by the parent and cannot move into "
-                                "a child")
-            const = ChildPlan(attr="", kind="group", members=[n], core=[n], kernel=True, constant=True)
-            group_of[n] = const
-            constants.append(const)
-            continue
-        for g in sorted((u for u in users if u is not None), key=children.index):
-            moved.setdefault(g, []).append(n)
-            if n in pieces:
-                g.pieces[n] = pieces[n]
-    for g, extra in moved.items():
-        g.members[:0] = extra          # graph order: a parameter before the view of it
-    if constants:
-        owner = {m: c for c in children for m in c.members}
-        for const in constants:        # listed before its first reader (children are called in this order)
-            readers = [children.index(owner[u]) for u in const.members[0].users if u in owner]
-            children.insert(min(readers, default=len(children)), const)
-            owner[const.members[0]] = const
-
-    if cap <= FUSION_MAX:
-        _merge_gate_up_pairs(children, root, cap)
+    g = _Grouping(root, graph, level, group_cap(level, cap), op_counts, calls)
+    for n in g.nodes:
+        g.place(n)
+    children = g.children
+    g.move_state()
+    if g.cap <= FUSION_MAX:
+        _merge_gate_up_pairs(children, root, g.cap)
     # Several ops that compute nothing (views, copies, writes of one tensor into another: BigBird's
     # `probs[:, :, :8, :] = first; probs[:, :, 8:16, :24] = second ...`) are no fusion: they stay data
     # plumbing in the parent. One such op alone is still a kernel (a copy one may want to optimise).
     moving = [c for c in children if not _moves_data_only(c, root)]
     if len(moving) < len(children) and any(c.kind == "module" or _computes(c, root) for c in moving):
         children[:] = moving
-
     # a constant object the forward builds (capture.common.HeldObject) is built by each group that reads
     # it, as parameters move into their readers; a submodule child builds it in its file (step_writer)
     for child in children:
         if child.kind == "group":
             child.members[:0] = sorted({a for m in child.members for a in m.all_input_nodes if is_held_object(a)},
-                                       key=pos.__getitem__)
-
-    # inputs / outputs of each child (graph order)
+                                       key=g.pos.__getitem__)
     for child in children:
-        member_set = set(child.members)
-        ins: list[fx.Node] = []
-        outs: list[fx.Node] = []
-        for m in child.members:
-            for a in [] if m in child.pieces else m.all_input_nodes:   # a part is a weight: no input
-                if a not in member_set and a not in ins:
-                    ins.append(a)
-            used_outside = any(u not in member_set for u in m.users)
-            # an op whose value nothing in the graph uses fed Python control flow (`if mask.all():`, a
-            # transformers mask helper): the child returns it, as the one recorded use of it
-            dead_end = not m.users and m.op in ("call_function", "call_method", "call_module")
-            if (used_outside or dead_end) and (m.op != "get_attr" or child.constant):
-                outs.append(m)
-        child.inputs, child.outputs = ins, outs
-        child.op_names = [node_op_name(m, root) for m in child.compute_members]
-        if child.constant:
-            target = str(child.members[0].target)
-            child.op_names = ["parameter" if target in dict(root.named_parameters()) else "buffer"]
-        elif child.semantic:
-            child.op_names = [child.semantic]
-            child.kernel = True
-        elif child.kind == "module":
-            m = root.get_submodule(str(child.target))
-            # a module without compute ops only moves data (a channel shuffle: view, transpose, contiguous,
-            # view, with int arithmetic on sizes): one kernel, there is nothing to split it into
-            # and a module that runs one compute op in all (transformers' Conv1D: one addmm between views;
-            # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
-            # fusion; so is one that runs a single kernel module and nothing else (runs_one_kernel)
-            child.kernel = is_kernel_module(m) or op_counts.get(str(child.target), 0) <= 1 or \
-                runs_one_kernel(root, str(child.target), op_counts, module_calls or {})
-        else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
-            child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
-        size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
-        held = effective_contractions(contraction_ops.get(str(child.target), [])) \
-            if child.kind == "module" and contraction_ops is not None else \
-            _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
-        child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
-    _validate_order(children, pos)
+        _finish_child(child, root, level, op_counts, contraction_ops, module_calls)
+    _validate_order(children, g.pos)
     return children
+
+
+class _Grouping:
+    """The graph's nodes grouped into children in graph order (plan_children): submodule calls, runs of
+    primitives that are one kernel, and groups of fusable ops joined along chains up to `cap` ops."""
+
+    def __init__(self, root: nn.Module, graph: fx.Graph, level: int, cap: int, op_counts: dict[str, int],
+                 calls: dict[str, int]) -> None:
+        self.root, self.cap, self.op_counts, self.calls = root, cap, op_counts, calls
+        self.nodes = list(graph.nodes)
+        self.pos = {n: i for i, n in enumerate(self.nodes)}
+        self.children: list[ChildPlan] = []
+        self.group_of: dict[fx.Node, ChildPlan] = {}
+        self.modules_by_obj: dict[int, list[str]] = {}
+        for qn, m in root.named_modules(remove_duplicate=False):
+            if qn:
+                self.modules_by_obj.setdefault(id(m), []).append(qn)
+        self.module_child: dict[str, ChildPlan] = {}
+        # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
+        # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a batch-dependent int)
+        # with their int arithmetic. The parent owns no state, so none of it can stay there.
+        self.param_derived: set[fx.Node] = set()
+        for n in self.nodes:
+            if is_parent_plumbing(n) and n.all_input_nodes and \
+                    all(a.op == "get_attr" or a in self.param_derived for a in n.all_input_nodes):
+                self.param_derived.add(n)
+        self.param_view = self._param_views()
+        # A packed tensor cut into parts, each read by one op (MHA's in_proj_weight.chunk(3)): each part is a
+        # weight of the child that reads it; the tensor and the cutting belong to no child.
+        self.pieces, self.packed = packed_pieces(root, graph, self.param_derived, self.param_view)
+        # runs of primitives that are one logical kernel (an inline RMSNorm, softmax, GELU): one kernel child
+        self.run_of: dict[fx.Node, ChildPlan] = {}
+        for name, run_nodes in semantic_runs(root, graph):
+            new_run = ChildPlan(attr="", kind="group", members=[], semantic=name)
+            for m in run_nodes:
+                self.run_of[m] = new_run
+        if level > 1:   # under a fusion, its ops are kernels
+            for run_nodes in rope_runs(graph):
+                if not any(m in self.run_of for m in run_nodes):
+                    new_run = ChildPlan(attr="", kind="group", members=[], role="rope")
+                    for m in run_nodes:
+                        self.run_of[m] = new_run
+
+    def parent_plumbing(self, n: fx.Node) -> bool:
+        return is_parent_plumbing(n) and n not in self.param_derived and \
+            not any(a.op == "get_attr" for a in n.all_input_nodes)
+
+    def _param_views(self) -> dict[fx.Node, fx.Node]:
+        """Plumbing of parameters used by one op, mapped to that op: it travels with the parameter into that
+        op's child (on its own it would be a "kernel" without compute, and the op's child a parent in
+        disguise): a view of a parameter read by one einsum goes into the einsum's kernel, with the
+        `self.C.size(0)` its shape reads. The last view of a chain that several children read is a kernel of
+        its own (it holds the parameter and hands the view over); the plumbing before it
+        (`self.A.reshape(self.A.size(0), ...)` of `.permute(...)`) goes with it."""
+        param_view: dict[fx.Node, fx.Node] = {}   # plumbing -> the one op that consumes it
+        for n in reversed(self.nodes):  # users first: a chain of views ends at the op of the last one
+            if n not in self.param_derived:
+                continue
+            targets: set[fx.Node | None] = set()
+            for user in n.users:
+                if user in param_view:
+                    targets.add(param_view[user])
+                elif user.op in ("output", "placeholder", "call_module") or self.parent_plumbing(user):
+                    targets.add(None)
+                else:
+                    targets.add(user)
+            consumer = next(iter(targets)) if len(targets) == 1 else None
+            if consumer is not None:
+                param_view[n] = consumer
+        return param_view
+
+    def fusable_module(self, n: fx.Node) -> bool:
+        target = str(n.target)
+        m = self.root.get_submodule(target)
+        shared = self.calls.get(target, 0) > 1 or sum(self.calls.get(q, 0) for q in self.modules_by_obj[id(m)]) > 1
+        # a stateless module called several times (ResNet's one `self.relu`) is a function: each call fuses
+        # with the ops around it, as an expert draws conv-bn-relu; one with state stays one child (one
+        # tensor, called from each place)
+        stateful = any(True for _ in m.parameters()) or any(True for _ in m.buffers())
+        return is_kernel_module(m) and not (shared and stateful)
+
+    def place(self, n: fx.Node) -> None:
+        """Put node `n` into its child: a run's, the op's whose tensor it reads as a number, a submodule's, or
+        the group whose last op feeds it (a new group where none can take it)."""
+        if n.op in ("placeholder", "output", "get_attr") or n in self.packed:
+            return
+        run_child = self.run_of.get(n)
+        if run_child is not None:
+            if not run_child.members:   # listed where its first op is, as every group
+                self.children.append(run_child)
+            run_child.members.append(n)
+            if not is_parent_plumbing(n):
+                run_child.core.append(n)
+                run_child.ops += 1
+            self.group_of[n] = run_child
+            return
+        if is_host_scalar(n):
+            # a tensor's values as Python numbers (`t.item()`) and the int arithmetic on them are host code:
+            # they go with the op that made the tensor (Reformer's `max_position_id = ids.max().item()` and
+            # its bounds checks are one `max` kernel, not an `item` kernel and five kernels of ints)
+            src = next((self.group_of[a] for a in n.all_input_nodes if a in self.group_of), None)
+            if src is not None and src.kind == "group" and not (src.semantic or src.role or src.constant) and \
+                    not any(self.pos[u] < self.pos[n] and u not in src.members for m in src.members for u in m.users):
+                src.members.append(n)
+                self.group_of[n] = src
+                return
+        if self.parent_plumbing(n) or n in self.param_view:
+            return
+        if n.op == "call_module" and not self.fusable_module(n):
+            target = str(n.target)
+            if target in self.module_child:
+                self.module_child[target].members.append(n)
+                return
+            child = ChildPlan(attr=target.replace(".", "_"), kind="module", members=[n], target=target,
+                              ops=max(1, self.op_counts.get(target, 1)), core=[n])
+            self.module_child[target] = child
+            self.children.append(child)
+            return
+        joined = self.joined_group(n)
+        if joined is None:
+            joined = ChildPlan(attr="", kind="group", members=[])
+            self.children.append(joined)
+        joined.members.append(n)
+        joined.core.append(n)
+        joined.ops += 1
+        self.group_of[n] = joined
+
+    def joined_group(self, n: fx.Node) -> ChildPlan | None:
+        """The group that fusable node `n` extends: the one whose last op feeds it through a chain of
+        plumbing (the chain joins it too); None where none can (an output object a recording writes,
+        `BaseModelOutputWithPooling(...)`, packs values: a kernel of its own, as in a graph fx traces, never
+        the end of a fusion)."""
+        if self.cap <= 1 or is_output_object_call(n):
+            return None
+        root, pos = self.root, self.pos
+        for a in _tensor_inputs(n):
+            via: list[fx.Node] = []
+            cur = a
+            while self.parent_plumbing(cur) and len(cur.users) == 1 and len(cur.all_input_nodes) == 1:
+                via.append(cur)
+                cur = cur.all_input_nodes[0]
+            g = self.group_of.get(cur)
+            if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
+                    len(cur.users) != 1 or is_output_object_call(cur):
+                continue
+            # An in-place op stays with the op that produced its input (a child never mutates its input).
+            if not _inplace(n, root):
+                if g.ops + 1 > self.cap:   # a kernel module (an RMSNorm) is one logical op
+                    continue
+                # a fusion holds one contraction with its prologue and epilogue (the attention core's
+                # second matmul after its softmax excepted): the next contraction starts a new one
+                if self.cap <= FUSION_MAX and _second_contraction(g, n, root):
+                    continue
+                # pooling / downsampling ends a stage: the next op starts a new group
+                if self.cap > 1 and POOL_NAMES.search(node_op_name(cur, root)) and g.ops >= 2:
+                    continue
+            # every other value of the group must not be needed before this node
+            members = set(g.members) | set(via)
+            if any(pos[u] < pos[n] and u not in members for m in g.members for u in m.users):
+                continue
+            for v in reversed(via):
+                g.members.append(v)
+                self.group_of[v] = g
+            return g
+        return None
+
+    def move_state(self) -> None:
+        """Parameters / buffers of the parent move into the child that reads them. One read by several
+        children (`x * self.scale` twice, `torch.min(x, self.c)` then `x - self.c`) goes into each of them:
+        the driver maps it to the first and ties the others' copies to that one in the refactored parent
+        (`self.sub.c = self.min.c`), so it stays one tensor, transferred once, as in the original. One that a
+        submodule child is called with (Swin's `self.attn(x, mask=self.attn_mask)`) cannot move into that
+        child (its class is the submodule's own, taking the tensor as an input), nor one the component
+        returns as it is: a constant kernel child holds it and returns it, and every reader takes it as an
+        input from there. The parent owns no state and only calls children (anti-cheat HD204/HD301). One the
+        parent itself computes with still stops the plan (PlanError)."""
+        children, group_of, param_view = self.children, self.group_of, self.param_view
+        moved: dict[ChildPlan, list[fx.Node]] = {}
+        constants: list[ChildPlan] = []
+        for n in self.nodes:
+            if (n.op != "get_attr" and n not in param_view) or n in self.packed:
+                continue
+            users = {group_of.get(param_view.get(u, u)) for u in n.users}
+            if not users:
+                raise PlanError(f"parameter/buffer '{n.target}' is read by no child and cannot move into a child")
+            if None in users:
+                # (a tensor the component returns as it is, RWKV's `u = self.time_faaaa` handed to the loop
+                # that reads it: the constant child holds it and returns it, as for a submodule's argument)
+                by_parent = [u for u in n.users if group_of.get(param_view.get(u, u)) is None and
+                             not (u.op == "call_module" and str(u.target) in self.module_child) and u.op != "output"]
+                if n.op != "get_attr" or by_parent:
+                    raise PlanError(f"parameter/buffer '{n.target}' is read by the parent and cannot move into "
+                                    "a child")
+                const = ChildPlan(attr="", kind="group", members=[n], core=[n], kernel=True, constant=True)
+                group_of[n] = const
+                constants.append(const)
+                continue
+            for g in sorted((u for u in users if u is not None), key=children.index):
+                moved.setdefault(g, []).append(n)
+                if n in self.pieces:
+                    g.pieces[n] = self.pieces[n]
+        for g, extra in moved.items():
+            g.members[:0] = extra          # graph order: a parameter before the view of it
+        if constants:
+            owner = {m: c for c in children for m in c.members}
+            for const in constants:        # listed before its first reader (children are called in this order)
+                readers = [children.index(owner[u]) for u in const.members[0].users if u in owner]
+                children.insert(min(readers, default=len(children)), const)
+                owner[const.members[0]] = const
+
+
+def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict[str, int],
+                  contraction_ops: dict[str, list[str]] | None, module_calls: dict[str, int] | None) -> None:
+    """A child's inputs and outputs (graph order), its ops, whether it is a kernel, and its level."""
+    member_set = set(child.members)
+    ins: list[fx.Node] = []
+    outs: list[fx.Node] = []
+    for m in child.members:
+        for a in [] if m in child.pieces else m.all_input_nodes:   # a part is a weight: no input
+            if a not in member_set and a not in ins:
+                ins.append(a)
+        used_outside = any(u not in member_set for u in m.users)
+        # an op whose value nothing in the graph uses fed Python control flow (`if mask.all():`, a
+        # transformers mask helper): the child returns it, as the one recorded use of it
+        dead_end = not m.users and m.op in ("call_function", "call_method", "call_module")
+        if (used_outside or dead_end) and (m.op != "get_attr" or child.constant):
+            outs.append(m)
+    child.inputs, child.outputs = ins, outs
+    child.op_names = [node_op_name(m, root) for m in child.compute_members]
+    if child.constant:
+        target = str(child.members[0].target)
+        child.op_names = ["parameter" if target in dict(root.named_parameters()) else "buffer"]
+    elif child.semantic:
+        child.op_names = [child.semantic]
+        child.kernel = True
+    elif child.kind == "module":
+        sub = root.get_submodule(str(child.target))
+        # a module without compute ops only moves data (a channel shuffle: view, transpose, contiguous,
+        # view, with int arithmetic on sizes): one kernel, there is nothing to split it into
+        # and a module that runs one compute op in all (transformers' Conv1D: one addmm between views;
+        # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
+        # fusion; so is one that runs a single kernel module and nothing else (runs_one_kernel)
+        child.kernel = is_kernel_module(sub) or op_counts.get(str(child.target), 0) <= 1 or \
+            runs_one_kernel(root, str(child.target), op_counts, module_calls or {})
+    else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
+        child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
+    size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
+    held = effective_contractions(contraction_ops.get(str(child.target), [])) \
+        if child.kind == "module" and contraction_ops is not None else \
+        _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
+    child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
 
 
 def _group_contractions(child: ChildPlan, root: nn.Module) -> int:
