@@ -1,4 +1,5 @@
-"""The eager op recorder: canonical names, plumbing vs compute, attribution to modules, cleanup."""
+"""The eager op recorder: plumbing vs compute, attribution to modules, cleanup (the canonical names:
+test_vocab_ops)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections import Counter
 import torch
 import torch.nn.functional as F
 from hdecomp.runtime.ops import (
-    canonical_op_name,
     format_counter_diff,
     is_identity_op,
     is_plumbing,
@@ -16,18 +16,6 @@ from hdecomp.runtime.ops import (
     record_ops_meta,
 )
 from torch import nn
-
-
-def test_canonical_names_fold_variants_and_overloads() -> None:
-    assert canonical_op_name("aten::add_.Tensor") == "add"
-    assert canonical_op_name("add.out") == "add"
-    assert canonical_op_name("relu_") == "relu"
-    assert canonical_op_name("torch.Tensor.add_") == "add"
-    assert canonical_op_name("torch.Tensor.__iadd__") == "add"
-    assert canonical_op_name("torch.Tensor.__rmatmul__") == "matmul"
-    assert canonical_op_name("torch.nn.functional.dropout") == "dropout"
-    assert canonical_op_name("torch.Tensor.shape.__get__") == "shape"
-    assert canonical_op_name("_to_copy") == "_to_copy"
 
 
 def test_plumbing_classification() -> None:

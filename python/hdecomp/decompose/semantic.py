@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hdecomp.vocab.ops import PRIMITIVE_ALIASES, primitive_op_name
+
 
 @dataclass(frozen=True)
 class Pattern:
@@ -44,35 +46,12 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 
-# Other spellings of the same primitives: operator/torch aliases, and aten names as torch.export or an op
-# recording writes them (`aten.div.Tensor`, `true_divide`, `_to_copy`, `amax`), so a run matches whichever
-# way its graph was captured (fx: torch/method names; export/recording: aten-derived names).
-ALIASES: dict[str, str] = {
-    "truediv": "div", "true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub",
-    "rsub": "sub", "negative": "neg", "power": "pow", "float_power": "pow", "amax": "max", "_to_copy": "to",
-    "special_erf": "erf", "mean_dim": "mean", "sum_dim_intlist": "sum", "var_correction": "var",
-}
-
-
-def canonical_op(name: str) -> str:
-    """`aten.div.Tensor`, `div_`, `__truediv__`, `true_divide` -> `div`: one name per primitive."""
-    name = name.strip()
-    if name.startswith(("aten.", "torch.ops.aten.")):
-        name = name.split("aten.", 1)[1].split(".", 1)[0]   # the packet name, without the overload
-    name = name.strip("_") if name.startswith("__") else name
-    if name.endswith("_") and not name.startswith("_"):     # in-place variants compute the same
-        name = name[:-1]
-    if name.startswith("r") and name[1:] in ("add", "mul", "sub", "truediv", "div", "pow"):
-        name = name[1:]                                      # reflected dunders (__rmul__)
-    return ALIASES.get(name, name)
-
-
 def semantic_kernel(op_names: list[str]) -> str | None:
     """The one kernel the ops compute together (`rms_norm`, `layer_norm`, `softmax`, `gelu`), or None.
-    Op names may be fx (torch/method) or aten spellings (`canonical_op`)."""
+    Op names may be fx (torch/method) or aten spellings (hdecomp.vocab.ops.primitive_op_name)."""
     if len(op_names) < 2:
         return None
-    ops = {canonical_op(n) for n in op_names}
+    ops = {primitive_op_name(n) for n in op_names}
     for p in PATTERNS:
         if p.min_ops <= len(op_names) <= p.max_ops and ops <= p.allowed and all(ops & need for need in p.required):
             return p.name
@@ -80,6 +59,6 @@ def semantic_kernel(op_names: list[str]) -> str | None:
 
 
 VOCABULARY: frozenset[str] = frozenset().union(*(p.allowed for p in PATTERNS)) | frozenset(
-    a for a, c in ALIASES.items() if any(c in p.allowed for p in PATTERNS))
+    a for a, c in PRIMITIVE_ALIASES.items() if any(c in p.allowed for p in PATTERNS))
 
-__all__ = ["ALIASES", "PATTERNS", "VOCABULARY", "Pattern", "canonical_op", "semantic_kernel"]
+__all__ = ["PATTERNS", "VOCABULARY", "Pattern", "semantic_kernel"]

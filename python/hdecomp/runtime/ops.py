@@ -4,7 +4,7 @@ Two records are taken at once:
   * aten level (TorchDispatchMode): what really executes after Python-level decompositions; in-place,
     out-of-place and `out=` variants fold to one canonical name (`add_`, `add.out` -> `add`), overloads
     are dropped; views, copies, casts, tensor creation and cat/stack/split style data movement are
-    *plumbing* (`compute=False`).
+    *plumbing* (`compute=False`). The names are hdecomp.vocab.ops's (`canonical_op_name`).
   * torch-function level (TorchFunctionMode): the public API call (`torch.nn.functional.dropout`,
     `Tensor.relu`), so ops that leave no aten trace in eval mode (dropout) still show up; such calls
     are marked `aten_invisible`.
@@ -31,7 +31,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.runtime.memoized import clear_memoized
-from hdecomp.vocab.ops import is_neutral_operand
+from hdecomp.vocab.ops import canonical_op_name, is_neutral_operand
 
 Level = Literal["aten", "function"]
 
@@ -89,52 +89,12 @@ _FUNCTION_PLUMBING: frozenset[str] = frozenset({
     "_parse_to",
 })
 
-_DUNDER_ALIASES = {"radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul",
-                   "imul": "mul", "truediv": "div", "rtruediv": "div", "itruediv": "div",
-                   "floordiv": "floor_divide", "rfloordiv": "floor_divide", "ifloordiv": "floor_divide",
-                   "rmatmul": "matmul", "imatmul": "matmul", "rpow": "pow", "ipow": "pow",
-                   "mod": "remainder", "rmod": "remainder", "imod": "remainder", "neg": "neg",
-                   "invert": "bitwise_not", "and": "bitwise_and", "rand": "bitwise_and",
-                   "iand": "bitwise_and", "or": "bitwise_or", "ror": "bitwise_or", "ior": "bitwise_or",
-                   "xor": "bitwise_xor", "rxor": "bitwise_xor", "ixor": "bitwise_xor", "lshift": "bitwise_left_shift",
-                   "rshift": "bitwise_right_shift", "ilshift": "bitwise_left_shift",
-                   "irshift": "bitwise_right_shift", "rlshift": "bitwise_left_shift",
-                   "rrshift": "bitwise_right_shift", "abs": "abs", "pos": "positive",
-                   "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
-# Ops whose aten name changed or that are spelled differently at the two levels.
-_RENAMES = {"true_divide": "div", "subtract": "sub", "multiply": "mul", "divide": "div",
-            "greater": "gt", "less": "lt", "greater_equal": "ge", "less_equal": "le", "not_equal": "ne",
-            "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "clip": "clamp",
-            "negative": "neg", "concatenate": "cat", "concat": "cat", "rsub": "sub"}
-
 # Fused aten ops counted as their parts, so `x @ w.t() + b` (mm, add) and F.linear (addmm) agree:
 # both are the same computation, spelled differently by the author or by the dispatcher.
 FUSED_PARTS: dict[str, tuple[str, ...]] = {
     "addmm": ("mm", "add"), "baddbmm": ("bmm", "add"), "addmv": ("mv", "add"), "addr": ("outer", "add"),
     "_addmm_activation": ("mm", "add", "relu"),
 }
-
-
-def canonical_op_name(name: str) -> str:
-    """Fold a raw op name to its canonical form.
-
-    `aten::add_.Tensor` / `add.out` / `torch.Tensor.add_` / `Tensor.__iadd__` -> `add`.
-    """
-    name = name.split("::")[-1]
-    if "." in name:
-        parts = name.split(".")
-        # aten overload (`add.Tensor`, `add.out`): the packet is the first part; a Python dotted path
-        # (`torch.nn.functional.relu`, `torch.Tensor.shape.__get__`) ends in the function name.
-        if parts[0] in ("torch", "Tensor") or len(parts) > 2:
-            name = parts[-2] if parts[-1] in ("__get__", "__set__") else parts[-1]
-        else:
-            name = parts[0]
-    if name.startswith("__") and name.endswith("__") and len(name) > 4:
-        inner = name[2:-2]
-        name = _DUNDER_ALIASES.get(inner, inner)
-    elif name.endswith("_") and not name.endswith("__") and len(name) > 1:
-        name = name[:-1]  # in-place variant
-    return _RENAMES.get(name, name)
 
 
 def is_plumbing(name: str) -> bool:
@@ -454,7 +414,6 @@ __all__ = [
     "PLUMBING_OPS",
     "OpEvent",
     "OpTrace",
-    "canonical_op_name",
     "format_counter_diff",
     "is_plumbing",
     "meta_inputs",

@@ -16,6 +16,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from hdecomp.vocab.ops import role_op_name
+
 # ---- op categories ----------------------------------------------------------------------------------
 
 CONV = "conv"
@@ -76,21 +78,9 @@ _SIMPLE = {
 }
 
 
-def canonical(op: str) -> str:
-    """`aten.mm.default` -> `mm`, `__truediv__` -> `truediv`, `relu_` -> `relu`, `F.gelu` -> `gelu`."""
-    op = op.strip()
-    if "aten." in op:
-        op = op.split("aten.", 1)[1].split(".", 1)[0]
-    op = op.rsplit(".", 1)[-1]
-    op = op.strip("_") if op.startswith("__") else op
-    if op.endswith("_") and not op.startswith("_"):
-        op = op[:-1]
-    return op.lower()
-
-
 def category(op: str) -> str:
     """The category of one op name (see the module docstring)."""
-    name = canonical(op)
+    name = role_op_name(op)
     if name in _SIMPLE:
         return _SIMPLE[name]
     if "scaled_dot_product" in name or "flash_attention" in name or "efficient_attention" in name:
@@ -295,7 +285,7 @@ def effective_contractions(ops: list[str]) -> int:
     (plan.py merges those). Squeeze-excitation (a pool, two contractions, a sigmoid-like gate) is one."""
     kinds = [category(o) for o in ops]
     where = [i for i, k in enumerate(kinds) if k in CONTRACTION_KINDS]
-    if len(where) == 2 and any(k == POOL or canonical(o) == "mean" for k, o in zip(kinds[:where[0]], ops, strict=False)) \
+    if len(where) == 2 and any(k == POOL or role_op_name(o) == "mean" for k, o in zip(kinds[:where[0]], ops, strict=False)) \
             and GATE in kinds[where[1] + 1:]:
         return 1
     count, open_core, softmax = 0, False, False
@@ -312,5 +302,5 @@ def effective_contractions(ops: list[str]) -> int:
     return count
 
 
-__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "canonical", "category", "effective_contractions",
+__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "category", "effective_contractions",
            "role_of"]

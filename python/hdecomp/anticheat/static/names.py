@@ -7,7 +7,6 @@ import functools
 import sys
 from dataclasses import dataclass
 
-from hdecomp.anticheat.static.values import canon_op
 from hdecomp.anticheat.static.vocab import (
     COMPUTE_NAMESPACES,
     DUNDER_BINOPS,
@@ -28,6 +27,7 @@ from hdecomp.anticheat.static.vocab import (
     TORCH_NAMESPACES,
     TORCH_NEUTRAL,
 )
+from hdecomp.vocab.ops import source_op_name
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,9 @@ def classify_method(name: str) -> RefClass:
     if name in PLUMBING_OPS:
         return RefClass("plumb", name)
     if name in DUNDER_COMPUTE:
-        return RefClass("compute", canon_op(name))
+        return RefClass("compute", source_op_name(name))
     if name in TENSOR_METHODS:
-        return RefClass("compute", canon_op(name))
+        return RefClass("compute", source_op_name(name))
     return RefClass("other", name)
 
 
@@ -78,7 +78,7 @@ def classify_ref(qual: str) -> RefClass:
             if len(parts) < 4:
                 return RefClass("namespace", last)
             op = parts[3]
-            return RefClass("plumb" if op in PLUMBING_OPS else "compute", canon_op(op))
+            return RefClass("plumb" if op in PLUMBING_OPS else "compute", source_op_name(op))
         if len(parts) >= 3 and parts[1] == "Tensor":
             rc = classify_method(parts[2])
             return rc if rc.what != "other" else RefClass("neutral", parts[2])
@@ -86,9 +86,9 @@ def classify_ref(qual: str) -> RefClass:
             return RefClass("autograd", last)
         for ns in COMPUTE_NAMESPACES:
             if qual.startswith(ns + "."):
-                return RefClass("compute", canon_op(parts[len(ns.split("."))]))
+                return RefClass("compute", source_op_name(parts[len(ns.split("."))]))
         if last[:1].isupper() and _torch_namedtuple(qual):
-            return RefClass("plumb", canon_op(last))   # torch's PackedSequence: it packs its fields
+            return RefClass("plumb", source_op_name(last))   # torch's PackedSequence: it packs its fields
         if len(parts) >= 2 and parts[1] == "nn":
             if last in NN_PARAMETERS:
                 return RefClass("parameter", last)
@@ -99,8 +99,8 @@ def classify_ref(qual: str) -> RefClass:
             if last[:1].isupper():
                 return RefClass("nn_class", last)
             if parts[-2:-1] == ["functional"]:
-                return RefClass("compute", canon_op(last))
-            return RefClass("compute", canon_op(last))
+                return RefClass("compute", source_op_name(last))
+            return RefClass("compute", source_op_name(last))
         if len(parts) == 2:
             if last in TORCH_DTYPES_CONSTS:
                 return RefClass("const", last)
@@ -112,17 +112,17 @@ def classify_ref(qual: str) -> RefClass:
                 return RefClass("plumb", last)
             if last[:1].isupper():
                 return RefClass("neutral", last)
-            return RefClass("compute", canon_op(last))
+            return RefClass("compute", source_op_name(last))
         if parts[1] in NEUTRAL_TORCH_NAMESPACES:
             return RefClass("neutral", last)
-        return RefClass("compute", canon_op(last))
+        return RefClass("compute", source_op_name(last))
     if root in MATH_MODULES:
         if len(parts) == 1:
             return RefClass("namespace", last)
         if last in ("pi", "e", "inf", "nan", "tau", "newaxis") or last[:1].isupper() or last in (
                 "float32", "float64", "float16", "int32", "int64", "int8", "uint8", "bool_", "ndarray"):
             return RefClass("const", last)
-        return RefClass("math", canon_op(last))
+        return RefClass("math", source_op_name(last))
     if "[]" in qual:
         return RefClass("external", last)  # something fetched out of a module by subscript: unknown
     if qual in ("copy.copy", "copy.deepcopy"):
@@ -134,7 +134,7 @@ def classify_ref(qual: str) -> RefClass:
             return RefClass("operator", last)
         if last in OPERATOR_PLUMBING or len(parts) == 1:
             return RefClass("neutral", last)
-        return RefClass("math", canon_op(last))
+        return RefClass("math", source_op_name(last))
     if root == "einops":
         if len(parts) == 1:
             return RefClass("namespace", last)
@@ -143,4 +143,4 @@ def classify_ref(qual: str) -> RefClass:
         return RefClass("dynamic", last)
     if root in sys.stdlib_module_names or root in KNOWN_THIRD_PARTY_PLUMBING:
         return RefClass("neutral", last)
-    return RefClass("external", canon_op(last))
+    return RefClass("external", source_op_name(last))

@@ -136,12 +136,6 @@ def camel_to_op(name: str) -> str:
     return s.lower().replace("re_l_u", "relu")
 
 
-def canon_op(name: str) -> str:
-    if name.startswith("__") and name.endswith("__"):
-        return name.strip("_")
-    return name.strip("_") or name
-
-
 def source_range(node: Any) -> SourceRange:
     line = getattr(node, "lineno", 1) or 1
     col = getattr(node, "col_offset", 0) or 0
