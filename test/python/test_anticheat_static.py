@@ -471,19 +471,19 @@ def test_rule_ids_unique_documented_and_used() -> None:
     assert static_rules - used == set(), f"documented but never reported: {static_rules - used}"
 
 
-# Plumbing the static check accepts although the runtime recorder (hdecomp.runtime.ops) counts it as compute:
+# Plumbing the static check accepts although the runtime recorder (hdecomp.vocab.ops.is_plumbing) counts it as compute:
 # spellings that reach the runtime as other ops (hsplit -> split) or are harmless data movement.
 KNOWN_LENIENT = {"adjoint", "chalf", "dsplit", "fliplr", "flipud", "hsplit", "repeat_interleave", "rot90",
                  "share_memory_", "vsplit"}
 
 
 def test_static_and_runtime_agree_on_plumbing() -> None:
-    from hdecomp.anticheat.static import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS
-    from hdecomp.runtime.ops import is_plumbing
+    from hdecomp.anticheat.static import TENSOR_METHODS
+    from hdecomp.vocab.ops import SHAPE_QUERIES, SOURCE_PLUMBING_OPS, is_plumbing
 
-    lenient = {n for n in PLUMBING_OPS if not is_plumbing(n)}
+    lenient = {n for n in SOURCE_PLUMBING_OPS if not is_plumbing(n)}
     assert lenient <= KNOWN_LENIENT, lenient - KNOWN_LENIENT
-    stricter = {n for n in TENSOR_METHODS - PLUMBING_OPS - SHAPE_QUERIES if is_plumbing(n)}
+    stricter = {n for n in TENSOR_METHODS - SOURCE_PLUMBING_OPS - SHAPE_QUERIES if is_plumbing(n)}
     assert not stricter, f"the editor would flag what verify-step accepts: {sorted(stricter)}"
 
 

@@ -29,9 +29,7 @@ import torch.fx as fx
 from torch import nn
 
 from hdecomp.runtime.component import Component, clone_nested
-
-# Ops whose int arguments are a shape: one batch-scaled entry may become the inferred dimension -1.
-_INFERRED_SHAPE_OPS = {"view", "reshape"}
+from hdecomp.vocab.ops import INFERRED_SHAPE_OPS
 
 
 @dataclass(frozen=True)
@@ -178,7 +176,7 @@ def rewrite_baked_ints(graph: fx.Graph, baked: list[BakedInt], values1: dict[str
                 with new.inserting_before(node):
                     value = new.call_method("size", (src[0], src[1]))
                 text = f"{src[0].name}.size({src[1]})"
-            elif node.op == "call_method" and str(node.target) in _INFERRED_SHAPE_OPS and not inferred_used \
+            elif node.op == "call_method" and str(node.target) in INFERRED_SHAPE_OPS and not inferred_used \
                     and sum(1 for other in items if other.k is not None) == 1:
                 value, text, inferred_used = -1, "-1 (inferred)", True
             else:

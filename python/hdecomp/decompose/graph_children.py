@@ -14,7 +14,6 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.capture import Capture
 from hdecomp.decompose.capture.common import CALL_INPUTS, held_value, is_held_object
 from hdecomp.decompose.codegen import (
@@ -26,7 +25,6 @@ from hdecomp.decompose.codegen import (
     shape_text,
 )
 from hdecomp.decompose.naming import (
-    SHAPE_FREE_OPS,
     dtype_short,
     input_signature,
     module_base_name,
@@ -50,6 +48,7 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.ops import SHAPE_FREE_OPS, is_compute_op
 from hdecomp.vocab.roles import category, role_of
 
 WRAP_ATTR = "layers"   # the attribute of a component class that holds a torch.nn container's items

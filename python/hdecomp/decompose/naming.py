@@ -19,18 +19,6 @@ DTYPE_SHORT = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf
                torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
                torch.bool: "bool", torch.complex64: "c64", torch.complex128: "c128"}
 
-# Ops whose work does not depend on the shape beyond the element count: the name carries no shapes.
-SHAPE_FREE_OPS = {
-    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "selu", "celu", "leaky_relu", "hardtanh",
-    "hardswish", "hardsigmoid", "mish", "softplus", "softsign", "tanhshrink", "threshold", "prelu",
-    "add", "sub", "mul", "div", "truediv", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs", "clamp",
-    "clip", "floor", "ceil", "round", "sign", "sin", "cos", "erf", "reciprocal", "square", "maximum",
-    "minimum", "where", "masked_fill", "dropout", "identity", "softmax", "log_softmax", "eq", "ne", "lt",
-    "gt", "le", "ge", "logical_not", "logical_and", "logical_or", "floordiv", "mod", "remainder",
-    "sigmoid_", "relu_", "add_", "mul_", "hardshrink", "softshrink", "logsigmoid", "glu", "swish",
-}
-
-
 def snake(name: str) -> str:
     """`BatchNorm2d` -> `batchnorm2d`, `TransformerBlock` -> `transformer_block`, `MaxPool2d` -> `maxpool2d`."""
     s = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "_", name)

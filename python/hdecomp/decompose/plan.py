@@ -25,38 +25,29 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.anticheat.static import is_compute_op
 from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
-from hdecomp.vocab.ops import is_neutral_operand
+from hdecomp.vocab.ops import PARENT_METHODS, is_compute_op, is_neutral_operand
 from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
 
-# What may stay in a refactored forward (DESIGN.md § Verification 1): views, indexing, assembly, casts, queries.
-PARENT_METHODS = {"view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous",
-                  "split", "chunk", "size", "dim", "to", "float", "half", "double", "bfloat16", "type",
-                  "view_as", "reshape_as", "unbind", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims",
-                  "t", "split_with_sizes", "tensor_split", "narrow", "expand", "expand_as", "broadcast_to",
-                  # dtype casts, as `to` and `float` ("int", "long", ...: a mask's `.ne(pad).int()`)
-                  "int", "long", "short", "bool", "byte", "char", "type_as",
-                  # device moves, as `to` (pack_padded_sequence's `lengths.cpu()`)
-                  "cpu", "cuda"}
+# What may stay in a refactored forward besides the tensor methods of hdecomp.vocab.ops.PARENT_METHODS: the
+# functions that index, view, assemble, create or copy.
 PARENT_FUNCTIONS: set[Any] = {operator.getitem, builtins.getattr, torch.flatten, torch.reshape, torch.cat,
                               torch.stack, torch.split, torch.chunk, torch.transpose, torch.permute,
                               torch.squeeze, torch.unsqueeze, torch.unbind, torch.concat, torch.unflatten,
                               torch.movedim, torch.moveaxis, torch.swapaxes, torch.swapdims, torch.t,
                               torch.split_with_sizes, torch.tensor_split, torch.narrow, torch.broadcast_to,
                               # tensors made from sizes and literals (position ids, a mask's ones): constants
-                              # are data plumbing (anti-cheat's PLUMBING_OPS), never a kernel of their own
+                              # are data plumbing (hdecomp.vocab.ops.SOURCE_PLUMBING_OPS), never a kernel of their own
                               torch.arange, torch.zeros, torch.ones, torch.full, torch.empty, torch.linspace,
                               torch.zeros_like, torch.ones_like, torch.full_like, torch.empty_like,
                               torch.tensor, torch.as_tensor, torch.scalar_tensor,
                               # copies: `original_x = x.clone().detach()` moves no compute
                               torch.clone, torch.detach}
-PARENT_METHODS |= {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "clone", "detach"}
 
 # Leaf modules that are one logical op even if written as several primitives.
 SEMANTIC_KERNEL = re.compile(r"(norm|gelu|silu|swish|mish|softmax|activation|act$|relu|sigmoid|identity|"

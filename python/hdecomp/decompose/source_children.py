@@ -10,7 +10,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.naming import module_base_name, snake
 from hdecomp.decompose.source import (
     NotRepresentable,
@@ -25,6 +24,7 @@ from hdecomp.decompose.source_names import names_of
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
 from hdecomp.decompose.source_regions import Region
 from hdecomp.decompose.stepfiles import check_expr
+from hdecomp.vocab.ops import REGION_PLUMBING_CALLS, is_compute_op
 from hdecomp.vocab.roles import role_of
 
 
@@ -78,7 +78,7 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                 name = _BINOP_NAMES.get(type(n.op))
             elif isinstance(n, ast.Compare):
                 name = "compare"
-            if name and snake(name) not in ops and not name.startswith("_") and name not in _PLUMBING_CALLS:
+            if name and snake(name) not in ops and not name.startswith("_") and name not in REGION_PLUMBING_CALLS:
                 ops.append(snake(name))
     # an eval-mode drop_path (nn.Identity) computes nothing: `shortcut + self.drop_path(x)` is an add
     return [o for o in ops if is_compute_op(o)] or ops
@@ -86,9 +86,6 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
                 ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_"}
-_PLUMBING_CALLS = {"view", "reshape", "permute", "transpose", "contiguous", "size", "unsqueeze", "squeeze",
-                   "flatten", "chunk", "split", "to", "float", "half", "range", "len", "enumerate", "zip",
-                   "append", "tuple", "list", "int", "float_", "expand", "shape", "dim"}
 
 
 

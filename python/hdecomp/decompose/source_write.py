@@ -23,7 +23,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
@@ -54,6 +53,7 @@ from hdecomp.runtime.component import Component, clone_nested, load_component, m
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.ops import is_compute_op
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 
 

@@ -4,7 +4,7 @@ Two records are taken at once:
   * aten level (TorchDispatchMode): what really executes after Python-level decompositions; in-place,
     out-of-place and `out=` variants fold to one canonical name (`add_`, `add.out` -> `add`), overloads
     are dropped; views, copies, casts, tensor creation and cat/stack/split style data movement are
-    *plumbing* (`compute=False`). The names are hdecomp.vocab.ops's (`canonical_op_name`).
+    *plumbing* (`compute=False`): both as hdecomp.vocab.ops says (`canonical_op_name`, `is_plumbing`).
   * torch-function level (TorchFunctionMode): the public API call (`torch.nn.functional.dropout`,
     `Tensor.relu`), so ops that leave no aten trace in eval mode (dropout) still show up; such calls
     are marked `aten_invisible`.
@@ -31,63 +31,9 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from hdecomp.runtime.memoized import clear_memoized
-from hdecomp.vocab.ops import canonical_op_name, is_neutral_operand
+from hdecomp.vocab.ops import canonical_op_name, is_neutral_operand, is_plumbing
 
 Level = Literal["aten", "function"]
-
-# Canonical (folded) names that only move, view, cast, create or assemble data. Everything else is compute.
-PLUMBING_OPS: frozenset[str] = frozenset({
-    # views and reshapes
-    "view", "_unsafe_view", "view_as", "reshape", "reshape_as", "_reshape_alias", "flatten", "unflatten",
-    "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t", "mT", "mH", "T", "H",
-    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "as_strided",
-    "contiguous", "alias", "detach", "lift", "lift_fresh", "lift_fresh_copy", "unfold", "view_as_real",
-    "view_as_complex", "_conj", "resolve_conj", "resolve_neg", "conj", "diagonal", "atleast_1d",
-    "atleast_2d", "atleast_3d", "ravel", "squeeze_copy", "unsqueeze_copy", "view_copy", "permute_copy",
-    "transpose_copy", "expand_copy", "t_copy", "alias_copy", "detach_copy", "as_strided_copy",
-    "_unsafe_index", "_reshape_copy", "_unsafe_view_copy",
-    # copies and casts
-    "clone", "copy", "_to_copy", "to", "type", "type_as", "float", "double", "half", "bfloat16", "int",
-    "long", "short", "bool", "byte", "char", "cpu", "cuda", "_copy_from", "_copy_from_and_resize",
-    "contiguous_format", "_has_compatible_shallow_copy_type", "set", "resize", "resize_as",
-    "requires_grad", "retain_grad", "pin_memory", "record_stream",
-    # tensor creation
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
-    "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
-    "tensor", "as_tensor", "from_numpy", "arange", "range", "linspace", "zero", "fill", "empty_permuted",
-    # assembly and selection
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "split", "split_with_sizes",
-    "tensor_split", "chunk", "unbind", "slice", "select", "narrow", "index", "index_select",
-    "slice_scatter", "select_scatter", "index_put", "_index_put_impl", "getitem", "setitem",
-    "repeat", "tile", "flip", "roll",
-    # queries that read but do not compute
-    "size", "sym_size", "stride", "sym_stride", "dim", "numel", "sym_numel", "storage_offset",
-    "sym_storage_offset", "is_contiguous", "is_floating_point", "is_complex", "element_size", "item",
-    "_local_scalar_dense", "tolist", "numpy", "data_ptr", "is_nonzero", "is_same_size", "shape", "dtype",
-    "device", "ndim", "ndimension", "nelement", "get_device", "is_cuda", "is_leaf", "data", "grad",
-    "requires_grad_", "len", "iter", "format", "repr", "hash", "bool_", "index_", "reversed", "array",
-    "get", "set_", "dir", "setstate", "reduce_ex", "deepcopy", "names", "layout", "is_sparse",
-    "is_quantized", "is_meta", "is_nested", "untyped_storage", "storage", "_is_view", "_base", "output_nr", "_version",
-    "is_inference", "has_names", "_values", "_indices", "name", "grad_fn", "is_shared", "is_pinned",
-    "itemsize", "nbytes", "real", "imag", "is_mps", "is_xpu", "dlpack", "dlpack_device", "cfloat", "cdouble",
-    "meshgrid", "new_tensor", "narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
-    "column_stack", "row_stack", "split_copy", "split_with_sizes_copy", "unbind_copy", "select_copy",
-    "slice_copy", "_unsafe_index_put", "unflatten_copy", "diagonal_copy", "values", "indices", "dim_order",
-})
-
-# Python protocol / property names seen only at the torch-function level.
-_FUNCTION_PLUMBING: frozenset[str] = frozenset({
-    "get", "getitem", "setitem", "len", "iter", "format", "repr", "hash", "bool", "index", "contains",
-    "reversed", "array", "deepcopy", "reduce_ex", "setstate", "dir", "float", "int", "complex",
-    # grad / autocast mode switches (`with torch.no_grad():` inside a forward): state, not compute
-    "_set_grad_enabled", "set_grad_enabled", "is_grad_enabled", "_set_fwd_grad_enabled",
-    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
-    "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
-    # `torch._assert(H % window == 0, msg)`: a check of the forward's sizes, no compute
-    "_assert",
-    # `module.to(dtype)` parses its arguments with torch._C._nn._parse_to; the casts show at aten (_to_copy)
-    "_parse_to",
-})
 
 # Fused aten ops counted as their parts, so `x @ w.t() + b` (mm, add) and F.linear (addmm) agree:
 # both are the same computation, spelled differently by the author or by the dispatcher.
@@ -95,12 +41,6 @@ FUSED_PARTS: dict[str, tuple[str, ...]] = {
     "addmm": ("mm", "add"), "baddbmm": ("bmm", "add"), "addmv": ("mv", "add"), "addr": ("outer", "add"),
     "_addmm_activation": ("mm", "add", "relu"),
 }
-
-
-def is_plumbing(name: str) -> bool:
-    """True if the (raw or canonical) op name only moves, views, casts, creates or assembles data."""
-    canon = canonical_op_name(name)
-    return canon in PLUMBING_OPS or canon in _FUNCTION_PLUMBING
 
 
 def is_identity_op(name: str, args: tuple[Any, ...]) -> bool:
@@ -411,11 +351,9 @@ def format_counter_diff(original: Counter[str], refactored: Counter[str]) -> lis
 
 __all__ = [
     "FUSED_PARTS",
-    "PLUMBING_OPS",
     "OpEvent",
     "OpTrace",
     "format_counter_diff",
-    "is_plumbing",
     "meta_inputs",
     "record_ops",
     "record_ops_meta",

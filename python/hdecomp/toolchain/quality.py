@@ -573,7 +573,7 @@ def _constants_only(e: ast.expr) -> bool:
 
 
 def _compute(ops: list[str]) -> list[str]:
-    from hdecomp.anticheat.static import is_compute_op
+    from hdecomp.vocab.ops import is_compute_op
     return [o for o in ops if is_compute_op(o)]
 
 

@@ -1,6 +1,7 @@
-"""The op vocabulary, torch-free: how an op's name is written canonically, and other facts about ops by name.
-The recorder, the planner and the static anti-cheat analysis all read it here, so that the planner never
-writes a parent its own verifier reads differently (DESIGN.md: one vocabulary).
+"""The op vocabulary, torch-free: how an op's name is written canonically, which ops only move data or ask
+about shapes (plumbing), and other facts about ops by name. The recorder, the planner, the source regions,
+the quality lint and the static anti-cheat analysis all read it here, so that the planner never writes a
+parent its own verifier reads differently (DESIGN.md: one vocabulary).
 
 Op names come in several spellings: aten (`aten.add_.Tensor`, `aten::add_.Tensor`, `torch.ops.aten.mm.default`),
 dotted Python paths (`torch.nn.functional.gelu`, `torch.Tensor.add_`), operator dunders (`__iadd__`,
@@ -132,6 +133,167 @@ def source_op_name(name: str) -> str:
     if name.startswith("__") and name.endswith("__"):
         return name.strip("_")
     return name.strip("_") or name
+
+
+# What counts as plumbing (no compute: views, copies, casts, creation, assembly, queries) is read two ways,
+# with two lists: the recorder reads the ops a run executes by their canonical names (`canonical_op_name`:
+# `squeeze_` is `squeeze`), the static analysis reads calls as the source spells them (`x.squeeze_()`,
+# `torch.cat`). They are kept in step (test_anticheat_static: every source plumbing op is plumbing to the
+# recorder), so that the editor and `verify-step` agree.
+
+# Canonical (folded) names that only move, view, cast, create or assemble data. Everything else is compute
+# to the recorder (hdecomp.runtime.ops).
+RECORDED_PLUMBING_OPS: frozenset[str] = frozenset({
+    # views and reshapes
+    "view", "_unsafe_view", "view_as", "reshape", "reshape_as", "_reshape_alias", "flatten", "unflatten",
+    "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t", "mT", "mH", "T", "H",
+    "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "as_strided",
+    "contiguous", "alias", "detach", "lift", "lift_fresh", "lift_fresh_copy", "unfold", "view_as_real",
+    "view_as_complex", "_conj", "resolve_conj", "resolve_neg", "conj", "diagonal", "atleast_1d",
+    "atleast_2d", "atleast_3d", "ravel", "squeeze_copy", "unsqueeze_copy", "view_copy", "permute_copy",
+    "transpose_copy", "expand_copy", "t_copy", "alias_copy", "detach_copy", "as_strided_copy",
+    "_unsafe_index", "_reshape_copy", "_unsafe_view_copy",
+    # copies and casts
+    "clone", "copy", "_to_copy", "to", "type", "type_as", "float", "double", "half", "bfloat16", "int",
+    "long", "short", "bool", "byte", "char", "cpu", "cuda", "_copy_from", "_copy_from_and_resize",
+    "contiguous_format", "_has_compatible_shallow_copy_type", "set", "resize", "resize_as",
+    "requires_grad", "retain_grad", "pin_memory", "record_stream",
+    # tensor creation
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+    "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
+    "tensor", "as_tensor", "from_numpy", "arange", "range", "linspace", "zero", "fill", "empty_permuted",
+    # assembly and selection
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "split", "split_with_sizes",
+    "tensor_split", "chunk", "unbind", "slice", "select", "narrow", "index", "index_select",
+    "slice_scatter", "select_scatter", "index_put", "_index_put_impl", "getitem", "setitem",
+    "repeat", "tile", "flip", "roll",
+    # queries that read but do not compute
+    "size", "sym_size", "stride", "sym_stride", "dim", "numel", "sym_numel", "storage_offset",
+    "sym_storage_offset", "is_contiguous", "is_floating_point", "is_complex", "element_size", "item",
+    "_local_scalar_dense", "tolist", "numpy", "data_ptr", "is_nonzero", "is_same_size", "shape", "dtype",
+    "device", "ndim", "ndimension", "nelement", "get_device", "is_cuda", "is_leaf", "data", "grad",
+    "requires_grad_", "len", "iter", "format", "repr", "hash", "bool_", "index_", "reversed", "array",
+    "get", "set_", "dir", "setstate", "reduce_ex", "deepcopy", "names", "layout", "is_sparse",
+    "is_quantized", "is_meta", "is_nested", "untyped_storage", "storage", "_is_view", "_base", "output_nr", "_version",
+    "is_inference", "has_names", "_values", "_indices", "name", "grad_fn", "is_shared", "is_pinned",
+    "itemsize", "nbytes", "real", "imag", "is_mps", "is_xpu", "dlpack", "dlpack_device", "cfloat", "cdouble",
+    "meshgrid", "new_tensor", "narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
+    "column_stack", "row_stack", "split_copy", "split_with_sizes_copy", "unbind_copy", "select_copy",
+    "slice_copy", "_unsafe_index_put", "unflatten_copy", "diagonal_copy", "values", "indices", "dim_order",
+})
+# Python protocol / property names (and mode switches) seen only at the torch-function level.
+FUNCTION_PLUMBING: frozenset[str] = frozenset({
+    "get", "getitem", "setitem", "len", "iter", "format", "repr", "hash", "bool", "index", "contains",
+    "reversed", "array", "deepcopy", "reduce_ex", "setstate", "dir", "float", "int", "complex",
+    # grad / autocast mode switches (`with torch.no_grad():` inside a forward): state, not compute
+    "_set_grad_enabled", "set_grad_enabled", "is_grad_enabled", "_set_fwd_grad_enabled",
+    "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
+    # `torch._assert(H % window == 0, msg)`: a check of the forward's sizes, no compute
+    "_assert",
+    # `module.to(dtype)` parses its arguments with torch._C._nn._parse_to; the casts show at aten (_to_copy)
+    "_parse_to",
+})
+
+
+def is_plumbing(name: str) -> bool:
+    """True if the (raw or canonical) op name only moves, views, casts, creates or assembles data."""
+    canon = canonical_op_name(name)
+    return canon in RECORDED_PLUMBING_OPS or canon in FUNCTION_PLUMBING
+
+
+# The static analysis's plumbing (hdecomp.anticheat.static): torch functions and tensor methods, as spelled.
+SOURCE_PLUMBING_OPS = frozenset("""
+cat concat concatenate stack hstack vstack dstack column_stack row_stack split tensor_split split_with_sizes
+chunk unbind hsplit vsplit dsplit unsafe_chunk unsafe_split unsafe_split_with_sizes
+reshape view view_as reshape_as permute transpose swapaxes swapdims movedim moveaxis t adjoint flatten
+unflatten ravel squeeze unsqueeze contiguous expand expand_as broadcast_to broadcast_tensors repeat tile
+repeat_interleave narrow select unfold as_strided diagonal flip fliplr flipud roll rot90 atleast_1d atleast_2d
+atleast_3d squeeze_ unsqueeze_ t_ transpose_ swapaxes_ swapdims_ as_strided_
+clone detach detach_ to type type_as float double half bfloat16 int long short bool byte char cpu cuda
+cfloat cdouble chalf requires_grad_ pin_memory share_memory_ resolve_conj resolve_neg copy_ numpy tolist
+zeros ones empty full zeros_like ones_like empty_like full_like arange new_zeros new_ones new_empty new_full
+new_tensor tensor as_tensor empty_strided new_empty_strided from_numpy
+index_select index_put index_put_ slice_scatter select_scatter linspace meshgrid scalar_tensor narrow_copy
+view_as_real view_as_complex fill_ zero_ split_with_sizes_copy unbind_copy conj resize resize_ resize_as
+resize_as_ fill range real imag complex empty_permuted alias_copy as_strided_copy detach_copy diagonal_copy
+expand_copy permute_copy select_copy slice_copy split_copy squeeze_copy t_copy transpose_copy unsqueeze_copy
+view_copy is_inference
+""".split())
+# Calls that ask about a tensor (its sizes, its layout, its values as Python numbers) and compute nothing.
+SHAPE_QUERIES = frozenset("""
+size dim ndimension numel nelement stride element_size storage_offset is_contiguous is_floating_point
+is_complex get_device item is_same_size data_ptr is_signed is_tensor is_nonzero __len__ dim_order
+""".split())
+
+
+def is_compute_op(name: str) -> bool:
+    """Whether an op, by name (aten, torch, F or method spelling: `unsqueeze_`, `__getitem__`,
+    `scaled_dot_product_attention`), computes: it is no data plumbing, no shape query, no indexing and no
+    `nn.Identity` (an eval-mode drop_path). The one rule of what counts as a compute op, for the
+    decomposer's levels and the quality lint's sizes."""
+    op = source_op_name(name.lower())
+    return op not in SOURCE_PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size",
+                                                                                    "identity")
+
+
+# Tensor attributes (not calls): shape-like ones give ints, view-like ones give tensors.
+TENSOR_SCALAR_ATTRS = frozenset("""
+shape ndim dtype device is_cuda is_sparse is_quantized is_meta layout requires_grad is_leaf names grad_fn
+itemsize nbytes
+""".split())
+TENSOR_VIEW_ATTRS = frozenset("T mT H mH data real imag grad".split())
+# Functions of einops, and of the `operator` module, that only move data or index (`rearrange`,
+# `operator.getitem`).
+EINOPS_PLUMBING = frozenset({"rearrange", "repeat", "pack", "unpack", "parse_shape"})
+OPERATOR_PLUMBING = frozenset({"getitem", "itemgetter", "attrgetter", "index", "concat", "contains",
+                               "is_", "is_not", "not_", "truth", "length_hint"})
+
+
+# The decomposer's plumbing, for fx graphs and source regions: narrower than the static analysis's, since
+# what the planner keeps in a parent must be plumbing to the verifier, not the other way round
+# (test_vocab_ops pins that each tensor op in them is plumbing or a shape query to SOURCE_PLUMBING_OPS,
+# SHAPE_QUERIES and the recorder).
+
+# Tensor methods a refactored forward may keep (DESIGN.md § Verification 1: views, indexing, assembly, casts,
+# queries): an fx graph's `call_method` node with one of these names stays in the parent (hdecomp.decompose
+# .plan). Tensors made from sizes (`new_zeros`) and copies (`x.clone().detach()`) move no compute either.
+PARENT_METHODS = frozenset({
+    "view", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze", "contiguous", "split", "chunk",
+    "size", "dim", "to", "float", "half", "double", "bfloat16", "type", "view_as", "reshape_as", "unbind",
+    "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "split_with_sizes", "tensor_split",
+    "narrow", "expand", "expand_as", "broadcast_to",
+    # dtype casts, as `to` and `float` ("int", "long", ...: a mask's `.ne(pad).int()`)
+    "int", "long", "short", "bool", "byte", "char", "type_as",
+    # device moves, as `to` (pack_padded_sequence's `lengths.cpu()`)
+    "cpu", "cuda",
+    "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "clone", "detach",
+})
+# Shape queries among an fx graph's methods: their result is a Python int (or a torch.Size), never a tensor
+# (hdecomp.decompose.capture.common.is_shape_int). A tensor's `.item()` is not one, unlike in SHAPE_QUERIES:
+# arithmetic on its values is compute, as the anti-cheat check holds.
+SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
+# Calls a source region's op list leaves out (hdecomp.decompose.source_children): tensor plumbing and the
+# Python builtins a forward calls around it, so a child is named after what it computes.
+REGION_PLUMBING_CALLS = frozenset({
+    "view", "reshape", "permute", "transpose", "contiguous", "size", "unsqueeze", "squeeze", "flatten", "chunk",
+    "split", "to", "float", "half", "range", "len", "enumerate", "zip", "append", "tuple", "list", "int", "float_",
+    "expand", "shape", "dim",
+})
+# Ops whose int arguments are a shape: one batch-scaled entry may become the inferred dimension -1
+# (hdecomp.decompose.batch_relative).
+INFERRED_SHAPE_OPS = frozenset({"view", "reshape"})
+# Ops whose work does not depend on the shape beyond the element count: a kernel file's name carries no
+# shapes (hdecomp.decompose.naming, stepfiles, graph_children).
+SHAPE_FREE_OPS = frozenset({
+    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "selu", "celu", "leaky_relu", "hardtanh",
+    "hardswish", "hardsigmoid", "mish", "softplus", "softsign", "tanhshrink", "threshold", "prelu",
+    "add", "sub", "mul", "div", "truediv", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs", "clamp",
+    "clip", "floor", "ceil", "round", "sign", "sin", "cos", "erf", "reciprocal", "square", "maximum",
+    "minimum", "where", "masked_fill", "dropout", "identity", "softmax", "log_softmax", "eq", "ne", "lt",
+    "gt", "le", "ge", "logical_not", "logical_and", "logical_or", "floordiv", "mod", "remainder",
+    "sigmoid_", "relu_", "add_", "mul_", "hardshrink", "softshrink", "logsigmoid", "glu", "swish",
+})
 
 
 # Ops whose output size follows the input's values, not only its shape: the indices of a mask, the boxes

@@ -20,8 +20,9 @@ Decisions (what counts as plumbing):
     constants. Arithmetic on ints (and shape-based control flow) is plumbing. `x.item()`, `x.tolist()`,
     `float(x)` are the tensor's values: arithmetic on them is compute.
   - Data movement is plumbing (cat/stack/split/chunk/unbind, views and reshapes, indexing and slicing,
-    writes into slices, casts, `.to()`, clones, tensor creation such as torch.zeros / arange), kept in step
-    with hdecomp.runtime.ops.PLUMBING_OPS so that the editor and `verify-step` agree.
+    writes into slices, casts, `.to()`, clones, tensor creation such as torch.zeros / arange):
+    hdecomp.vocab.ops.SOURCE_PLUMBING_OPS, kept in step with the recorder's RECORDED_PLUMBING_OPS there so
+    that the editor and `verify-step` agree.
   - `sum(list_of_tensors)` is a chain of residuals when the list is written out or holds children's outputs;
     over slices of a tensor (`sum(x[:, t] for t in ...)`, `sum(x.unbind(1))`) it is a reduction (HD116), as
     is a loop-carried accumulation (`total = total + x[:, t]`, `acc += h[:, t]` in a for/while loop): inside a
@@ -51,11 +52,9 @@ from hdecomp.anticheat.static.api import (
     parse_source,
 )
 from hdecomp.anticheat.static.memo import AnalysisMemo
-from hdecomp.anticheat.static.vocab import PLUMBING_OPS, SHAPE_QUERIES, TENSOR_METHODS, is_compute_op
+from hdecomp.anticheat.static.vocab import TENSOR_METHODS
 
 __all__ = [
-    "PLUMBING_OPS",
-    "SHAPE_QUERIES",
     "TENSOR_METHODS",
     "AnalysisMemo",
     "UnreadableFileError",
@@ -64,6 +63,5 @@ __all__ = [
     "analyze_source_uncached",
     "analyze_tree",
     "has_errors",
-    "is_compute_op",
     "parse_source",
 ]

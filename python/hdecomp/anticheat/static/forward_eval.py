@@ -64,14 +64,16 @@ from hdecomp.anticheat.static.vocab import (
     OP_SYMBOLS,
     OPERATOR_BINOPS,
     PATCH_ATTRS,
-    PLUMBING_OPS,
     SELF_MODULE_METHODS,
-    SHAPE_QUERIES,
     TENSOR_METHODS,
+)
+from hdecomp.vocab.ops import (
+    SHAPE_QUERIES,
+    SOURCE_PLUMBING_OPS,
     TENSOR_SCALAR_ATTRS,
     TENSOR_VIEW_ATTRS,
+    is_neutral_operand,
 )
-from hdecomp.vocab.ops import is_neutral_operand
 
 if TYPE_CHECKING:
     from hdecomp.anticheat.static.module_scan import ModuleScan
@@ -549,7 +551,7 @@ class ForwardEval:
             return Val(CHILD_ATTR, qual=attr)
         if k == CHILDREN:
             return Val(METHOD, qual=attr, elem=base)
-        if k == CHILD_ATTR and attr not in TENSOR_METHODS and attr not in PLUMBING_OPS and \
+        if k == CHILD_ATTR and attr not in TENSOR_METHODS and attr not in SOURCE_PLUMBING_OPS and \
                 attr not in SHAPE_QUERIES and attr not in TENSOR_SCALAR_ATTRS and attr not in DUNDER_BINOPS:
             return Val(CHILD_ATTR, qual=attr)  # self.fc.linear.weight: still something of a child
         if k in TENSORISH:

@@ -12,22 +12,24 @@ from hdecomp.anticheat.static.vocab import (
     DUNDER_BINOPS,
     DUNDER_COMPUTE,
     DYNAMIC_MODULES,
-    EINOPS_PLUMBING,
     KNOWN_THIRD_PARTY_PLUMBING,
     MATH_MODULES,
     NEUTRAL_TORCH_NAMESPACES,
     NN_CONTAINERS,
     NN_PARAMETERS,
     OPERATOR_BINOPS,
-    OPERATOR_PLUMBING,
-    PLUMBING_OPS,
-    SHAPE_QUERIES,
     TENSOR_METHODS,
     TORCH_DTYPES_CONSTS,
     TORCH_NAMESPACES,
     TORCH_NEUTRAL,
 )
-from hdecomp.vocab.ops import source_op_name
+from hdecomp.vocab.ops import (
+    EINOPS_PLUMBING,
+    OPERATOR_PLUMBING,
+    SHAPE_QUERIES,
+    SOURCE_PLUMBING_OPS,
+    source_op_name,
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def classify_method(name: str) -> RefClass:
         return RefClass("binop", name)
     if name in SHAPE_QUERIES or name in ("tolist",):
         return RefClass("shape", name)
-    if name in PLUMBING_OPS:
+    if name in SOURCE_PLUMBING_OPS:
         return RefClass("plumb", name)
     if name in DUNDER_COMPUTE:
         return RefClass("compute", source_op_name(name))
@@ -78,7 +80,7 @@ def classify_ref(qual: str) -> RefClass:
             if len(parts) < 4:
                 return RefClass("namespace", last)
             op = parts[3]
-            return RefClass("plumb" if op in PLUMBING_OPS else "compute", source_op_name(op))
+            return RefClass("plumb" if op in SOURCE_PLUMBING_OPS else "compute", source_op_name(op))
         if len(parts) >= 3 and parts[1] == "Tensor":
             rc = classify_method(parts[2])
             return rc if rc.what != "other" else RefClass("neutral", parts[2])
@@ -108,7 +110,7 @@ def classify_ref(qual: str) -> RefClass:
                 return RefClass("neutral", last)
             if last in SHAPE_QUERIES:
                 return RefClass("shape", last)
-            if last in PLUMBING_OPS:
+            if last in SOURCE_PLUMBING_OPS:
                 return RefClass("plumb", last)
             if last[:1].isupper():
                 return RefClass("neutral", last)

@@ -1,51 +1,11 @@
-"""The vocabulary of the static check: what is plumbing, what only asks about shapes, what is harmless.
-Everything else under torch is compute (allow-list semantics)."""
+"""The vocabulary of the static check: the tensor methods, namespaces, builtins and modules it knows, and
+what is harmless. What is plumbing and what only asks about shapes is hdecomp.vocab.ops's (SOURCE_PLUMBING_OPS,
+SHAPE_QUERIES), shared with the decomposer. Everything else under torch is compute (allow-list semantics)."""
 
 from __future__ import annotations
 
 import ast
 import re
-
-PLUMBING_OPS = frozenset("""
-cat concat concatenate stack hstack vstack dstack column_stack row_stack split tensor_split split_with_sizes
-chunk unbind hsplit vsplit dsplit unsafe_chunk unsafe_split unsafe_split_with_sizes
-reshape view view_as reshape_as permute transpose swapaxes swapdims movedim moveaxis t adjoint flatten
-unflatten ravel squeeze unsqueeze contiguous expand expand_as broadcast_to broadcast_tensors repeat tile
-repeat_interleave narrow select unfold as_strided diagonal flip fliplr flipud roll rot90 atleast_1d atleast_2d
-atleast_3d squeeze_ unsqueeze_ t_ transpose_ swapaxes_ swapdims_ as_strided_
-clone detach detach_ to type type_as float double half bfloat16 int long short bool byte char cpu cuda
-cfloat cdouble chalf requires_grad_ pin_memory share_memory_ resolve_conj resolve_neg copy_ numpy tolist
-zeros ones empty full zeros_like ones_like empty_like full_like arange new_zeros new_ones new_empty new_full
-new_tensor tensor as_tensor empty_strided new_empty_strided from_numpy
-index_select index_put index_put_ slice_scatter select_scatter linspace meshgrid scalar_tensor narrow_copy
-view_as_real view_as_complex fill_ zero_ split_with_sizes_copy unbind_copy conj resize resize_ resize_as
-resize_as_ fill range real imag complex empty_permuted alias_copy as_strided_copy detach_copy diagonal_copy
-expand_copy permute_copy select_copy slice_copy split_copy squeeze_copy t_copy transpose_copy unsqueeze_copy
-view_copy is_inference
-""".split())
-# Kept in step with hdecomp.runtime.ops.PLUMBING_OPS (the runtime check's list), so that the editor and
-# `verify-step` agree on what is plumbing; this module cannot import ops.py (it imports torch).
-
-SHAPE_QUERIES = frozenset("""
-size dim ndimension numel nelement stride element_size storage_offset is_contiguous is_floating_point
-is_complex get_device item is_same_size data_ptr is_signed is_tensor is_nonzero __len__ dim_order
-""".split())
-
-
-def is_compute_op(name: str) -> bool:
-    """Whether an op, by name (aten, torch, F or method spelling: `unsqueeze_`, `__getitem__`,
-    `scaled_dot_product_attention`), computes: it is no data plumbing, no shape query, no indexing and no
-    `nn.Identity` (an eval-mode drop_path). The one rule of what counts as a compute op, for the
-    decomposer's levels and the quality lint's sizes."""
-    op = name.lower().strip("_")
-    return op not in PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size", "identity")
-
-# Tensor attributes (not calls): shape-like ones give ints, view-like ones give tensors.
-TENSOR_SCALAR_ATTRS = frozenset("""
-shape ndim dtype device is_cuda is_sparse is_quantized is_meta layout requires_grad is_leaf names grad_fn
-itemsize nbytes
-""".split())
-TENSOR_VIEW_ATTRS = frozenset("T mT H mH data real imag grad".split())
 
 # Every public method of torch.Tensor (torch 2.x); those not listed as plumbing or shape queries are compute.
 TENSOR_METHODS = frozenset("""
@@ -128,15 +88,12 @@ NN_PARAMETERS = frozenset({"Parameter", "ParameterList", "ParameterDict", "Unini
                            "UninitializedBuffer", "Buffer"})
 
 MATH_MODULES = frozenset({"math", "cmath", "numpy", "scipy", "jax"})
-EINOPS_PLUMBING = frozenset({"rearrange", "repeat", "pack", "unpack", "parse_shape"})
 OPERATOR_BINOPS: dict[str, type[ast.operator]] = {
     "add": ast.Add, "iadd": ast.Add, "__add__": ast.Add, "sub": ast.Sub, "isub": ast.Sub, "mul": ast.Mult,
     "imul": ast.Mult, "truediv": ast.Div, "itruediv": ast.Div, "floordiv": ast.FloorDiv, "mod": ast.Mod,
     "pow": ast.Pow, "ipow": ast.Pow, "matmul": ast.MatMult, "imatmul": ast.MatMult, "and_": ast.BitAnd,
     "or_": ast.BitOr, "xor": ast.BitXor, "lshift": ast.LShift, "rshift": ast.RShift,
 }
-OPERATOR_PLUMBING = frozenset({"getitem", "itemgetter", "attrgetter", "index", "concat", "contains",
-                               "is_", "is_not", "not_", "truth", "length_hint"})
 
 BUILTIN_NEUTRAL = frozenset("""
 len range enumerate zip isinstance issubclass type int float bool str tuple list dict set frozenset print

@@ -30,6 +30,7 @@ from hdecomp.runtime.component import (
     plain_attributes,
     restore_plain_attributes,
 )
+from hdecomp.vocab.ops import SHAPE_METHODS
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
 
@@ -292,9 +293,6 @@ def _printable_constant(value: Any) -> Any:
     return value
 
 
-# Shape queries: their result is a Python int (or a torch.Size), never a tensor. (A tensor's `.item()` is
-# not one: arithmetic on its values is compute, as the anti-cheat check holds.)
-SHAPE_METHODS = {"size", "dim", "numel", "nelement", "ndimension"}
 # Python int arithmetic: plumbing when every operand is a shape query (`x.size(0) * x.size(1)`).
 INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv,
                            operator.mod, operator.neg, operator.pow, operator.getitem, builtins.int,
