@@ -22,6 +22,7 @@ import torch
 
 from hdecomp.decompose.outputs import (
     PeakRss,
+    self_test_jobs,
     write_outputs,
 )
 from hdecomp.decompose.shapes import full_size_io
@@ -30,12 +31,12 @@ from hdecomp.decompose.step_writer import Snapshot, leaf, write_step
 from hdecomp.decompose.stepfiles import (
     io_maps,
 )
-from hdecomp.errors import HdecompError
+from hdecomp.errors import ComponentLoadError, HdecompError
 from hdecomp.formats.jsonio import write_text_atomic
-from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.layout import Step, read_result_file
 from hdecomp.formats.tree import TREE_FILE
-from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for
-from hdecomp.runtime.component import BUILD_SEED, clone_nested, load_component
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, limited_inputs
+from hdecomp.runtime.component import BUILD_SEED, clone_nested, load_component, run_user_code
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 logger = logging.getLogger(__name__)
@@ -105,7 +106,6 @@ def _model_runs(comp: Any, args: list[Any], kwargs: dict[str, Any], options: Dec
     """The model's inputs under each draw the composition test makes (COMPOSITION_SEEDS; the first is the
     recording's own): the root's in-model calls, which every step's children are replayed on, so that a
     size read from data upstream (the frames a duration predictor asks for) is one the steps below saw."""
-    from hdecomp.runtime.batch_limit import limited_inputs
     from hdecomp.verify.result import COMPOSITION_SEEDS
     runs = [(clone_nested(list(args)), clone_nested(dict(kwargs)))]
     for seed in COMPOSITION_SEEDS[1:]:
@@ -146,7 +146,6 @@ def outcome_reasons(outcome: Any) -> list[str]:
 
 
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
-    from hdecomp.formats.layout import Step
     from hdecomp.toolchain.pipeline import verify_one
     from hdecomp.verify.result import VerifyOptions
     o = dec.options
@@ -168,7 +167,6 @@ _PIP_NAMES = {"cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow"
 def _load_model_file(model_file: Path, timeout: float | None) -> Any:
     """load_component, with a missing third-party package named as such (`needs the Python package
     'einops' (pip install einops)`): the model file is fine, the environment lacks a dependency."""
-    from hdecomp.errors import ComponentLoadError
     try:
         return load_component(model_file, timeout=timeout)
     except ComponentLoadError as exc:
@@ -237,7 +235,6 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     runs = _model_runs(comp, args, kwargs, options)
     from functools import partial
 
-    from hdecomp.runtime.component import run_user_code
     kept = comp.batch_size_kept(options.batch_limit, options.timeout)
     batch_method = batch_cut_policy(comp.module, args, kwargs, kept)
     from hdecomp.runtime.ops import recording
@@ -254,7 +251,6 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     # what one process that builds and runs the model holds: its weights and one forward's intermediates
     dec.forward_bytes = peak.growth + sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
     if dec.pool is not None and options.finish and options.self_tests:
-        from hdecomp.decompose.outputs import self_test_jobs
         dec.pool.prestart(self_test_jobs(dec.forward_bytes))   # the second self-test worker, when two fit
     args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
                                                 device=options.device, timeout=options.timeout,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import dataclasses
 import enum
 import functools
 import inspect
@@ -695,12 +696,10 @@ def _named_container(value: Any) -> bool:
         return True
     if isinstance(value, dict) and type(value) is not dict:
         return True
-    import dataclasses
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
 def _fields_of(value: Any) -> list[str]:
-    import dataclasses
     if isinstance(value, tuple):
         return list(getattr(value, "_fields", ()))
     if isinstance(value, dict):
