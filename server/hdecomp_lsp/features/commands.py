@@ -21,18 +21,20 @@ from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from lsprotocol import types
 
 from hdecomp_lsp import replacements
+from hdecomp_lsp.command_ids import (
+    DECOMPOSE,
+    PROFILE,
+    RUN_PIPELINE,
+    RUN_SELF_TEST,
+    VERIFY_REPLACEMENT,
+    VERIFY_STEP,
+)
 from hdecomp_lsp.features import diagnostics, trees
 from hdecomp_lsp.features.code_lens import lens_title, read_result
 from hdecomp_lsp.protocol import HdecompProtocol
 from hdecomp_lsp.state import HdecompLanguageServer  # at runtime: pygls reads the command signatures
 from hdecomp_lsp.uris import uri_to_path
 
-VERIFY_STEP = "hdecomp.server.verifyStep"
-RUN_SELF_TEST = "hdecomp.server.runSelfTest"
-RUN_PIPELINE = "hdecomp.server.runPipeline"
-DECOMPOSE = "hdecomp.server.decompose"
-PROFILE = "hdecomp.server.profile"
-VERIFY_REPLACEMENT = "hdecomp.server.verifyReplacement"
 _STATUS = {0: "PASS", 1: "FAIL"}
 
 
@@ -307,5 +309,4 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / TREE_FILE))
 
 
-__all__ = ["DECOMPOSE", "PROFILE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_REPLACEMENT", "VERIFY_STEP", "register",
-           "run_process"]
+__all__ = ["register", "run_process"]
