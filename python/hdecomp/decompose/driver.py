@@ -31,7 +31,7 @@ from hdecomp.decompose.step_writer import Snapshot, leaf, write_step
 from hdecomp.decompose.stepfiles import (
     io_maps,
 )
-from hdecomp.errors import ComponentLoadError, HdecompError
+from hdecomp.errors import ComponentLoadError, DecomposeError, HdecompError
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.layout import Step, read_result_file
 from hdecomp.formats.tree import TREE_FILE
@@ -312,19 +312,25 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
             t1 = time.perf_counter()
             try:
                 new = decompose_component(dec, node, number)
+            except DecomposeError as exc:   # the planner's own error, past every fallback: a bug of ours
+                new = _internal_error(dec, node, number, exc)
             except HdecompError as exc:
                 new = leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
             except Exception as exc:  # a bug on one component must not lose the rest of the tree
-                # the traceback goes to the log: an internal error is ours to fix, and this says where
-                logger.error("internal error decomposing %s", node.id, exc_info=exc)
-                dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
-                         "".join(traceback.format_exception(exc)[-12:]).rstrip())
-                new = leaf(dec, node, f"step_{number}_{node.id}",
-                            f"internal error: {type(exc).__name__}: {exc}")
+                new = _internal_error(dec, node, number, exc)
             report(node, time.perf_counter() - t1)
             queue.extend(new)
     dec.seconds = time.perf_counter() - t0
     write_outputs(dec)
+
+
+def _internal_error(dec: Decomposition, node: Node, number: int, exc: Exception) -> list[Node]:
+    """The component left a leaf over an error of ours; the traceback goes to the log and the notes, since an
+    internal error is ours to fix and this says where."""
+    logger.error("internal error decomposing %s", node.id, exc_info=exc)
+    dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
+             "".join(traceback.format_exception(exc)[-12:]).rstrip())
+    return leaf(dec, node, f"step_{number}_{node.id}", f"internal error: {type(exc).__name__}: {exc}")
 
 
 def mark_batch_size_kept(source: str, why: str) -> str:

@@ -27,6 +27,7 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from hdecomp.errors import DecomposeError, HdecompError
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, grouped_sizes, input_tensors, meta_build
 from hdecomp.runtime.component import (
     Component,
@@ -503,7 +504,7 @@ def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scalin
             for name, v in values.items()}
 
 
-class BatchBakedError(Exception):
+class BatchBakedError(DecomposeError):
     """A graph captured at the cut batch that another batch does not run (`[b for b in boxes]` unrolled):
     written at the original batch it would not be the module's."""
 
@@ -548,7 +549,6 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
     """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
     more forward at the second batch; plus the deviations. As given when nothing was cut."""
     from hdecomp.decompose.capture import CAPTURE_SEED
-    from hdecomp.errors import HdecompError
     sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
     if sc is None:
         return args, kwargs, out, []

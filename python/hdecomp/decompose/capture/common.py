@@ -24,6 +24,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.errors import DecomposeError
 from hdecomp.runtime.component import (
     clone_nested,
     compared_state,
@@ -52,7 +53,7 @@ class Capture:
 CAPTURE_SEED = 1234
 
 
-class CaptureError(Exception):
+class CaptureError(DecomposeError):
     """The component's forward could not be captured as a graph (the message says why)."""
 
 
