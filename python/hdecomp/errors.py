@@ -41,6 +41,12 @@ def read_source(path: str | Path, error: type[HdecompError] = HdecompError, caus
         raise error(f"{cause}: not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
 
 
+class DecomposeError(HdecompError):
+    """A component the decomposer cannot capture, plan or write one way (the message says why). The decomposer
+    catches each where another way is left to try; one that reaches the driver is a way with no fallback, a bug
+    of ours, reported as an internal error."""
+
+
 class ComponentLoadError(HdecompError):
     """A component file could not be imported, or lacks Model / get_inputs / get_init_inputs."""
 

@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from hdecomp_lsp import SERVER_NAME
 from hdecomp_lsp.protocol import HdecompProtocol
 from hdecomp_lsp.settings import SettingsStore
+from hdecomp_lsp.uris import command_converter
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,8 @@ class HdecompLanguageServer(LanguageServer):
     """Holds the server's state: settings, pending diagnostics, runtime findings, the tree watcher."""
 
     def __init__(self) -> None:
-        super().__init__(SERVER_NAME, __version__, protocol_cls=HdecompProtocol, max_workers=4)
+        super().__init__(SERVER_NAME, __version__, protocol_cls=HdecompProtocol, max_workers=4,
+                         converter_factory=command_converter)
         self.settings = SettingsStore()
         # None: the adaptive delay (diagnostics.change_delay), at most DEFAULT_DEBOUNCE_S; a number (the
         # debounceMs initialization option) fixes the debounce

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 import torch
 from hdecomp.cli import main
-from hdecomp.decompose.capture import record_init_args
+from hdecomp.decompose import driver
+from hdecomp.decompose.capture import CaptureError, record_init_args
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.naming import NameRegistry, snake
 from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.source import SourceContext, check_rebuild, literal, module_expr
-from hdecomp.errors import HdecompError
+from hdecomp.errors import ComponentRunError, DecomposeError, HdecompError
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"
@@ -64,6 +65,26 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "--max-depth 0" in out["reasons"]["loops_shared_tied"]
     # the copied model file got a self-test, so `hdecomp test` passes on it
     assert out["self_tests"]["status"] == "PASS"
+
+
+@pytest.mark.parametrize(("error", "reason"), [
+    (CaptureError("no graph"), "internal error: CaptureError: no graph"),
+    (ComponentRunError("Model.forward raised ValueError: no", "m.py", 3), "m.py:3: Model.forward raised ValueError: no"),
+])
+def test_a_decompose_error_past_every_fallback_is_ours_a_component_error_is_the_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: HdecompError, reason: str) -> None:
+    # a DecomposeError reaching the driver is a way of writing a step with no fallback: an internal error, its
+    # traceback in the log; an error of the user's model is the component's reason as it is
+    def write_step(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(driver, "write_step", write_step)
+    dec = decompose(FIXTURES / "inline_gelu.py", tmp_path, QUICK, progress=False)
+    root = dec.nodes["inline_gelu"]
+    assert root.status == "error" and root.reason == reason
+    internal = [e for e in dec.log if e["title"].endswith("internal error")]
+    assert bool(internal) == isinstance(error, DecomposeError)
+    assert not internal or "Traceback" in internal[0]["description"]
 
 
 def test_max_depth_and_batch_limit_are_recorded(tmp_path: Path) -> None:

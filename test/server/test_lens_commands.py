@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hdecomp_lsp.command_ids import RUN_PIPELINE, VERIFY_STEP
 from lsp_harness import open_doc, start_client, stop_client, wait_for
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -54,7 +55,7 @@ async def test_verify_lens_runs_the_step_and_shows_the_result(lens_client, modul
     resolved = await client.code_lens_resolve_async(lenses[0])
     assert resolved.command is not None
     assert resolved.command.title == "Verify step"
-    assert resolved.command.command == "hdecomp.server.verifyStep" and list(resolved.command.arguments or []) == [uri]
+    assert resolved.command.command == VERIFY_STEP and list(resolved.command.arguments or []) == [uri]
 
     refreshes = client.lens_refreshes  # type: ignore[attr-defined]
     tokens_before = set(client.progress_reports)
@@ -94,7 +95,7 @@ async def test_cancel_request_kills_the_running_verification(lens_client, module
     result_file.unlink(missing_ok=True)
     tokens_before = set(client.progress_reports)
     msg_id = f"cancel-me-{uuid.uuid4().hex}"
-    command = types.Command(title="Verify", command="hdecomp.server.verifyStep", arguments=[path.as_uri()])
+    command = types.Command(title="Verify", command=VERIFY_STEP, arguments=[path.as_uri()])
     pending = asyncio.ensure_future(_execute(client, command, msg_id=msg_id))
     await wait_for(lambda: any(t not in tokens_before for t in client.progress_reports), what="progress begin")
     client.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
@@ -111,7 +112,7 @@ async def test_progress_cancel_kills_the_running_verification(lens_client, modul
     client = lens_client
     path = module_workspace / STEP / "refactored.py"
     tokens_before = set(client.progress_reports)
-    command = types.Command(title="Verify", command="hdecomp.server.verifyStep", arguments=[path.as_uri()])
+    command = types.Command(title="Verify", command=VERIFY_STEP, arguments=[path.as_uri()])
     pending = asyncio.ensure_future(_execute(client, command))
     await wait_for(lambda: any(t not in tokens_before for t in client.progress_reports), what="progress begin")
     token = next(t for t in client.progress_reports if t not in tokens_before)
@@ -124,7 +125,7 @@ async def test_run_pipeline_command_reports_and_notifies_tree_change(lens_client
     client = lens_client
     folder = module_workspace / "convnet"
     changes = len(client.tree_changes)  # type: ignore[attr-defined]
-    command = types.Command(title="Pipeline", command="hdecomp.server.runPipeline", arguments=[folder.as_uri()])
+    command = types.Command(title="Pipeline", command=RUN_PIPELINE, arguments=[folder.as_uri()])
     result = await _execute(client, command)
     assert result["status"] == "PASS" and result["exitCode"] == 0, result
     assert result["summary"].startswith("PASS")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hdecomp_lsp.command_ids import PROFILE
 from lsp_harness import copy_workspace, open_doc, plain_json, start_client, stop_client
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -49,7 +50,7 @@ async def test_the_profile_lens_runs_hdecomp_profile_and_shows_the_share(ws_clie
     # profile the decomposition from the editor: the command of the lens a profiled kernel gets
     result = await client.protocol.send_request_async(
         types.WORKSPACE_EXECUTE_COMMAND,
-        types.ExecuteCommandParams(command="hdecomp.server.profile", arguments=[(ws / "convnet").as_uri()]))
+        types.ExecuteCommandParams(command=PROFILE, arguments=[(ws / "convnet").as_uri()]))
     result = plain_json(result)
     assert result["status"] == "PASS" and result["summary"].startswith("PASS: "), result
     profile = json.loads((ws / "convnet" / "verification" / "profile.json").read_text())
@@ -57,7 +58,7 @@ async def test_the_profile_lens_runs_hdecomp_profile_and_shows_the_share(ws_clie
     lenses = await _lenses(client, uri)
     assert [lens.data["kind"] for lens in lenses] == ["selftest", "profile"]
     resolved = await client.code_lens_resolve_async(lenses[1])
-    assert resolved.command is not None and resolved.command.command == "hdecomp.server.profile"
+    assert resolved.command is not None and resolved.command.command == PROFILE
     assert resolved.command.title == f"Profile · {100 * entry['share_of_model']:.1f} % of model time"
     nodes = {n["id"]: n for n in await _nodes(client)}
     assert nodes[entry["id"]]["shareOfModel"] == pytest.approx(entry["share_of_model"])

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hdecomp_lsp.command_ids import VERIFY_REPLACEMENT
 from lsp_harness import copy_workspace, open_doc, plain_json, start_client, stop_client, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 KERNELS = "convnet/level_0_kernel"
-COMMAND = "hdecomp.server.verifyReplacement"
 
 MODEL_NEW = '''import torch
 import torch.nn as nn
@@ -88,7 +88,7 @@ async def test_the_lens_needs_a_model_new_beside_a_kernel_file(ws_client) -> Non
     lenses = await _lenses(client, kernels / "relu_fp32.py")
     assert _kinds(lenses) == ["selftest", "replacement"]
     resolved = await client.code_lens_resolve_async(lenses[1])
-    assert resolved.command is not None and resolved.command.command == COMMAND
+    assert resolved.command is not None and resolved.command.command == VERIFY_REPLACEMENT
     assert resolved.command.title == "Verify replacement (relu_fp32_new.py)"
     assert list(resolved.command.arguments or []) == [(kernels / "relu_fp32.py").as_uri(), new.as_uri()]
     assert "replacement" not in _kinds(await _lenses(client, new))
@@ -179,7 +179,7 @@ async def test_an_untrusted_workspace_refuses_to_verify_a_replacement(tmp_path: 
     client = await start_client(ws, init_options={"trusted": False})
     try:
         result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command=COMMAND, arguments=[kernel.as_uri(), new.as_uri()])))
+            types.ExecuteCommandParams(command=VERIFY_REPLACEMENT, arguments=[kernel.as_uri(), new.as_uri()])))
         assert result["status"] == "ERROR" and "untrusted" in result["summary"], result
         assert not (ws / "convnet" / "replacements").exists()
     finally:
@@ -238,7 +238,7 @@ async def test_verify_replacement_runs_hdecomp_replace_end_to_end(tmp_path: Path
     try:
         assert await _replacement_title(client, kernel, 1) == "Verify replacement (linear_8x16_fp32_new.py)"
         result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command=COMMAND, arguments=[kernel.as_uri(), new.as_uri()])))
+            types.ExecuteCommandParams(command=VERIFY_REPLACEMENT, arguments=[kernel.as_uri(), new.as_uri()])))
         assert result["status"] == "PASS" and result["exitCode"] == 0, result
         assert result["summary"].startswith("PASS: kernel speedup ") and "×, model speedup " in result["summary"], \
             result

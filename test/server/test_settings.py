@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hdecomp_lsp.command_ids import DECOMPOSE, RUN_PIPELINE, RUN_SELF_TEST, VERIFY_STEP
 from lsp_harness import plain_json, start_client, stop_client, wait_for
 from lsprotocol import types
 
@@ -63,7 +64,7 @@ async def test_settings_round_trip_per_folder(tmp_path: Path) -> None:
         model = b / "net.py"
         model.write_text("# a model\n")
         result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
-            types.ExecuteCommandParams(command="hdecomp.server.decompose",
+            types.ExecuteCommandParams(command=DECOMPOSE,
                                        arguments=[model.as_uri(), (b / "out").as_uri()])))
         assert result["status"] == "PASS" and result["summary"] == "PASS: fake decomposition"
         assert result["resultFile"] == str(b / "out" / "net" / "decomposition_tree.json")
@@ -93,8 +94,7 @@ async def test_untrusted_workspace_refuses_commands_but_keeps_analysis(workspace
         uri = refactored.as_uri()
         client.text_document_did_open(types.DidOpenTextDocumentParams(
             types.TextDocumentItem(uri=uri, language_id="python", version=1, text=refactored.read_text())))
-        for command in ("hdecomp.server.verifyStep", "hdecomp.server.runSelfTest", "hdecomp.server.runPipeline",
-                        "hdecomp.server.decompose"):
+        for command in (VERIFY_STEP, RUN_SELF_TEST, RUN_PIPELINE, DECOMPOSE):
             result = plain_json(await client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND,
                 types.ExecuteCommandParams(command=command, arguments=[uri])))
             assert result["status"] == "ERROR" and "untrusted" in result["summary"], result

@@ -89,8 +89,7 @@ class AntiCheatViolation:
         hdecomp.runtime.wire rebuilds it), or `value` itself where it is one already."""
         if isinstance(value, cls):
             return value
-        import dataclasses
-        data = dataclasses.asdict(value)
+        data = asdict(value)
 
         def where(r: dict[str, Any] | None) -> SourceRange | None:
             return None if r is None else SourceRange(int(r["line"]), int(r["col"]), int(r["end_line"]),

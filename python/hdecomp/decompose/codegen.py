@@ -7,6 +7,7 @@ writes the files and verifies them.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import math
 import operator
 import re
@@ -33,7 +34,7 @@ from hdecomp.decompose.naming import (
     safe_local,
     snake,
 )
-from hdecomp.decompose.plan import HOST_NUMBER, HOST_SOURCE, ChildPlan
+from hdecomp.decompose.plan import HOST_NUMBER, HOST_SOURCE, ChildPlan, node_op_name
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -52,7 +53,7 @@ from hdecomp.decompose.source import (
 )
 from hdecomp.formats.keys import access_path
 from hdecomp.formats.weight_map import WeightSlice
-from hdecomp.runtime.component import factory_class
+from hdecomp.runtime.component import dataclass_fields, factory_class, holding_tensors
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
 from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
@@ -153,7 +154,6 @@ def node_expr(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         return f"{_paren(n.args[0], names, ctx)} {_BINARY[t]} {_paren(n.args[1], names, ctx)}"
     if t in _UNARY and len(n.args) == 1:
         return f"{_UNARY[t]}{_paren(n.args[0], names, ctx)}"
-    from hdecomp.decompose.source import qualified_name
     return f"{qualified_name(t, ctx)}({call_args(n.args, _clean_kwargs(t, n.kwargs), names, ctx)})"
 
 
@@ -216,7 +216,6 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         return text + (f"\n{names[n]} = {target}" if n in names and names[n] != target else "")
     made = factory_class(n.target) if n.op == "call_function" else None
     if made is not None and n in names:   # a plain object made from the graph's values (object_factory)
-        from hdecomp.decompose.source import qualified_name
         cls = qualified_name(made, ctx)
         state = fmt(n.args[0], names, ctx)
         return f"{names[n]} = object.__new__({cls})\n{names[n]}.__dict__.update({state})"
@@ -380,10 +379,8 @@ def object_input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True
     transform to the region proposal network; a dataclass of tensors), written as its class called with its
     attributes of the names of its constructor's parameters, the tensors drawn as inputs are. None for an
     object whose constructor does not rebuild its attributes so."""
-    import dataclasses
     import inspect
 
-    from hdecomp.decompose.capture.common import flat_values
     if isinstance(value, (torch.Tensor, nn.Module, type)) or callable(value):
         return None
     state = getattr(value, "__dict__", None)
@@ -519,7 +516,6 @@ _VARYING_BY_DRAWS = '''    varying = set()   # outputs whose size follows the in
 
 def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
     """An object that carries tensors (hdecomp.runtime.component.holding_tensors) nested in `value`."""
-    from hdecomp.runtime.component import dataclass_fields, holding_tensors
     if isinstance(value, torch.Tensor) or depth > 8:
         return False
     if isinstance(value, (list, tuple)):
@@ -795,7 +791,6 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
             names[a] = fresh(value_names[a])
         else:
             names[a] = fresh("x" if len(child.inputs) == 1 else f"x{i}")
-    from hdecomp.decompose.plan import node_op_name
     for m in child.members:
         if value_names is not None and m in value_names and m.op != "get_attr":
             names[m] = fresh(value_names[m])

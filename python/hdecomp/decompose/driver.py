@@ -22,6 +22,7 @@ import torch
 
 from hdecomp.decompose.outputs import (
     PeakRss,
+    self_test_jobs,
     write_outputs,
 )
 from hdecomp.decompose.shapes import full_size_io
@@ -31,12 +32,12 @@ from hdecomp.decompose.step_writer import leaf, write_step
 from hdecomp.decompose.stepfiles import (
     io_maps,
 )
-from hdecomp.errors import HdecompError
+from hdecomp.errors import ComponentLoadError, DecomposeError, HdecompError
 from hdecomp.formats.jsonio import write_text_atomic
-from hdecomp.formats.layout import read_result_file
+from hdecomp.formats.layout import Step, read_result_file
 from hdecomp.formats.tree import TREE_FILE
-from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for
-from hdecomp.runtime.component import BUILD_SEED, clone_nested, load_component
+from hdecomp.runtime.batch_limit import batch_cut_policy, cut_for, limited_inputs
+from hdecomp.runtime.component import BUILD_SEED, clone_nested, load_component, run_user_code
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 logger = logging.getLogger(__name__)
@@ -108,7 +109,6 @@ def _model_runs(comp: Any, args: list[Any], kwargs: dict[str, Any], options: Dec
     """The model's inputs under each draw the composition test makes (COMPOSITION_SEEDS; the first is the
     recording's own): the root's in-model calls, which every step's children are replayed on, so that a
     size read from data upstream (the frames a duration predictor asks for) is one the steps below saw."""
-    from hdecomp.runtime.batch_limit import limited_inputs
     from hdecomp.verify.result import COMPOSITION_SEEDS
     runs = [(clone_nested(list(args)), clone_nested(dict(kwargs)))]
     for seed in COMPOSITION_SEEDS[1:]:
@@ -149,7 +149,6 @@ def outcome_reasons(outcome: Any) -> list[str]:
 
 
 def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
-    from hdecomp.formats.layout import Step
     from hdecomp.toolchain.pipeline import verify_one
     from hdecomp.verify.result import VerifyOptions
     o = dec.options
@@ -171,7 +170,6 @@ _PIP_NAMES = {"cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow"
 def _load_model_file(model_file: Path, timeout: float | None) -> Any:
     """load_component, with a missing third-party package named as such (`needs the Python package
     'einops' (pip install einops)`): the model file is fine, the environment lacks a dependency."""
-    from hdecomp.errors import ComponentLoadError
     try:
         return load_component(model_file, timeout=timeout)
     except ComponentLoadError as exc:
@@ -240,7 +238,6 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     runs = _model_runs(comp, args, kwargs, options)
     from functools import partial
 
-    from hdecomp.runtime.component import run_user_code
     kept = comp.batch_size_kept(options.batch_limit, options.timeout)
     batch_method = batch_cut_policy(comp.module, args, kwargs, kept)
     from hdecomp.runtime.ops import recording
@@ -257,7 +254,6 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     # what one process that builds and runs the model holds: its weights and one forward's intermediates
     dec.forward_bytes = peak.growth + sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
     if dec.pool is not None and options.finish and options.self_tests:
-        from hdecomp.decompose.outputs import self_test_jobs
         dec.pool.prestart(self_test_jobs(dec.forward_bytes))   # the second self-test worker, when two fit
     args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
                                                 device=options.device, timeout=options.timeout,
@@ -319,19 +315,25 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
             t1 = time.perf_counter()
             try:
                 new = decompose_component(dec, node, number)
+            except DecomposeError as exc:   # the planner's own error, past every fallback: a bug of ours
+                new = _internal_error(dec, node, number, exc)
             except HdecompError as exc:
                 new = leaf(dec, node, f"step_{number}_{node.id}", exc.headline)
             except Exception as exc:  # a bug on one component must not lose the rest of the tree
-                # the traceback goes to the log: an internal error is ours to fix, and this says where
-                logger.error("internal error decomposing %s", node.id, exc_info=exc)
-                dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
-                         "".join(traceback.format_exception(exc)[-12:]).rstrip())
-                new = leaf(dec, node, f"step_{number}_{node.id}",
-                            f"internal error: {type(exc).__name__}: {exc}")
+                new = _internal_error(dec, node, number, exc)
             report(node, time.perf_counter() - t1)
             queue.extend(new)
     dec.seconds = time.perf_counter() - t0
     write_outputs(dec)
+
+
+def _internal_error(dec: Decomposition, node: Node, number: int, exc: Exception) -> list[Node]:
+    """The component left a leaf over an error of ours; the traceback goes to the log and the notes, since an
+    internal error is ours to fix and this says where."""
+    logger.error("internal error decomposing %s", node.id, exc_info=exc)
+    dec.note(f"step_{number}_{node.id}", "difficulty", f"{node.id}: internal error",
+             "".join(traceback.format_exception(exc)[-12:]).rstrip())
+    return leaf(dec, node, f"step_{number}_{node.id}", f"internal error: {type(exc).__name__}: {exc}")
 
 
 def mark_batch_size_kept(source: str, why: str) -> str:

@@ -19,7 +19,7 @@ import contextlib
 import copy
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -27,8 +27,16 @@ import torch.fx as fx
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from hdecomp.errors import DecomposeError, HdecompError
 from hdecomp.runtime.batch_limit import batch_cut_policy, cut_batch, grouped_sizes, input_tensors, meta_build
-from hdecomp.runtime.component import Component, clone_nested, move_to, same_kind_dict
+from hdecomp.runtime.component import (
+    Component,
+    clone_nested,
+    map_nested,
+    move_to,
+    run_user_code,
+    same_kind_dict,
+)
 
 BATCH = "batch_size"
 
@@ -87,7 +95,6 @@ def sample(t: torch.Tensor) -> torch.Tensor:
 def real_values(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """Inputs with every full-size stand-in replaced by the recorded tensor behind it (sample), and every
     full-size int (BatchInt) by the plain int the recording had."""
-    from hdecomp.runtime.component import map_nested
     return _recorded_ints(map_nested(list(args), sample)), _recorded_ints(map_nested(dict(kwargs), sample))
 
 
@@ -497,7 +504,7 @@ def full_size_values(values: dict[str, Any], values2: dict[str, Any], sc: Scalin
             for name, v in values.items()}
 
 
-class BatchBakedError(Exception):
+class BatchBakedError(DecomposeError):
     """A graph captured at the cut batch that another batch does not run (`[b for b in boxes]` unrolled):
     written at the original batch it would not be the module's."""
 
@@ -509,7 +516,6 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
     """`cap` (a Capture recorded under `--batch-limit limit`) and the component's inputs at the original
     batch, plus the deviations (values whose full size could not be learned keep their recorded value).
     Without a cut batch everything is returned as is."""
-    import dataclasses
     sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
     if sc is None:
         return cap, args, kwargs, []
@@ -534,7 +540,7 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
     values = full_size_values(cap.values, values2, sc, deviations)
     args_full = full_size(list(args), list(args2), sc, "input", deviations)
     kwargs_full = full_size(dict(kwargs), dict(kwargs2), sc, "input", deviations)
-    return dataclasses.replace(cap, values=values), args_full, kwargs_full, deviations
+    return replace(cap, values=values), args_full, kwargs_full, deviations
 
 
 def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: list[Any], kwargs: dict[str, Any],
@@ -543,8 +549,6 @@ def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: lis
     """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
     more forward at the second batch; plus the deviations. As given when nothing was cut."""
     from hdecomp.decompose.capture import CAPTURE_SEED
-    from hdecomp.errors import HdecompError
-    from hdecomp.runtime.component import run_user_code
     sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
     if sc is None:
         return args, kwargs, out, []

@@ -28,9 +28,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from hdecomp.decompose.capture import init_call
+from hdecomp.errors import DecomposeError
 
 
-class NotRepresentable(Exception):
+class NotRepresentable(DecomposeError):
     """A value or module that cannot be written as source (the message says which)."""
 
 

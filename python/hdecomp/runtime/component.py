@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import importlib.util
 import itertools
 import re
@@ -351,7 +352,6 @@ def dataclass_fields(obj: Any) -> dict[str, Any] | None:
     attributes of a plain object that holds tensors (torchvision's `ImageList(tensors, image_sizes)`, handed
     from one block to the next: holding_tensors), else None: every walk over nested values (outputs, inputs)
     goes through them as through a dict's values."""
-    import dataclasses
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
     return dict(vars(obj)) if holding_tensors(obj) else None
@@ -512,7 +512,6 @@ def factory_class(fn: Any) -> type | None:
 def is_output_class(cls: Any) -> bool:
     """A class of output objects that pack values by name: a dict subclass that is a dataclass
     (transformers' ModelOutputs), built by keyword from its fields."""
-    import dataclasses
     return isinstance(cls, type) and issubclass(cls, dict) and cls is not dict and dataclasses.is_dataclass(cls)
 
 

@@ -373,7 +373,6 @@ class _Server:
         no_grad, which the block's exit would hide) is kept for the audit. With `watch_threads`, the threads
         it starts and that still run after it returned are noted (`self.unawaited`), whether or not they
         are done by the time one looks."""
-        import contextlib
 
         import torch
 

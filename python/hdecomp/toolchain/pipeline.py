@@ -13,7 +13,7 @@ import contextlib
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -193,9 +193,8 @@ def verify_one(step: Step, options: Any, *, coverage: bool = True) -> StepOutcom
 
 
 def _with(options: Any, **changes: Any) -> Any:
-    import dataclasses
-    if dataclasses.is_dataclass(options) and not isinstance(options, type):
-        return dataclasses.replace(options, **changes)
+    if is_dataclass(options) and not isinstance(options, type):
+        return replace(options, **changes)
     return options
 
 

@@ -31,7 +31,7 @@ import torch
 from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import PROFILE_FILE
-from hdecomp.formats.tree import TREE_FILE
+from hdecomp.formats.tree import TREE_FILE, load_decomposition
 from hdecomp.runtime.work import FlopCounter, bytes_moved, count_flops, op_flops
 
 # Peak dense throughput (FLOP/s) by precision and memory bandwidth (byte/s), from the vendors' data sheets
@@ -196,7 +196,6 @@ def profile_tree(root: str | Path, *, device: str = "cpu", batch_limit: int | No
                  timeout: float | None = None, warmup: int = 3, runs: int = 10, levels: tuple[str, ...] = ("kernel", "fusion"),
                  write: bool = True, probe: bool = True) -> dict[str, Any]:
     """Profile every unique component of `levels` in the decomposition at `root` (see the module's doc)."""
-    from hdecomp.formats.tree import load_decomposition
     from hdecomp.vocab.levels import LEVEL_NAMES
     root = Path(root)
     tree = load_decomposition(root)

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from hdecomp.runtime.component import dataclass_fields, plain_object_state
+from hdecomp.runtime.component import dataclass_fields, map_nested, plain_object_state
 
 IN_MODEL_FILE = "in_model_inputs.pt"
 MAX_BYTES = 64 << 20     # recorded inputs above this (a 4 GB attention score input) are not kept
@@ -116,7 +116,6 @@ def _rebuilt(value: Any, namespace: dict[str, Any]) -> Any:
 
 
 def _to_cpu(value: Any) -> Any:
-    from hdecomp.runtime.component import map_nested
     return map_nested(value, lambda t: t.detach().to("cpu").clone())
 
 

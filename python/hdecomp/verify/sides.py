@@ -33,7 +33,7 @@ from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeo
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, WeightMapError, load_explicit_map, parse_explicit_map
 from hdecomp.runtime.component import load_component, seed_everything
 from hdecomp.runtime.settle import state_versions, wrote_state
-from hdecomp.verify.result import Clock, VerifyOptions
+from hdecomp.verify.result import PROBE_SCALES, RANDOMIZED_WEIGHT_SEED, SEED_BASE, Clock, VerifyOptions
 from hdecomp.verify.trials import (
     ChildCalls,
     OriginalRun,
@@ -49,7 +49,10 @@ from hdecomp.verify.trials import (
 from hdecomp.verify.weights import (
     apply_weight_map,
     build_weight_map,
+    forget_derived_state,
     has_float_state,
+    named_tensors,
+    plain_tensor_attributes,
     randomize_named,
     randomize_weights,
     share_weight_map,
@@ -126,7 +129,6 @@ class OriginalSide:
         """The original's tensors as built, by name (parameters, buffers, plain tensor attributes): what the
         refactored side's copy of the original is given, so that both hold the very same values even where a
         build is not reproducible (weights left as `torch.empty` memory)."""
-        from hdecomp.verify.weights import named_tensors
         return {e.name: e.tensor for e in named_tensors(self.model, attributes=True)}
 
     def batch_description(self) -> dict[str, Any]:
@@ -186,7 +188,6 @@ class RefactoredSide:
         ctor_args: list[Any] = []
 
         def build(meta: bool) -> nn.Module:
-            import contextlib
             ctx = torch.device("meta") if meta else contextlib.nullcontext()
             with ctx:
                 if options.skip_anticheat:
@@ -200,7 +201,6 @@ class RefactoredSide:
 
         m_ref = None
         if options.share_weights:
-            import contextlib
             with contextlib.suppress(HdecompError):   # a constructor that needs real tensors: built for real
                 m_ref = build(meta=True)
         on_meta = m_ref is not None
@@ -265,7 +265,6 @@ class RefactoredSide:
 
     def set_original_state(self, state: dict[str, torch.Tensor]) -> None:
         """The original side's values into this side's copy of the original, and through the map into ours."""
-        from hdecomp.verify.weights import forget_derived_state, named_tensors
         t0 = time.perf_counter()
         entries = {e.name: e for e in named_tensors(self.original_model, attributes=True)}
         with torch.no_grad():
@@ -461,7 +460,6 @@ def attributes_label(original: nn.Module, randomized: list[str]) -> str:
     cached reference made under another map must not stand for this one."""
     import hashlib
 
-    from hdecomp.verify.weights import plain_tensor_attributes
     attrs = sorted(set(randomized) & {n for n, _ in plain_tensor_attributes(original)})
     return "-a" + hashlib.sha256("\n".join(attrs).encode()).hexdigest()[:12] if attrs else ""
 
@@ -469,7 +467,6 @@ def attributes_label(original: nn.Module, randomized: list[str]) -> str:
 def _reference_cache(comp_o: Any, options: VerifyOptions, device: torch.device) -> Any:
     """The reference cache of this original under these options, or None (off, or no key)."""
     from hdecomp.verify.reference_cache import ReferenceCache, cache_enabled, step_key
-    from hdecomp.verify.result import PROBE_SCALES, RANDOMIZED_WEIGHT_SEED, SEED_BASE
     if not (options.reference_cache and cache_enabled()):
         return None
     try:
@@ -593,7 +590,6 @@ class _SideServer:
         self.watches: list[Any] = []
 
     def open(self, msg: dict[str, Any], buffers: list[bytes]) -> Any:
-        from hdecomp.verify.result import VerifyOptions
         options = VerifyOptions(**_options_from(msg["options"]))
         device = torch.device(options.device)
         clock = Clock(device)

@@ -26,8 +26,8 @@ from hdecomp.runtime.component import (
     seed_everything,
 )
 from hdecomp.runtime.ops import OpTrace, record_ops
-from hdecomp.runtime.settle import state_versions, wrote_state
-from hdecomp.verify.compare import OutputComparison, first_float_dtype
+from hdecomp.runtime.settle import settle, state_versions, wrote_state
+from hdecomp.verify.compare import LeafComparison, OutputComparison, first_float_dtype
 from hdecomp.verify.reference_cache import Reference, ReferenceCache
 from hdecomp.verify.result import SEED_BASE, Clock, VerifyOptions
 
@@ -241,7 +241,6 @@ def settle_model(comp: Component, model: nn.Module, orig: Component, m_orig: nn.
                  clock: Clock, device: torch.device, label: str) -> None:
     """`model` (of `comp`) run once on the first trial's inputs, drawn from the original `orig` (`m_orig`), as
     a trial runs it, its output dropped: it is then as its first forward left it (hdecomp.runtime.settle)."""
-    from hdecomp.runtime.settle import settle
     args, kwargs = trial_inputs(orig, m_orig, SEED_BASE, options, clock, device, {})
     settle(model, lambda: _forward(comp, model, args, kwargs, label=f"{label}, settling", timeout=options.timeout,
                                    record=False, root_locations=False, clock=clock, seed=SEED_BASE))
@@ -447,6 +446,5 @@ def given_half(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[
 
 def refactored_raised(exc: ComponentRunError) -> OutputComparison:
     """The comparison of a given-inputs trial on which the original runs and the refactored model raised."""
-    from hdecomp.verify.compare import LeafComparison
     return OutputComparison(leaves=[LeafComparison(
         path="out", match=False, max_diff=math.inf, reason=f"the refactored model raised: {exc.headline}")])

@@ -14,6 +14,7 @@ from hdecomp.formats.tree import TREE_FILE
 from lsprotocol import types
 
 from hdecomp_lsp import replacements
+from hdecomp_lsp.command_ids import PROFILE, RUN_SELF_TEST, VERIFY_REPLACEMENT, VERIFY_STEP
 from hdecomp_lsp.features.diagnostics import is_refactored_file, result_file_for
 from hdecomp_lsp.state import HdecompLanguageServer
 from hdecomp_lsp.uris import path_to_uri, uri_to_path
@@ -21,11 +22,6 @@ from hdecomp_lsp.uris import path_to_uri, uri_to_path
 _CLASS = re.compile(r"^class[ \t]+(RefactoredModel|Model)\b", re.MULTILINE)
 _COMPONENT = re.compile(r"^def[ \t]+get_inputs\b", re.MULTILINE)
 _MAIN_GUARD = re.compile(r"^if[ \t]+__name__[ \t]*==[ \t]*['\"]__main__['\"]", re.MULTILINE)
-
-VERIFY_COMMAND = "hdecomp.server.verifyStep"
-SELF_TEST_COMMAND = "hdecomp.server.runSelfTest"
-PROFILE_COMMAND = "hdecomp.server.profile"
-REPLACEMENT_COMMAND = "hdecomp.server.verifyReplacement"
 
 
 def profile_entry(path: str) -> tuple[Path, dict[str, Any]] | None:
@@ -132,15 +128,15 @@ def resolve(lens: types.CodeLens) -> types.CodeLens:
     if not isinstance(uri, str):
         return lens
     if data.get("kind") == "verify":
-        lens.command = types.Command(title=verify_title(uri_to_path(uri)), command=VERIFY_COMMAND, arguments=[uri])
+        lens.command = types.Command(title=verify_title(uri_to_path(uri)), command=VERIFY_STEP, arguments=[uri])
     elif data.get("kind") == "selftest":
-        lens.command = types.Command(title="Run self-test", command=SELF_TEST_COMMAND, arguments=[uri])
+        lens.command = types.Command(title="Run self-test", command=RUN_SELF_TEST, arguments=[uri])
     elif data.get("kind") == "profile" and isinstance(data.get("root"), str):
-        lens.command = types.Command(title=profile_title(uri_to_path(uri)), command=PROFILE_COMMAND,
+        lens.command = types.Command(title=profile_title(uri_to_path(uri)), command=PROFILE,
                                      arguments=[data["root"]])
     elif data.get("kind") == "replacement" and isinstance(data.get("new"), str):
         title = replacements.title_for(uri_to_path(uri), uri_to_path(data["new"]))
-        lens.command = types.Command(title=title, command=REPLACEMENT_COMMAND, arguments=[uri, data["new"]])
+        lens.command = types.Command(title=title, command=VERIFY_REPLACEMENT, arguments=[uri, data["new"]])
     return lens
 
 

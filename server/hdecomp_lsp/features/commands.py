@@ -1,6 +1,8 @@
 """Server-side commands: each runs `[interpreter] -m hdecomp ...` (or a self-test) in a subprocess with
 work-done progress and cancellation (client cancel or progress cancel kills the process group), then
-refreshes diagnostics, lenses and trees. Result: {status, exitCode, summary, resultFile}."""
+refreshes diagnostics, lenses and trees. Result: {status, exitCode, summary, resultFile}. The handlers'
+parameters are typed (uris.FilePath): pygls structures the client's URI arguments into local paths, and
+answers a call whose arguments name no file, or are too few or too many, with InvalidParams."""
 
 from __future__ import annotations
 
@@ -19,20 +21,23 @@ from hdecomp.formats.layout import PROFILE_FILE, read_profile_components, read_r
 from hdecomp.formats.tree import TREE_FILE
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from hdecomp_lsp import replacements
+from hdecomp_lsp.command_ids import (
+    DECOMPOSE,
+    PROFILE,
+    RUN_PIPELINE,
+    RUN_SELF_TEST,
+    VERIFY_REPLACEMENT,
+    VERIFY_STEP,
+)
 from hdecomp_lsp.features import diagnostics, trees
 from hdecomp_lsp.features.code_lens import lens_title, read_result
 from hdecomp_lsp.protocol import HdecompProtocol
 from hdecomp_lsp.state import HdecompLanguageServer  # at runtime: pygls reads the command signatures
-from hdecomp_lsp.uris import uri_to_path
+from hdecomp_lsp.uris import FilePath, file_path  # FilePath at runtime: pygls reads the annotations
 
-VERIFY_STEP = "hdecomp.server.verifyStep"
-RUN_SELF_TEST = "hdecomp.server.runSelfTest"
-RUN_PIPELINE = "hdecomp.server.runPipeline"
-DECOMPOSE = "hdecomp.server.decompose"
-PROFILE = "hdecomp.server.profile"
-VERIFY_REPLACEMENT = "hdecomp.server.verifyReplacement"
 _STATUS = {0: "PASS", 1: "FAIL"}
 
 
@@ -42,13 +47,6 @@ class ProcessOutcome:
     cancelled: bool
     stdout: str
     stderr: str
-
-
-def _arg_path(args: tuple[Any, ...], index: int, what: str) -> str:
-    if len(args) <= index or not isinstance(args[index], str) or not args[index]:
-        raise ValueError(f"missing argument: {what} (a file URI)")
-    value = args[index]
-    return uri_to_path(value) if "://" in value else os.path.normpath(value)
 
 
 def _first_error_line(text: str) -> str:
@@ -235,14 +233,13 @@ def untrusted(ls: HdecompLanguageServer, what: str) -> dict[str, Any] | None:
 
 def register(server: HdecompLanguageServer) -> None:
     @server.command(VERIFY_STEP)
-    async def cmd_verify_step(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
-        return untrusted(ls, "Verify step") or await verify_step(ls, _arg_path(args, 0, "refactoredUri"))
+    async def cmd_verify_step(ls: HdecompLanguageServer, refactored: FilePath) -> dict[str, Any]:
+        return untrusted(ls, "Verify step") or await verify_step(ls, refactored)
 
     @server.command(RUN_SELF_TEST)
-    async def cmd_run_self_test(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+    async def cmd_run_self_test(ls: HdecompLanguageServer, path: FilePath) -> dict[str, Any]:
         if refused := untrusted(ls, "Run self-test"):
             return refused
-        path = _arg_path(args, 0, "fileUri")
         settings = ls.settings.for_path(path)
         # a component's self-test is the file itself: `python file.py` prints PASS and exits 0
         outcome = await run_process(ls, f"Self-test {Path(path).name}", [*settings.python_command(), path],
@@ -256,10 +253,9 @@ def register(server: HdecompLanguageServer) -> None:
         return result
 
     @server.command(RUN_PIPELINE)
-    async def cmd_run_pipeline(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+    async def cmd_run_pipeline(ls: HdecompLanguageServer, folder: FilePath) -> dict[str, Any]:
         if refused := untrusted(ls, "Run pipeline"):
             return refused
-        folder = _arg_path(args, 0, "decompositionDirUri")
         settings = ls.settings.for_path(folder)
         argv = [*settings.python_command(), "-m", "hdecomp", "pipeline", folder, *settings.verify_flags()]
         outcome = await run_process(ls, f"Pipeline {Path(folder).name}", argv, folder)
@@ -270,10 +266,9 @@ def register(server: HdecompLanguageServer) -> None:
                        str(Path(folder) / "verification" / "step_verification_summary.json"))
 
     @server.command(PROFILE)
-    async def cmd_profile(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+    async def cmd_profile(ls: HdecompLanguageServer, folder: FilePath) -> dict[str, Any]:
         if refused := untrusted(ls, "Profile"):
             return refused
-        folder = _arg_path(args, 0, "decompositionDirUri")
         settings = ls.settings.for_path(folder)
         argv = [*settings.python_command(), "-m", "hdecomp", "profile", folder, *settings.run_flags()]
         outcome = await run_process(ls, f"Profile {Path(folder).name}", argv, folder)
@@ -288,16 +283,20 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary, str(profile))
 
     @server.command(VERIFY_REPLACEMENT)
-    async def cmd_verify_replacement(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
-        return untrusted(ls, "Verify replacement") or await verify_replacement(
-            ls, _arg_path(args, 0, "kernelUri"), _arg_path(args, 1, "newUri"))
+    async def cmd_verify_replacement(ls: HdecompLanguageServer, kernel: FilePath, new: FilePath) -> dict[str, Any]:
+        return untrusted(ls, "Verify replacement") or await verify_replacement(ls, kernel, new)
 
     @server.command(DECOMPOSE)
-    async def cmd_decompose(ls: HdecompLanguageServer, *args: Any) -> dict[str, Any]:
+    async def cmd_decompose(ls: HdecompLanguageServer, model: FilePath, *out_dir: Any) -> dict[str, Any]:
+        # outDirUri may be left out, and pygls asks the client for every named parameter: it comes as *out_dir
+        try:
+            if len(out_dir) > 1:
+                raise ValueError(f"expected 1 or 2 arguments, got {1 + len(out_dir)}")
+            out = file_path(out_dir[0]) if out_dir and out_dir[0] else str(Path(model).parent / "output")
+        except ValueError as exc:
+            raise JsonRpcInvalidParams.of(exc) from exc
         if refused := untrusted(ls, "Decompose"):
             return refused
-        model = _arg_path(args, 0, "modelUri")
-        out = _arg_path(args, 1, "outDirUri") if len(args) > 1 and args[1] else str(Path(model).parent / "output")
         settings = ls.settings.for_path(model)
         argv = [*settings.python_command(), "-m", "hdecomp", "decompose", model, "-o", out,
                 *settings.verify_flags()]
@@ -307,5 +306,4 @@ def register(server: HdecompLanguageServer) -> None:
         return _result(outcome, summary[:200], str(Path(out) / Path(model).stem / TREE_FILE))
 
 
-__all__ = ["DECOMPOSE", "PROFILE", "RUN_PIPELINE", "RUN_SELF_TEST", "VERIFY_REPLACEMENT", "VERIFY_STEP", "register",
-           "run_process"]
+__all__ = ["register", "run_process"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import dataclasses
 import enum
 import functools
 import inspect
@@ -23,6 +24,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.errors import DecomposeError
 from hdecomp.runtime.component import (
     clone_nested,
     compared_state,
@@ -52,7 +54,7 @@ class Capture:
 CAPTURE_SEED = 1234
 
 
-class CaptureError(Exception):
+class CaptureError(DecomposeError):
     """The component's forward could not be captured as a graph (the message says why)."""
 
 
@@ -693,12 +695,10 @@ def _named_container(value: Any) -> bool:
         return True
     if isinstance(value, dict) and type(value) is not dict:
         return True
-    import dataclasses
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
 def _fields_of(value: Any) -> list[str]:
-    import dataclasses
     if isinstance(value, tuple):
         return list(getattr(value, "_fields", ()))
     if isinstance(value, dict):

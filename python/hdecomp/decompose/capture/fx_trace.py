@@ -98,8 +98,7 @@ def _package_wraps_traced_through() -> Iterator[None]:
     """Python functions a package made fx leaves (`torch.fx.wrap("shifted_window_attention")` in
     torchvision's Swin) are traced into while we trace: a Python function is not a kernel, and as a leaf
     it would be one child holding the whole attention. torch's own wrapped functions stay leaves."""
-    from torch.fx import _symbolic_trace as st
-    table = getattr(st, "_wrapped_fns_to_patch", None)
+    table = getattr(fx._symbolic_trace, "_wrapped_fns_to_patch", None)
     if not isinstance(table, dict):
         yield
         return

@@ -20,13 +20,21 @@ from hdecomp.decompose.capture.common import (
     flat_values,
     forward_param_names,
     graph_module,
+    is_constant_object,
     node_values,
     object_tensors,
     output_matches,
+    same_outputs,
     work_copy,
 )
 from hdecomp.decompose.value_names import user_frame_trace
-from hdecomp.runtime.component import clone_nested, is_output_class, object_factory, object_state
+from hdecomp.runtime.component import (
+    clone_nested,
+    holding_tensors,
+    is_output_class,
+    object_factory,
+    object_state,
+)
 from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.verify.weights import plain_tensor_attributes
 
@@ -352,15 +360,12 @@ def opaque_state(value: Any) -> bool:
     mod = getattr(type(value), "__module__", "") or ""
     if mod == "builtins" or mod == "torch" or mod.startswith("torch."):
         return False
-    from hdecomp.decompose.capture.common import is_constant_object
-    from hdecomp.runtime.component import holding_tensors
     return hasattr(value, "__dict__") and not holding_tensors(value) and \
         not (is_constant_object(value) and not _has_containers_of_state(value))
 
 
 def holds_state(value: Any) -> bool:
     """An opaque state object (opaque_state) among the leaves of an output: a model that hands its cache back."""
-    from hdecomp.decompose.capture.common import flat_values
     return any(opaque_state(v) for v in flat_values(value))
 
 
@@ -397,7 +402,6 @@ def same_without_state(out: Any, got: Any) -> bool:
     """A child's output with an opaque state object handed to it (`out`) equal to its output without one
     (`got`), the state it hands back left out, or standing as the None the call without it hands back: LED's
     decoder layer returns `(hidden_states, cache)`, and `(hidden_states, None)` without one."""
-    from hdecomp.decompose.capture.common import same_outputs
     return same_outputs(without_state(out), without_state(got)) or \
         same_outputs(without_state(out, keep=True), without_state(got, keep=True))
 

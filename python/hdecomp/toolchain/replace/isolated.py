@@ -27,7 +27,7 @@ from hdecomp.runtime.side import Side
 from hdecomp.runtime.wire import Opaque, decode, encode, tensor_descriptions
 from hdecomp.toolchain.replace import hacks
 from hdecomp.toolchain.replace.hacks import Check
-from hdecomp.verify.compare import compare_outputs
+from hdecomp.verify.compare import compare_outputs, first_float_dtype
 
 
 class Refused(Exception):
@@ -159,7 +159,6 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
                                             kernel_repeats and not hacks.same_values(again_n, out_n)))
 
         # the trials, compared here
-        from hdecomp.verify.compare import first_float_dtype
         proof.dtype = first_float_dtype(ref_outs[0]) or first_float_dtype(draws[0]) or torch.float32
         rtol, atol = tolerance(proof.dtype)
         say(f"proving ModelNew against {kernel_path.name}: {len(seeds)} seeded draws, one unseen, the judge's own, "

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from hdecomp.formats.jsonio import write_text_atomic
+from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree
 from hdecomp.formats.weight_map import map_json
 from hdecomp.toolchain.compose.plan import Composition, build_composition, relative_to_root
@@ -204,7 +204,6 @@ def verify_composed_model(comp: Composition, replaced: dict[Path, Path], out_dir
 def record_composition(root: Path, composition: dict[str, Any]) -> None:
     """test_results.json's `composition_with_replacements`: the isolated verdict (as `hdecomp compose
     --with-replacements` records its own)."""
-    from hdecomp.formats.jsonio import write_json_atomic
     from hdecomp.formats.layout import TEST_RESULTS_FILE, read_test_results
     data = read_test_results(root)
     if data:
@@ -255,7 +254,6 @@ def main(argv: list[str]) -> int:
     import traceback
 
     from hdecomp.errors import HdecompError
-    from hdecomp.formats.jsonio import write_json_atomic
     request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     try:
         out = _run_after_the_kernel(request)
