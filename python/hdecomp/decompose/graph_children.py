@@ -28,6 +28,7 @@ from hdecomp.decompose.naming import (
     dtype_short,
     input_signature,
     module_base_name,
+    safe_attr,
     shape_sig,
     snake,
 )
@@ -355,7 +356,6 @@ def forward_parameter_names(model: nn.Module, count: int, prefix: bool = False) 
 
 def _value(a: Any, cap: Capture | dict[str, Any]) -> Any:
     """An argument of a graph call with its recorded value (of `cap`, or of a dict of node values)."""
-    import torch.fx as fx
     values = cap if isinstance(cap, dict) else cap.values
     if isinstance(a, fx.Node):
         return values[a.name]
@@ -402,6 +402,5 @@ def _called_with(m: Any, keep: Any, values: dict[str, Any]) -> tuple[list[Any], 
 
 
 def _unique_attr(base: str, used: set[str]) -> str:
-    from hdecomp.decompose.naming import safe_attr
     return safe_attr(base, used)
 

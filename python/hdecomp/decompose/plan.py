@@ -29,6 +29,7 @@ from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
+from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
 from hdecomp.vocab.ops import PARENT_METHODS, is_compute_op, is_neutral_operand
@@ -807,5 +808,5 @@ def _validate_order(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:
                     raise PlanError("a grouped op's result is used before the group ends")
 
 
-class PlanError(Exception):
+class PlanError(DecomposeError):
     """The component cannot be split into children (the message says why)."""

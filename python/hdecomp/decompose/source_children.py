@@ -17,6 +17,7 @@ from hdecomp.decompose.source import (
     hook_registrations,
     literal,
     module_expr,
+    tensor_literal,
 )
 from hdecomp.decompose.source_bind import bind_globals, method_home, method_source
 from hdecomp.decompose.source_forward import BASE_FORWARD, ForwardSource, SourceStepError
@@ -241,7 +242,6 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     transfer from the parent (weight_map.json)."""
     from hdecomp.decompose.codegen import uses_batch
     from hdecomp.decompose.shapes import BATCH, dims_source, full_batch, sample
-    from hdecomp.decompose.source import tensor_literal
     dims = dims_source(t)
     if any(d == BATCH or d.startswith(f"{BATCH} ") for d in dims):
         uses_batch(ctx, full_batch(t))

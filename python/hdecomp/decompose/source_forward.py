@@ -15,9 +15,10 @@ import torch
 from torch import nn
 
 from hdecomp.decompose.source_names import root_variable
+from hdecomp.errors import DecomposeError
 
 
-class SourceStepError(Exception):
+class SourceStepError(DecomposeError):
     """The forward cannot be split at its source level (the message says why)."""
 
 

@@ -42,8 +42,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.naming import FILE_NAMES, safe_attr
-from hdecomp.decompose.source import SourceContext, literal
+from hdecomp.decompose.naming import FILE_NAMES, class_alias, safe_attr
+from hdecomp.decompose.source import SourceContext, carried_names, carried_source, literal
 from hdecomp.decompose.source_bind import bind_globals, method_source
 from hdecomp.decompose.source_children import SourceChild, region_base, region_child, submodule_child
 from hdecomp.decompose.source_forward import ForwardSource, SourceStepError, forward_source, function_source
@@ -97,8 +97,6 @@ class SourcePlan:
 
     def parent_source(self, stems: dict[str, str], doc: str) -> str:
         """refactored.py (without its inputs block); `stems`: child attr -> child file stem."""
-        from hdecomp.decompose.naming import class_alias
-        from hdecomp.decompose.source import carried_names
         taken: set[str] = set(self.ctx.imports) | carried_names(self.ctx)
         aliases: dict[str, str] = {}
         imports: list[str] = []
@@ -155,7 +153,6 @@ class SourcePlan:
 
 
 def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
-    from hdecomp.decompose.source import carried_source
     return carried_source(ctx) if ctx.user_names else ([], "")
 
 

@@ -51,7 +51,7 @@ from hdecomp.formats.weight_map import dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
-from hdecomp.verify.weights import has_float_state
+from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import is_compute_op
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
@@ -238,7 +238,6 @@ def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list
     with the compute ops each child ran under that call."""
     from hdecomp.decompose.capture import CAPTURE_SEED
     from hdecomp.decompose.capture.common import same_outputs
-    from hdecomp.runtime.component import clone_nested
 
     def calls_of(r: Recording) -> dict[str, list[tuple[list[Any], dict[str, Any]]]]:
         return {a: [(c.args, c.kwargs), *c.others, *([c.last] if c.last is not None else [])]
@@ -287,7 +286,6 @@ def _workloads_from_model(ref: nn.Module, rec: Recording, in_model: dict[str, li
     runs one per level), takes the first call it got in the model that held data, as its file's inputs: the
     workload the model runs, whose ops the coverage counts. Returns those children."""
     from hdecomp.decompose.capture import CAPTURE_SEED
-    from hdecomp.runtime.component import clone_nested
     taken: set[str] = set()
     for a, r in rec.calls.items():
         other_path = a in model_ops and model_ops[a] != set(r.op_names)
@@ -548,7 +546,6 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
 
 
 def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
-    from hdecomp.verify.weights import apply_weight_map, build_weight_map
     wm = build_weight_map(model, ref, weight_map)
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")

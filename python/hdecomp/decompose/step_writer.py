@@ -45,6 +45,7 @@ from hdecomp.decompose.plan import (
     is_output_object_call,
     is_parent_plumbing,
     mark_host_numbers,
+    node_op_name,
     oversized_module_children,
     plan_children,
 )
@@ -384,7 +385,6 @@ def _one_kernel_model(cap: Capture, model: nn.Module, children: list[ChildPlan],
     """The root model as one kernel, when it is one: its planned children are exactly one kernel (one
     call), or its whole forward is a run of primitives that is one logical kernel (RMSNorm written as
     pow/mean/add/sqrt/div: decompose/semantic.py)."""
-    from hdecomp.decompose.plan import node_op_name
     from hdecomp.decompose.semantic import semantic_kernel
     if len(children) == 1 and children[0].kernel and not children[0].semantic:
         child = children[0]
@@ -407,7 +407,6 @@ def _root_kernel_plan(cap: Capture, core: list[Any], op_names: list[str], ops: i
     `output, h_n = self.gru(x, h0)`), so the kernel file has the model's own inputs and outputs. None when
     that cannot be exact (keyword inputs, inputs the graph does not list, outputs that are not a node or a
     flat tuple/list of nodes): the model is then decomposed with an ordinary model -> kernel step."""
-    import torch.fx as fx
     if kwargs:
         return None
     nodes = list(cap.graph.nodes)
