@@ -470,7 +470,7 @@ class ExpressionEval(ABC):
                 return V_DATA
         return V_SCALAR
 
-    # -- values that flow somewhere, and helpers ----------------------------------------------------------
+    # -- values that flow somewhere, and helpers ------------------------------------------------------
 
     def value_use(self, node: ast.expr, val: Val) -> None:
         """A value flows somewhere (argument, return, container): a compute function must not."""

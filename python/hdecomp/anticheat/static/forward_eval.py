@@ -46,8 +46,6 @@ class ForwardEval(CallEval):
     """Runs statements of forward() (and of helpers it reaches) over abstract values, reporting compute into
     `sink`. In quiet mode (module level, __init__) it only infers kinds."""
 
-    # -- statements -------------------------------------------------------------------------------------
-
     def bind_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[Val],
                     kwargs: dict[str, Val], self_val: Val | None, kind: str) -> None:
         a = fn.args

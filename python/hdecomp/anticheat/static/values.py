@@ -59,7 +59,7 @@ class Val:
 V_DATA = Val(DATA)
 V_PYDATA = Val(DATA, qual="python-number")  # x.item(), x.tolist(), float(x): tensor values as Python numbers
 # A child's output (and plumbing of it): `ctx` is the loop path where the child was called (() outside any
-# loop; see ForwardEval.loop_path), so that a loop can tell a residual of this iteration's child output
+# loop; see ExpressionEval.loop_path), so that a loop can tell a residual of this iteration's child output
 # (`x = x + blk(x)`) from a reduction over something else (`total = total + x[:, t]`).
 CHILD_OUT = "child-output"
 V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
