@@ -1,7 +1,8 @@
 """The dependency direction of the library and the server, read from the source with `ast` (every import,
 including those inside functions and under TYPE_CHECKING): each module imports only its own layer or the
-layers below it, no two modules import each other (directly or around a loop), the torch-free layers
-never import torch, and the language server imports only the torch-free parts of the library."""
+layers below it, no two modules import each other (directly, around a loop, or through a package's
+__init__), the torch-free layers never import torch, and the language server imports only the torch-free
+parts of the library. Sizes are in test_sizes.py."""
 
 from __future__ import annotations
 
@@ -51,26 +52,16 @@ def _layer(module: str) -> int:
     return best[1]
 
 
-def _type_only(tree: ast.Module) -> set[int]:
-    """ids of the import nodes under `if TYPE_CHECKING:` (for the type checker only, never run)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return out
-
-
-def _imports(module: str, *, runtime_only: bool = False) -> set[str]:
-    """Every module (ours or third-party top-level) that `module` imports, anywhere in the file; with
-    `runtime_only`, less the imports for the type checker only."""
+def _imports(module: str, *, namespaces: bool = False, source: str | None = None) -> set[str]:
+    """Every module (ours or third-party top-level) that `module` imports, anywhere in the file (in functions
+    and under TYPE_CHECKING too). With `namespaces`, also each of our packages a `from PACKAGE import name`
+    reads the name from, a submodule's name included: the package's __init__ runs first and hands it over.
+    `source` stands in for the module's file (the tests of this test)."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_only(tree) if runtime_only else set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -79,6 +70,8 @@ def _imports(module: str, *, runtime_only: bool = False) -> set[str]:
                 up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join(up + ([base] if base else []))
             names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+            if namespaces and base in MODULES:
+                names.append(base)
         else:
             continue
         for name in names:
@@ -91,33 +84,25 @@ def _imports(module: str, *, runtime_only: bool = False) -> set[str]:
 
 
 GRAPH = {m: _imports(m) for m in MODULES}
-RUNTIME_GRAPH = {m: _imports(m, runtime_only=True) for m in MODULES}
+# for the cycles: a module reading a name out of a package whose __init__ imports that module back is a loop
+# too, whichever the name is (`from hdecomp.toolchain.replace import hacks` in replace/run.py was one)
+CYCLE_GRAPH = {m: _imports(m, namespaces=True) for m in MODULES}
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp.") or m == "hdecomp"))
-def test_library_imports_point_down(module: str) -> None:
-    own = _layer(module)
-    upward = sorted(t for t in GRAPH[module] if t in MODULES and not t.startswith("hdecomp_lsp")
-                    and _layer(t) > own)
-    assert not upward, f"{module} ({LAYERS[own][0]}) imports a higher layer: " + ", ".join(
-        f"{t} ({LAYERS[_layer(t)][0]})" for t in upward)
-    assert not any(t.startswith("hdecomp_lsp") for t in GRAPH[module]), f"{module} imports the server"
-
-
-def test_no_import_cycles() -> None:
-    """No cycle among the imports that run (a type-only import under TYPE_CHECKING is not one)."""
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     cycles: list[list[str]] = []
 
-    def visit(v: str) -> None:       # Tarjan's strongly connected components
+    def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in RUNTIME_GRAPH[v]:
-            if w not in MODULES:
+        for w in sorted(graph[v]):
+            if w not in graph:
                 continue
             if w not in index:
                 visit(w)
@@ -135,10 +120,43 @@ def test_no_import_cycles() -> None:
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for m in sorted(MODULES):
+    for m in sorted(graph):
         if m not in index:
             visit(m)
-    assert cycles == []
+    return sorted(cycles)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp.") or m == "hdecomp"))
+def test_library_imports_point_down(module: str) -> None:
+    own = _layer(module)
+    upward = sorted(t for t in GRAPH[module] if t in MODULES and not t.startswith("hdecomp_lsp")
+                    and _layer(t) > own)
+    assert not upward, f"{module} ({LAYERS[own][0]}) imports a higher layer: " + ", ".join(
+        f"{t} ({LAYERS[_layer(t)][0]})" for t in upward)
+    assert not any(t.startswith("hdecomp_lsp") for t in GRAPH[module]), f"{module} imports the server"
+
+
+def test_no_import_cycles() -> None:
+    """No loop among our modules' imports, counting every import: in functions, under TYPE_CHECKING (a loop
+    the type checker follows is one a reader follows), and out of a package's namespace."""
+    found = {" <-> ".join(c): sorted(f"{a} -> {b}" for a in c for b in CYCLE_GRAPH[a] if b in c)
+             for c in _cycles(CYCLE_GRAPH)}
+    assert found == {}
+
+
+def test_cycle_check_sees_every_kind_of_import() -> None:
+    """The graph behind test_no_import_cycles, on the spellings a loop can hide behind: an import in a
+    function, one under TYPE_CHECKING, a submodule read out of its package's namespace."""
+    source = ("from typing import TYPE_CHECKING\n"
+              "from hdecomp.toolchain.replace import hacks\n"
+              "if TYPE_CHECKING:\n    from hdecomp.anticheat.static.module_scan import ModuleScan\n"
+              "def f():\n    from hdecomp.verify.step import verify_step\n")
+    plain = _imports("hdecomp.toolchain.replace.run", source=source)
+    assert {"hdecomp.toolchain.replace.hacks", "hdecomp.anticheat.static.module_scan",
+            "hdecomp.verify.step"} <= plain
+    assert "hdecomp.toolchain.replace" not in plain
+    assert "hdecomp.toolchain.replace" in _imports("hdecomp.toolchain.replace.run", namespaces=True, source=source)
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"torch"}, "f": {"f"}}) == [["a", "b", "c"]]
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("hdecomp.")

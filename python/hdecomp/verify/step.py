@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -222,37 +223,12 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
         if record:
             trace_o, trace_r = to, tr
         trials.append(t)
-    # what the component receives in the model (its first and last call there), a trial each (in_model.py)
-    in_model: list[Trial] = []
-    for k in range(call_o("given_count")):
-        try:
-            out_o, dtype = call_o("given", k)
-        except HdecompError as exc:
-            if exc.file is not None and Path(exc.file).resolve() == Path(original).resolve():
-                data["in_model_skipped"] = f"the original does not run on the recorded inputs ({exc.cause})"
-                break
-            raise
-        try:
-            out_r = call_r("given", k)
-        except ComponentTimeout:
-            raise
-        except ComponentRunError as exc:   # the original runs on them and the refactored model does not
-            in_model.append(Trial(f"in_model_{k}", SEED_BASE, refactored_raised(exc), [], []))
-            continue
-        in_model.append(Trial(f"in_model_{k}", SEED_BASE, compared(out_o, out_r), [], [], input_dtype=dtype))
+    in_model = _in_model_trials(sides, original, data, compared)
     data["in_model_trials"] = [t.to_dict() for t in in_model]
 
     # 2 + 3. checks on the recorded traces (before the randomized trial changes the weights)
-    runtime_v: list[AntiCheatViolation] = []
-    called_later: list[AntiCheatViolation] = []
-    if not options.skip_anticheat and trace_o is not None and trace_r is not None:
-        later, more, found = call_r("trace_checks", trace_o)
-        called_later = [AntiCheatViolation.rebuilt(v) for v in later]
-        structural += [AntiCheatViolation.rebuilt(v) for v in more]
-        runtime_v = [AntiCheatViolation.rebuilt(v) for v in found]
-        a, b = trace_o.compute_inventory("aten"), trace_r.compute_inventory("aten")
-        data["op_inventory"] = {"original": trace_o.to_dict(), "refactored": trace_r.to_dict(),
-                                "diff": format_counter_diff(a, b), "match": a == b}
+    called_later, more, runtime_v = _trace_checks(sides, options, trace_o, trace_r, data)
+    structural += more
     if trace_o is not None and trace_r is not None:
         result.traces = (trace_o, trace_r)
     del trace_o, trace_r
@@ -293,15 +269,7 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
         structural += [v for v in called_later if v.details.get("child") in never]
     data["branch_trials"] = [t.to_dict() for t in branch_trials]
     data["child_calls"] = call_r("child_calls")   # over every trial
-    # Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
-    # degenerate too, probe with wider float inputs until the output carries information.
-    probes: list[Trial] = []
-    if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
-        for scale in PROBE_SCALES:
-            probe, _, _ = trial(SEED_BASE + options.num_trials + 1, f"probe_x{scale:g}", False, weights_state, scale)
-            probes.append(probe)
-            if not probe.comparison.degenerate:
-                break
+    probes = _probes(trials, randomized, trial, options, weights_state)
     probes += branch_trials   # a branch trial that does not match fails the step like a probe
     # what the refactored side did to its process, where it has one of its own (hdecomp.verify.sides)
     runtime_v += sides.finish(clock, refactored, data)
@@ -313,7 +281,66 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     if clock.random_draws:
         result.warnings.append("the forward draws random numbers: each trial ran both models from the same "
                                "seeded RNG state, so they drew the same ones")
-    batch_info = call_o("batch_description")
+    _record_batch_limit(data, options, call_o("batch_description"))
+    data["_input_dtype"] = trials[0].input_dtype
+
+    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes, in_model)
+
+
+def _trace_checks(sides: Sides, options: VerifyOptions, trace_o: Any, trace_r: Any, data: dict[str, Any]) -> tuple[
+        list[AntiCheatViolation], list[AntiCheatViolation], list[AntiCheatViolation]]:
+    """Checks 2 and 3 on the first trial's traces, made where the refactored model is: (the structural
+    findings on children no trial called yet, the other structural findings, the runtime findings); the
+    op inventories compared into `data`."""
+    if options.skip_anticheat or trace_o is None or trace_r is None:
+        return [], [], []
+    later, more, found = sides.refactored("trace_checks", trace_o)
+    a, b = trace_o.compute_inventory("aten"), trace_r.compute_inventory("aten")
+    data["op_inventory"] = {"original": trace_o.to_dict(), "refactored": trace_r.to_dict(),
+                            "diff": format_counter_diff(a, b), "match": a == b}
+    return ([AntiCheatViolation.rebuilt(v) for v in later], [AntiCheatViolation.rebuilt(v) for v in more],
+            [AntiCheatViolation.rebuilt(v) for v in found])
+
+
+def _in_model_trials(sides: Sides, original: Path, data: dict[str, Any],
+                     compared: Callable[[Any, Any], OutputComparison]) -> list[Trial]:
+    """What the component receives in the model (its first and last call there), a trial each (in_model.py);
+    stopping at the first the original itself does not run on (`in_model_skipped`)."""
+    in_model: list[Trial] = []
+    for k in range(sides.original("given_count")):
+        try:
+            out_o, dtype = sides.original("given", k)
+        except HdecompError as exc:
+            if exc.file is not None and Path(exc.file).resolve() == Path(original).resolve():
+                data["in_model_skipped"] = f"the original does not run on the recorded inputs ({exc.cause})"
+                break
+            raise
+        try:
+            out_r = sides.refactored("given", k)
+        except ComponentTimeout:
+            raise
+        except ComponentRunError as exc:   # the original runs on them and the refactored model does not
+            in_model.append(Trial(f"in_model_{k}", SEED_BASE, refactored_raised(exc), [], []))
+            continue
+        in_model.append(Trial(f"in_model_{k}", SEED_BASE, compared(out_o, out_r), [], [], input_dtype=dtype))
+    return in_model
+
+
+def _probes(trials: list[Trial], randomized: Trial | None, trial: Callable[..., tuple[Trial, Any, Any]],
+            options: VerifyOptions, weights_state: str) -> list[Trial]:
+    """Degenerate outputs (all zero / constant) prove little. When the randomized-weights trial is
+    degenerate too, probe with wider float inputs until the output carries information."""
+    probes: list[Trial] = []
+    if any(t.comparison.degenerate for t in trials) and (randomized is None or randomized.comparison.degenerate):
+        for scale in PROBE_SCALES:
+            probe, _, _ = trial(SEED_BASE + options.num_trials + 1, f"probe_x{scale:g}", False, weights_state, scale)
+            probes.append(probe)
+            if not probe.comparison.degenerate:
+                break
+    return probes
+
+
+def _record_batch_limit(data: dict[str, Any], options: VerifyOptions, batch_info: dict[str, Any]) -> None:
     data["batch_limit"] = options.batch_limit
     # how --batch-limit was applied: "batch_size" (the module's batch_size lowered before get_inputs()),
     # "cut" (leading dimension cut afterwards), both, "full_size" (every cut broke the original: run
@@ -322,9 +349,6 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     data["batch_size_override"] = batch_info.get("batch_size_override")
     data["batch_cuts"] = batch_info.get("batch_cuts", [])
     data["input_shapes"] = batch_info.get("input_shapes", {})
-    data["_input_dtype"] = trials[0].input_dtype
-
-    _finish(result, options, static_v, structural, runtime_v, wm, trials, randomized, data, probes, in_model)
 
 
 def _finish(result: VerificationResult, options: VerifyOptions, static_v: list[AntiCheatViolation],

@@ -4,9 +4,9 @@ attributes; the whole-file checks (construction, own state, hooks, monkeypatchin
 from __future__ import annotations
 
 import ast
-import os
 import sys
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +25,10 @@ from hdecomp.anticheat.static.memo import (
     violation_lines,
 )
 from hdecomp.anticheat.static.names import classify_ref
-from hdecomp.anticheat.static.paths import (
-    PATH_CLASSES,
-    PATH_SAME_FUNCS,
-    PATH_SAME_METHODS,
-    join_parts,
-    join_path,
-    names_children_folder_expr,
-)
+from hdecomp.anticheat.static.paths import SysPathEntries
 from hdecomp.anticheat.static.values import (
     CHILD_CLASS,
     CHILD_MODULE,
-    CHILD_OUT,
-    CHILDREN,
-    DATA,
     HELPER_PATH,
     LOCAL_CLASS,
     LOCAL_FN,
@@ -49,7 +39,6 @@ from hdecomp.anticheat.static.values import (
     SCALAR,
     SEQ,
     TCONST,
-    V_CHILD,
     V_DATA,
     V_SCALAR,
     V_SELF,
@@ -57,9 +46,13 @@ from hdecomp.anticheat.static.values import (
     camel_to_op,
     const_str,
     dotted_name,
+    function_kind,
+    iter_elem,
     key_kind,
     merge,
+    rooted_in,
     source_range,
+    unpack,
 )
 from hdecomp.anticheat.static.vocab import (
     BUILTIN_DYNAMIC,
@@ -110,7 +103,6 @@ class ModuleScan:
         self.reads_forward = False  # forward()'s body analysed as a helper (from module level, __init__...)
         self.new_records: dict[tuple[int, int, str], StmtRecord] = {}
         self.new_scan: ScanRecord | None = None
-        self._single_assignments: dict[str, ast.expr] | None = None
 
     # -- reporting ------------------------------------------------------------------------------------
 
@@ -315,20 +307,6 @@ class ModuleScan:
         return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
                 and test.left.id == "__name__")
 
-    @staticmethod
-    def _fn_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> str:
-        if isinstance(fn, ast.Lambda):
-            return "function"
-        for d in fn.decorator_list:
-            name = dotted_name(d) or ""
-            if name.endswith("staticmethod"):
-                return "staticmethod"
-            if name.endswith("classmethod"):
-                return "classmethod"
-            if name.endswith("property") or name.endswith("cached_property"):
-                return "property"
-        return "function"
-
     def bind_target_quiet(self, target: ast.expr, val: Val, env: dict[str, Val], value: ast.expr) -> None:
         if isinstance(target, ast.Name):
             if val.kind in (REF, LOCAL_FN, RAW_MODULE, SEQ, TCONST, METHOD):
@@ -336,7 +314,7 @@ class ModuleScan:
             env[target.id] = val
         elif isinstance(target, (ast.Tuple, ast.List)):
             for i, t in enumerate(target.elts):
-                self.bind_target_quiet(t, self.unpack(val, i), env, value)
+                self.bind_target_quiet(t, unpack(val, i), env, value)
 
     def snippet(self, node: ast.AST, limit: int = 60) -> str:
         """The source text of a node, on one line (from the line cache: get_source_segment re-splits the
@@ -467,7 +445,7 @@ class ModuleScan:
                     continue
                 env = dict(self.globals)
                 args = m.args.posonlyargs + m.args.args
-                if args and self._fn_kind(m) == "function":
+                if args and function_kind(m) == "function":
                     env[args[0].arg] = V_SELF
                     defaults: list[ast.expr | None] = [None] * (len(args) - len(m.args.defaults))
                     defaults += m.args.defaults
@@ -517,7 +495,7 @@ class ModuleScan:
                     self.eval_quiet(call, env)
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 it = self.eval_quiet(stmt.iter, env)
-                self.bind_target_quiet(stmt.target, self.iter_elem(it), env, stmt.iter)
+                self.bind_target_quiet(stmt.target, iter_elem(it), env, stmt.iter)
                 self.collect_attrs_in(stmt.body, env)
                 self.collect_attrs_in(stmt.orelse, env)
             elif isinstance(stmt, (ast.If, ast.While)):
@@ -537,7 +515,7 @@ class ModuleScan:
             self.set_self_attr(t.attr, val, value)
         elif isinstance(t, (ast.Tuple, ast.List)):  # self.a, self.b = a, b
             for i, el in enumerate(t.elts):
-                self.collect_target(el.value if isinstance(el, ast.Starred) else el, self.unpack(val, i), env, value)
+                self.collect_target(el.value if isinstance(el, ast.Starred) else el, unpack(val, i), env, value)
         elif isinstance(t, ast.Name):
             self.bind_target_quiet(t, val, env, value)
 
@@ -554,26 +532,6 @@ class ModuleScan:
             return ev.ev(node)
         except RecursionError:
             return V_DATA
-
-    def iter_elem(self, it: Val) -> Val:
-        if it.kind == SEQ:
-            return it.elem or V_DATA
-        if it.kind == CHILDREN:
-            return V_CHILD
-        if it.kind == SCALAR:
-            return V_SCALAR
-        return V_DATA
-
-    def unpack(self, val: Val, i: int) -> Val:
-        if val.kind == SEQ:
-            if val.elts is not None and i < len(val.elts):
-                return val.elts[i]
-            return val.elem or V_DATA
-        if val.kind in (SCALAR, CHILDREN):
-            return V_SCALAR if val.kind == SCALAR else V_CHILD
-        if val.kind == DATA and val.qual == CHILD_OUT:
-            return val  # `y, state = self.cell(x, state)`: still the child's output
-        return V_DATA
 
     # -- whole-file checks (everything but forward itself) -----------------------------------------------
 
@@ -632,6 +590,11 @@ class ModuleScan:
     def resolve_quiet(self, node: ast.expr) -> Val:
         return self.eval_quiet(node, self.globals)
 
+    @cached_property
+    def sys_path(self) -> SysPathEntries:
+        """The file's sys.path changes (read by the whole-file checks, after pick_target has found forward())."""
+        return SysPathEntries(self.tree, self.forward_node, self.globals, self.base_dir, self.resolve_quiet)
+
     def check_call_anywhere(self, call: ast.Call) -> None:
         f = call.func
         if isinstance(f, ast.Attribute):
@@ -642,14 +605,14 @@ class ModuleScan:
             if f.attr in ("register_buffer", "register_parameter"):
                 self.report("HD204", call, f"`{f.attr}` gives the model its own state outside any child")
                 return
-            if f.attr in ("insert", "append", "extend") and self.is_sys_path(f.value):
+            if f.attr in ("insert", "append", "extend") and self.sys_path.is_sys_path(f.value):
                 # the original workspace's refactored files put their own children/ folder on sys.path
                 # (`sys.path.insert(0, str(Path(__file__).parent / "children"))`), agents their step folder
                 # (`from children.x import Model` then lands in children/): both are allowed
                 if call.args:
                     entries = [call.args[-1]]
                     if f.attr == "extend":
-                        entries = self.listed_entries(call.args[-1])
+                        entries = self.sys_path.listed_entries(call.args[-1])
                     self.check_sys_path_entries(call, entries)
                 return
         name = f.id if isinstance(f, ast.Name) else None
@@ -660,7 +623,7 @@ class ModuleScan:
                             op=g.qual.rsplit(".", 1)[-1])
                 return
         if name in ("setattr", "delattr") and call.args and name not in self.globals:
-            tv = self.resolve_quiet(call.args[0]) if self._root_is_global(call.args[0]) else V_DATA
+            tv = self.resolve_quiet(call.args[0]) if rooted_in(call.args[0], self.globals) else V_DATA
             attr = const_str(call.args[1]) if len(call.args) > 1 else None
             if tv.kind in (REF, CHILD_CLASS, CHILD_MODULE, LOCAL_CLASS) or attr in PATCH_ATTRS or \
                     self._is_class_of_self(call.args[0]):
@@ -686,194 +649,14 @@ class ModuleScan:
 
     # -- sys.path changes: where do they point? -----------------------------------------------------------
 
-    def is_sys_path(self, node: ast.expr) -> bool:
-        if dotted_name(node) == "sys.path":
-            return True
-        if isinstance(node, (ast.Name, ast.Attribute)) and self._root_is_global(node):
-            v = self.resolve_quiet(node)
-            return v.kind == REF and v.qual == "sys.path"
-        return False
-
-    def listed_entries(self, node: ast.expr) -> list[ast.expr]:
-        """The entries a list/tuple expression (or `[a] + sys.path`) adds to sys.path; [node] if unknown."""
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return [e for e in node.elts if not self.is_sys_path(e)]
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return [e for side in (node.left, node.right) if not self.is_sys_path(side)
-                    for e in self.listed_entries(side)]
-        return [node]
-
     def check_sys_path_entries(self, node: ast.AST, entries: list[ast.expr]) -> None:
         """HD211 unless every entry resolves (statically) to the step's own folder or its children/."""
         for entry in entries:
-            verdict = self.sys_path_verdict(entry)
+            verdict = self.sys_path.verdict(entry)
             if verdict is not None:
                 self.report("HD211", node, f"changes sys.path to import code from outside children/ "
                                            f"(`{self.snippet(entry)}` {verdict})")
                 return
-
-    def sys_path_verdict(self, entry: ast.expr) -> str | None:
-        """None when `entry` is the step's folder or a folder under its children/; else why not."""
-        parts = self.path_of(entry, 0)
-        if parts is None:
-            # not resolvable: the legacy spelling (a path whose last folder name is "children") is accepted
-            if names_children_folder_expr(entry):
-                return None
-            return "cannot be resolved to the step's folder or its children/"
-        if parts == ("<abs>",):
-            return "is an absolute path"
-        if parts and parts[-1] == "<file>":
-            return "is a file, not the step's folder"
-        if parts[:1] == ("<cwd>",):
-            if parts[1:] == ("children",):
-                return None  # the original workspace's `sys.path.insert(0, "children")`
-            return "is relative to the working directory, not to this file"
-        if self.base_dir is not None:
-            where = Path(os.path.normpath(os.path.join(str(self.base_dir), *parts))) if parts else self.base_dir
-            try:
-                rel = where.relative_to(self.base_dir).parts
-            except ValueError:
-                return "points outside the step's folder"
-        else:
-            if ".." in parts:
-                return "points outside the step's folder"
-            rel = parts
-        if not rel or rel[0] == "children":
-            return None
-        return f"is the folder `{'/'.join(rel)}`, not children/"
-
-    def path_of(self, node: ast.expr, depth: int) -> tuple[str, ...] | None:
-        """A path expression as parts relative to the step folder (`<file>` last for refactored.py itself,
-        ("<abs>",) for an absolute path); None when it cannot be resolved without running the code."""
-        if depth > 12:
-            return None
-        t = type(node)
-        if t is ast.Name:
-            ident = node.id  # type: ignore[attr-defined]
-            if ident == "__file__":
-                return ("<file>",)
-            values = self.single_assignments().get(ident)
-            return self.path_of(values, depth + 1) if values is not None else None
-        if t is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
-            if not isinstance(value, str):
-                return None
-            rel = join_parts((), value)
-            # a relative path on its own is relative to the working directory, not to this file
-            return rel if rel is None or rel[:1] == ("<abs>",) else ("<cwd>", *rel)
-        if t is ast.JoinedStr:
-            acc: tuple[str, ...] | None = ()
-            for i, piece in enumerate(node.values):  # type: ignore[attr-defined]
-                if i == 0:
-                    acc = self.path_of(piece.value if isinstance(piece, ast.FormattedValue) else piece, depth + 1)
-                elif isinstance(piece, ast.Constant) and isinstance(piece.value, str) and acc is not None:
-                    acc = join_parts(acc, piece.value, glued=True)
-                else:
-                    return None
-                if acc is None:
-                    return None
-            return acc
-        if t is ast.BinOp:
-            left = self.path_of(node.left, depth + 1)  # type: ignore[attr-defined]
-            right = node.right  # type: ignore[attr-defined]
-            if left is None:
-                return None
-            if isinstance(node.op, ast.Div):  # type: ignore[attr-defined]
-                rs = self.path_of(right, depth + 1)
-                return join_path(left, rs) if rs is not None else None
-            if isinstance(node.op, ast.Add) and isinstance(right, ast.Constant) and isinstance(right.value, str):  # type: ignore[attr-defined]
-                return join_parts(left, right.value, glued=True)
-            return None
-        if t is ast.Attribute:
-            attr = node.attr  # type: ignore[attr-defined]
-            if attr == "parent":
-                base = self.path_of(node.value, depth + 1)  # type: ignore[attr-defined]
-                return join_path(base, ("..",)) if base is not None else None
-            return None
-        if t is ast.Subscript:  # Path(__file__).parents[1]
-            value, index = node.value, node.slice  # type: ignore[attr-defined]
-            if isinstance(value, ast.Attribute) and value.attr == "parents" and isinstance(index, ast.Constant) \
-                    and isinstance(index.value, int) and index.value >= 0:
-                base = self.path_of(value.value, depth + 1)
-                return join_path(base, ("..",) * (index.value + 1)) if base is not None else None
-            return None
-        if t is ast.Call:
-            call = node
-            assert isinstance(call, ast.Call)
-            f = call.func
-            if isinstance(f, ast.Attribute) and f.attr in PATH_SAME_METHODS and not call.args:
-                qual = self._call_qual(f)
-                if qual is None or not qual.startswith(("os", "posixpath", "ntpath")):
-                    return self.path_of(f.value, depth + 1)  # Path(...).resolve()
-            if isinstance(f, ast.Attribute) and f.attr == "joinpath":
-                acc2 = self.path_of(f.value, depth + 1)
-                for a in call.args:
-                    part = self.path_of(a, depth + 1) if acc2 is not None else None
-                    acc2 = join_path(acc2, part) if acc2 is not None and part is not None else None
-                return acc2
-            qual = self._call_qual(f)
-            if qual is None or call.keywords:
-                return None
-            name = qual.rsplit(".", 1)[-1]
-            if qual in PATH_SAME_FUNCS or (qual.startswith("pathlib.") and name in PATH_CLASSES):
-                if not call.args:
-                    return None
-                acc3 = self.path_of(call.args[0], depth + 1)
-                for a in call.args[1:]:
-                    part = self.path_of(a, depth + 1) if acc3 is not None else None
-                    acc3 = join_path(acc3, part) if acc3 is not None and part is not None else None
-                return acc3
-            if qual in ("os.path.dirname", "posixpath.dirname", "ntpath.dirname") and len(call.args) == 1:
-                base = self.path_of(call.args[0], depth + 1)
-                return join_path(base, ("..",)) if base is not None else None
-            if qual in ("os.path.join", "posixpath.join", "ntpath.join") and call.args:
-                acc4 = self.path_of(call.args[0], depth + 1)
-                for a in call.args[1:]:
-                    part = self.path_of(a, depth + 1) if acc4 is not None else None
-                    acc4 = join_path(acc4, part) if acc4 is not None and part is not None else None
-                return acc4
-        return None
-
-    def _call_qual(self, f: ast.expr) -> str | None:
-        if isinstance(f, ast.Name) and f.id == "str" and "str" not in self.globals:
-            return "builtins.str"
-        if not self._root_is_global(f):
-            return None
-        v = self.resolve_quiet(f)
-        return v.qual if v.kind == REF else None
-
-    def single_assignments(self) -> dict[str, ast.expr]:
-        """Names assigned exactly once in the file outside forward() (`HERE = Path(__file__).parent`)."""
-        if self._single_assignments is None:
-            seen: dict[str, list[ast.expr]] = {}
-            stack: list[ast.AST] = [self.tree]
-            while stack:
-                n = stack.pop()
-                if n is self.forward_node:
-                    continue
-                if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                    for tgt in targets:
-                        for name in ast.walk(tgt):
-                            if isinstance(name, ast.Name):
-                                value = n.value if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) \
-                                    and isinstance(tgt, ast.Name) and not isinstance(n, ast.AugAssign) else None
-                                seen.setdefault(name.id, []).append(value)  # type: ignore[arg-type]
-                elif isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.comprehension)):
-                    tgts = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) else \
-                        [i.optional_vars for i in n.items if i.optional_vars is not None]
-                    for tgt in tgts:
-                        for name in ast.walk(tgt):
-                            if isinstance(name, ast.Name):
-                                seen.setdefault(name.id, []).extend([None, None])  # type: ignore[list-item]
-                stack.extend(ast.iter_child_nodes(n))
-            self._single_assignments = {k: v[0] for k, v in seen.items() if len(v) == 1 and v[0] is not None}
-        return self._single_assignments
-
-    def _root_is_global(self, node: ast.expr) -> bool:
-        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-            node = node.func if isinstance(node, ast.Call) else node.value
-        return isinstance(node, ast.Name) and node.id in self.globals
 
     @staticmethod
     def _is_class_of_self(node: ast.expr) -> bool:
@@ -890,13 +673,13 @@ class ModuleScan:
             else:
                 flat.append(t)
         for t in flat:
-            if node.value is not None and (self.is_sys_path(t) or (
-                    isinstance(t, ast.Subscript) and self.is_sys_path(t.value))):
-                self.check_sys_path_entries(node, self.listed_entries(node.value))
+            if node.value is not None and (self.sys_path.is_sys_path(t) or (
+                    isinstance(t, ast.Subscript) and self.sys_path.is_sys_path(t.value))):
+                self.check_sys_path_entries(node, self.sys_path.listed_entries(node.value))
                 continue
             if not isinstance(t, ast.Attribute):
                 continue
-            base = self.resolve_quiet(t.value) if self._root_is_global(t.value) else V_DATA
+            base = self.resolve_quiet(t.value) if rooted_in(t.value, self.globals) else V_DATA
             if base.kind in (REF, CHILD_CLASS, CHILD_MODULE, LOCAL_CLASS) or t.attr in PATCH_ATTRS or \
                     self._is_class_of_self(t.value):
                 if base.kind == REF and classify_ref(base.qual).what == "external" and \
@@ -1049,7 +832,7 @@ class ModuleScan:
             sink: list[AntiCheatViolation] = []
             ev = ForwardEval(self, env, sink=sink, quiet=quiet)
             ev.loop_path = HELPER_PATH  # a child's output made in the helper is fresh where it is called
-            kind = self._fn_kind(node)
+            kind = function_kind(node)
             self_val = None
             if fn.bound:
                 self_val = V_SELF if kind != "classmethod" else Val(LOCAL_CLASS, qual=fn.ctx or "")
@@ -1087,4 +870,3 @@ def _library_ref(ev: ForwardEval, deco: ast.expr) -> bool:
         return False
     tv = ev.ev(target)
     return tv.kind == REF and tv.qual.split(".")[0] in MODEL_LIBRARIES
-

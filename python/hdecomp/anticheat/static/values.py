@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -59,7 +59,7 @@ class Val:
 V_DATA = Val(DATA)
 V_PYDATA = Val(DATA, qual="python-number")  # x.item(), x.tolist(), float(x): tensor values as Python numbers
 # A child's output (and plumbing of it): `ctx` is the loop path where the child was called (() outside any
-# loop; see ForwardEval.loop_path), so that a loop can tell a residual of this iteration's child output
+# loop; see ExpressionEval.loop_path), so that a loop can tell a residual of this iteration's child output
 # (`x = x + blk(x)`) from a reduction over something else (`total = total + x[:, t]`).
 CHILD_OUT = "child-output"
 V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
@@ -166,3 +166,49 @@ def const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None
+
+
+def iter_elem(it: Val) -> Val:
+    """What iterating over a value gives."""
+    if it.kind == SEQ:
+        return it.elem or V_DATA
+    if it.kind == CHILDREN:
+        return V_CHILD
+    if it.kind == SCALAR:
+        return V_SCALAR
+    return V_DATA
+
+
+def unpack(val: Val, i: int) -> Val:
+    """The i-th part of a value unpacked into targets (`a, b = val`)."""
+    if val.kind == SEQ:
+        if val.elts is not None and i < len(val.elts):
+            return val.elts[i]
+        return val.elem or V_DATA
+    if val.kind in (SCALAR, CHILDREN):
+        return V_SCALAR if val.kind == SCALAR else V_CHILD
+    if val.kind == DATA and val.qual == CHILD_OUT:
+        return val  # `y, state = self.cell(x, state)`: still the child's output
+    return V_DATA
+
+
+def function_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> str:
+    """"function", "staticmethod", "classmethod" or "property", from a definition's decorators."""
+    if isinstance(fn, ast.Lambda):
+        return "function"
+    for d in fn.decorator_list:
+        name = dotted_name(d) or ""
+        if name.endswith("staticmethod"):
+            return "staticmethod"
+        if name.endswith("classmethod"):
+            return "classmethod"
+        if name.endswith("property") or name.endswith("cached_property"):
+            return "property"
+    return "function"
+
+
+def rooted_in(node: ast.expr, names: Container[str]) -> bool:
+    """`a.b[0](x).c` -> whether `a` is one of `names`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id in names

@@ -25,8 +25,21 @@ import torch
 from hdecomp.errors import HdecompError
 from hdecomp.runtime.side import Side
 from hdecomp.runtime.wire import Opaque, decode, encode, tensor_descriptions
-from hdecomp.toolchain.replace import hacks
-from hdecomp.toolchain.replace.hacks import Check
+from hdecomp.toolchain.replace.hacks import (
+    Check,
+    check_alias,
+    check_degenerate,
+    check_global_state,
+    check_input_dependence,
+    check_introspection,
+    check_mutation,
+    check_output_type,
+    check_reference_call,
+    check_side_work,
+    check_signature,
+    check_stale,
+    same_values,
+)
 from hdecomp.verify.compare import compare_outputs, first_float_dtype
 
 
@@ -121,7 +134,7 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
                 from None
         record_audit = _auditor(record)
         bound = ask(new, "bind", draws[0])
-        sig = hacks.check_signature(loaded.message["state"], got.message["state"], bound.message.get("problem"))
+        sig = check_signature(loaded.message["state"], got.message["state"], bound.message.get("problem"))
         if sig.status == "FAIL":
             raise Refused(sig, error=True)
         record(sig)
@@ -134,29 +147,29 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
         second_n = ask(new, "call", draws[1], settle=0.0)
         repeat_n = ask(new, "call", draws[1], settle=0.0)   # the same values in memory of their own
         record_audit(repeat_n.audit, new_ops_answer.audit)
-        record(hacks.check_reference_call(list(second_n.audit.get("files", [])),
-                                          [tuple(o) for o in kernel_ops], [tuple(o) for o in new_ops_answer.message["ops"]],
-                                          root))
+        record(check_reference_call(list(second_n.audit.get("files", [])),
+                                    [tuple(o) for o in kernel_ops], [tuple(o) for o in new_ops_answer.message["ops"]],
+                                    root))
         out_n = first_n.value("out", 0, first_n.message.get("inputs_after_buffers", [None])[0])
         new_descs = tensor_descriptions(first_n.message["out"])
-        record(hacks.check_output_type(new_descs, objects_in(out_n), objects_in(ref_outs[0])))
-        record(hacks.check_side_work(list(first_n.message["threads_left"]), bool(first_n.message["changed_after"])))
+        record(check_output_type(new_descs, objects_in(out_n), objects_in(ref_outs[0])))
+        record(check_side_work(list(first_n.message["threads_left"]), bool(first_n.message["changed_after"])))
         k_split, n_split = first_k.message["inputs_after_buffers"], first_n.message["inputs_after_buffers"]
-        record(hacks.check_mutation(draws[0], first_n.value("inputs_after", *n_split),
-                                    first_k.value("inputs_after", *k_split)))
-        record(hacks.check_alias(bool(first_n.message["alias"]), bool(first_k.message["alias"])))
+        record(check_mutation(draws[0], first_n.value("inputs_after", *n_split),
+                              first_k.value("inputs_after", *k_split)))
+        record(check_alias(bool(first_n.message["alias"]), bool(first_k.message["alias"])))
         out_n1 = second_n.value("out")
-        record(hacks.check_stale(bool(second_n.message.get("shares_previous") or repeat_n.message.get("shares_previous")),
-                                 bool(second_n.message.get("previous_changed")),
-                                 hacks.same_values(out_n, out_n1), not hacks.same_values(ref_outs[0], ref_outs[1])))
+        record(check_stale(bool(second_n.message.get("shares_previous") or repeat_n.message.get("shares_previous")),
+                           bool(second_n.message.get("previous_changed")),
+                           same_values(out_n, out_n1), not same_values(ref_outs[0], ref_outs[1])))
 
         # the judge's own draw: does the output follow the inputs (the kernel's, the candidate's)?
         judge_n = ask(new, "call", judge_draw).value("out")
         again_n = ask(new, "call", draws[0]).value("out")
-        proof.follows_inputs = not hacks.same_values(ref_outs[-1], ref_outs[0])
-        kernel_repeats = hacks.same_values(ref_outs[0], first_k.value("out", 0, k_split[0]))
-        record(hacks.check_input_dependence(proof.follows_inputs, not hacks.same_values(judge_n, out_n),
-                                            kernel_repeats and not hacks.same_values(again_n, out_n)))
+        proof.follows_inputs = not same_values(ref_outs[-1], ref_outs[0])
+        kernel_repeats = same_values(ref_outs[0], first_k.value("out", 0, k_split[0]))
+        record(check_input_dependence(proof.follows_inputs, not same_values(judge_n, out_n),
+                                      kernel_repeats and not same_values(again_n, out_n)))
 
         # the trials, compared here
         proof.dtype = first_float_dtype(ref_outs[0]) or first_float_dtype(draws[0]) or torch.float32
@@ -182,7 +195,7 @@ def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[P
         record_audit(final.audit, {})
         record(Check("trials", "PASS", f"{len(proof.trials)} trials ({', '.join(t['trial'] for t in proof.trials)}), "
                      f"max diff {proof.max_diff:.2e} (rtol {rtol:g}, atol {atol:g}), compared by the judge"))
-        record(hacks.check_degenerate(proof.kernel_outputs, proof.follows_inputs))
+        record(check_degenerate(proof.kernel_outputs, proof.follows_inputs))
 
         say("timing the kernel and ModelNew, each in its own process, by the judge's clock")
         work = ask(ref, "work", draws[0]).message
@@ -199,7 +212,7 @@ def _auditor(record: Callable[[Check], None]) -> Callable[[dict[str, Any], dict[
     def check(*audits: dict[str, Any]) -> None:
         changes = sorted({c for a in audits for c in a.get("global_state", [])})
         hits = sorted({h for a in audits for h in a.get("introspection", [])})
-        gs, intro = hacks.check_global_state(changes), hacks.check_introspection(hits)
+        gs, intro = check_global_state(changes), check_introspection(hits)
         if not done:
             done.append(True)
             record(gs)

@@ -26,8 +26,7 @@ from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.layout import source_key
 from hdecomp.formats.replacements import REPLACEMENTS_DIR, RESULT_FILE, active_replacements, set_replacement
 from hdecomp.formats.tree import DecompositionTree, load_decomposition
-from hdecomp.toolchain.replace import hacks
-from hdecomp.toolchain.replace.hacks import Check
+from hdecomp.toolchain.replace.hacks import Check, check_speed_of_light
 
 # KernelBench's tolerance (rtol = atol) by the kernel's output dtype
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-7, torch.float16: 1e-2, torch.bfloat16: 1e-2}
@@ -224,7 +223,7 @@ def judge_kernel(root: Path, tree: DecompositionTree, kernel_path: Path, copy: P
                       "clock": "hdecomp's process, around requests to each side (an empty request's round trip "
                                "taken off)",
                       "model_seconds_before": None, "model_seconds_after": None, "model_speedup": None}
-    record(hacks.check_speed_of_light(t_new, floor, options.sol_margin, spec, flops, nbytes))
+    record(check_speed_of_light(t_new, floor, options.sol_margin, spec, flops, nbytes))
 
     return proof
 
