@@ -13,10 +13,11 @@ import torch
 from hdecomp.cli import main
 from hdecomp.decompose.capture import record_init_args
 from hdecomp.decompose.driver import DecomposeOptions, decompose
-from hdecomp.decompose.naming import NameRegistry, snake
+from hdecomp.decompose.naming import NameRegistry
 from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.source import SourceContext, check_rebuild, literal, module_expr
 from hdecomp.errors import HdecompError
+from hdecomp.vocab.ops import snake
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"

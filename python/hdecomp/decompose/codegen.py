@@ -31,7 +31,6 @@ from hdecomp.decompose.naming import (
     keyword_like,
     safe_attr,
     safe_local,
-    snake,
 )
 from hdecomp.decompose.plan import HOST_NUMBER, HOST_SOURCE, ChildPlan
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
@@ -55,7 +54,7 @@ from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
-from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
+from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values, snake
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",

@@ -41,7 +41,7 @@ from torch import nn
 
 from hdecomp.anticheat.static import is_compute_op
 from hdecomp.anticheat.static.values import dotted_name
-from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, safe_local, snake
+from hdecomp.decompose.naming import FILE_NAMES, module_base_name, safe_attr, safe_local
 from hdecomp.decompose.source import (
     NotRepresentable,
     SourceContext,
@@ -52,6 +52,7 @@ from hdecomp.decompose.source import (
 )
 from hdecomp.decompose.stepfiles import check_expr
 from hdecomp.formats.keys import access_path
+from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import role_of
 
 _MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})

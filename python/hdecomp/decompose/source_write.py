@@ -27,7 +27,7 @@ from hdecomp.anticheat.static import is_compute_op
 from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
-from hdecomp.decompose.naming import input_signature, snake
+from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.source_step import (
@@ -60,6 +60,7 @@ from hdecomp.runtime.component import Component, clone_nested, load_component, m
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 
 

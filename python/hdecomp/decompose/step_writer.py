@@ -46,7 +46,6 @@ from hdecomp.decompose.naming import (
     input_signature,
     module_base_name,
     shape_sig,
-    snake,
 )
 from hdecomp.decompose.plan import (
     ChildPlan,
@@ -92,6 +91,7 @@ from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import BUILD_SEED, load_component
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import category, role_of
 
 WRAP_ATTR = "layers"   # the attribute of a component class that holds a torch.nn container's items

@@ -13,8 +13,9 @@ import torch
 from torch import nn
 
 from hdecomp.decompose.codegen import describe
-from hdecomp.decompose.naming import SHAPE_FREE_OPS, snake
+from hdecomp.decompose.naming import SHAPE_FREE_OPS
 from hdecomp.decompose.source import SourceContext, check_rebuild
+from hdecomp.vocab.ops import snake
 
 
 def io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any) -> tuple[dict, dict, dict, dict]:

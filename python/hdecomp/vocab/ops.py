@@ -3,6 +3,8 @@ the tree list under `Ops`)."""
 
 from __future__ import annotations
 
+import re
+
 # Ops whose output size follows the input's values, not only its shape: the indices of a mask, the boxes
 # that survive a suppression, the distinct values. A file holding one records the model's count, which its
 # own random draw need not reproduce; its self-test checks such outputs' rank only (hdecomp.decompose.codegen).
@@ -44,3 +46,12 @@ def is_neutral_operand(op: str, value: object) -> bool:
     neutral = NEUTRAL_OPERANDS.get(op)
     return neutral is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
         and value == neutral
+
+
+def snake(name: str) -> str:
+    """A class's or op's name as a canonical op name (and file name): `BatchNorm2d` -> `batchnorm2d`,
+    `TransformerBlock` -> `transformer_block`, `MaxPool2d` -> `maxpool2d`."""
+    s = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "_", name)
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", s).strip("_").lower()
+    s = s or "op"
+    return ("_" + s) if s[0].isdigit() else s
