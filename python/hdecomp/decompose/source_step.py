@@ -54,6 +54,7 @@ from hdecomp.decompose.stepfiles import check_expr
 from hdecomp.formats.keys import access_path
 from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import role_of
+from hdecomp.vocab.workload import strip_docstrings
 
 _MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})
 
@@ -141,10 +142,7 @@ def forward_source(model: nn.Module) -> ForwardSource:
     decorators = [d for d in fdef.decorator_list if library_decorator(d, fn.__globals__)]
     fdef.decorator_list = []
     _drop_signature_annotations(fdef)
-    body = fdef.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        fdef.body = body[1:] or [ast.Pass()]
+    strip_docstrings(fdef, nested=False)
     if base_forward(model) is not None:
         _SuperForward().visit(fdef)   # `super().forward(x)`: the base class's forward, as a method of the parent
     for n in ast.walk(fdef):
@@ -324,10 +322,7 @@ def function_source(fn: Any, method: bool = False) -> ForwardSource:
         raise SourceStepError(f"{fn.__name__} is not a plain function")
     fdef.decorator_list = []
     _drop_signature_annotations(fdef)
-    body = fdef.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        fdef.body = body[1:] or [ast.Pass()]
+    strip_docstrings(fdef, nested=False)
     for n in ast.walk(fdef):
         if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
             raise SourceStepError(f"{fn.__name__} uses {type(n).__name__.lower()}")

@@ -29,6 +29,7 @@ from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import read_profile_components
 from hdecomp.formats.tree import load_decomposition
 from hdecomp.vocab.levels import LEVEL_NAMES
+from hdecomp.vocab.workload import strip_docstrings
 
 MANIFEST = "manifest.json"
 # KernelBench's correctness tolerance (atol = rtol) by dtype
@@ -49,7 +50,6 @@ class _Canonical(ast.NodeTransformer):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self" \
                     and sub.attr in attrs:
                 sub.attr = attrs[sub.attr]
-        node.body = _without_docstring(node.body)
         self.generic_visit(node)
         return node
 
@@ -66,15 +66,7 @@ class _Canonical(ast.NodeTransformer):
                 sub.arg = names[sub.arg]
             elif isinstance(sub, ast.Name) and sub.id in names:
                 sub.id = names[sub.id]
-        node.body = _without_docstring(node.body)
         return node
-
-
-def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    first = body[0] if body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return body[1:] or [ast.Pass()]
-    return body
 
 
 def _is_main_block(stmt: ast.stmt) -> bool:
@@ -84,8 +76,8 @@ def _is_main_block(stmt: ast.stmt) -> bool:
 
 def workload_key(source: str) -> str:
     """The workload a kernel file defines, as a hash of its canonical syntax tree (see the module's doc)."""
-    tree = ast.parse(source)
-    body = [s for s in _without_docstring(tree.body) if not _is_main_block(s)]
+    tree = strip_docstrings(ast.parse(source))
+    body = [s for s in tree.body if not _is_main_block(s)]
     # the self-test's expectations and helpers are derived from the workload; keep them out of the key
     body = [s for s in body if not (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and
                                                                       t.id == "EXPECTED_OUTPUTS" for t in s.targets))
@@ -361,7 +353,7 @@ class _Standalone:
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:
             raise _Skip(f"cannot read {file.name} ({exc})") from exc
         self._check(file, tree, _MOVED_MEANING)
-        body = [s for s in _without_docstring(tree.body) if not _is_main_block(s)]
+        body = [s for s in strip_docstrings(tree, nested=False).body if not _is_main_block(s)]
         local = {id(s): imp for s in body if (imp := self._local_import(file, s))}
         bindings = _bindings(body, set(local))
         stem = re.sub(r"\W", "_", file.stem).lstrip("_") or "file"

@@ -35,6 +35,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.levels import FUSION_OPS, level_name
 from hdecomp.vocab.roles import ROLES
+from hdecomp.vocab.workload import strip_docstrings
 
 RULES = {
     "Q1": "fusion with several contractions",
@@ -388,11 +389,7 @@ def _workload_key(f: _File) -> str | None:
 
     dumped = []
     for part in parts:
-        part = copy.deepcopy(part)
-        for node in ast.walk(part):
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.body and \
-                    isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
-                node.body = node.body[1:] or [ast.Pass()]
+        part = strip_docstrings(copy.deepcopy(part))
         if isinstance(part, (ast.ClassDef, ast.FunctionDef)):
             part.name = "_"
         dumped.append(ast.dump(_Rename().visit(part), annotate_fields=False, include_attributes=False))

@@ -36,6 +36,7 @@ from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, re
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from hdecomp.paths import data_dir
 from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
+from hdecomp.vocab.workload import normalized_dump
 
 # file (relative to the decomposition folder, or a glob) -> schema name in data/schema/
 SCHEMA_FOR_FILE = {
@@ -441,24 +442,10 @@ def _check_steps_cover_parents(root: Path, report: ValidationReport, nodes: dict
 
 # ---------------------------------------------------------------------------------------------- kernels
 
-def normalised_source(source: str) -> str | None:
-    """The code of a Python file with comments, docstrings and formatting removed (None if unparsable)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, annotate_fields=False, include_attributes=False)
-
-
 def normalised_source_of(path: Path) -> str | None:
+    """The code of a Python file up to layout, comments and docstrings (None if unreadable or unparsable)."""
     try:
-        return normalised_source(path.read_text(encoding="utf-8"))
+        return normalized_dump(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -519,7 +506,7 @@ def _check_kernels(root: Path, report: ValidationReport) -> None:
             tokens.pop()
         if tokens[-1] not in DTYPE_TOKENS:
             report.add(path, "kernel file names end with the dtype (e.g. _fp32)", "kernels", severity="warning")
-        code = normalised_source(source)
+        code = normalized_dump(source)
         if code is None:
             report.add(path, "not valid Python", "kernels")
             continue
