@@ -20,18 +20,6 @@ DTYPE_SHORT = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf
                torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
                torch.bool: "bool", torch.complex64: "c64", torch.complex128: "c128"}
 
-# Ops whose work does not depend on the shape beyond the element count: the name carries no shapes.
-SHAPE_FREE_OPS = {
-    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "elu", "selu", "celu", "leaky_relu", "hardtanh",
-    "hardswish", "hardsigmoid", "mish", "softplus", "softsign", "tanhshrink", "threshold", "prelu",
-    "add", "sub", "mul", "div", "truediv", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs", "clamp",
-    "clip", "floor", "ceil", "round", "sign", "sin", "cos", "erf", "reciprocal", "square", "maximum",
-    "minimum", "where", "masked_fill", "dropout", "identity", "softmax", "log_softmax", "eq", "ne", "lt",
-    "gt", "le", "ge", "logical_not", "logical_and", "logical_or", "floordiv", "mod", "remainder",
-    "sigmoid_", "relu_", "add_", "mul_", "hardshrink", "softshrink", "logsigmoid", "glu", "swish",
-}
-
-
 # Names a generated file binds at module level (its imports and functions): never a local or a child's name.
 FILE_NAMES = frozenset({"torch", "nn", "F", "math", "operator", "Model", "RefactoredModel", "get_inputs",
                         "get_input_kwargs", "get_init_inputs", "batch_size", "EXPECTED_OUTPUTS", "self"})

@@ -45,12 +45,10 @@ from hdecomp.decompose.stepfiles import (
     in_model_calls,
     init_inputs_expr,
     io_maps,
-    is_shape_free,
     merged_in_model,
     module_kernel_name,
     op_kernel_name,
     tie_tied_tensors,
-    workload_key,
     write_in_model,
 )
 from hdecomp.formats.jsonio import write_text_atomic
@@ -62,6 +60,7 @@ from hdecomp.verify.weights import has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
+from hdecomp.vocab.workload import is_shape_free, workload_key
 
 
 @dataclass
@@ -590,8 +589,9 @@ def _final_text(dec: Decomposition, node: Node, c: SourceChild, r: CallRecord,
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
         base = c.base
-    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
-                                         "" if is_shape_free(kernel, c.ops) else
+    shape_free = is_shape_free(kernel, c.ops)
+    stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(body, shape_free=shape_free)}",
+                                         "" if shape_free else
                                          input_signature(flat_tensors(list(r.args))))
     header = {
         "Level": LEVEL_NAMES[level],

@@ -41,7 +41,6 @@ from hdecomp.decompose.codegen import (
 )
 from hdecomp.decompose.levels import step_caps
 from hdecomp.decompose.naming import (
-    SHAPE_FREE_OPS,
     dtype_short,
     input_signature,
     module_base_name,
@@ -76,11 +75,9 @@ from hdecomp.decompose.stepfiles import (
     in_model_calls,
     init_inputs_expr,
     io_maps,
-    is_shape_free,
     merged_in_model,
     parameter_signature,
     tie_tied_tensors,
-    workload_key,
     write_in_model,
 )
 from hdecomp.decompose.value_names import value_names
@@ -93,6 +90,7 @@ from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import snake
 from hdecomp.vocab.roles import category, role_of
+from hdecomp.vocab.workload import SHAPE_FREE_OPS, is_shape_free, workload_key
 
 WRAP_ATTR = "layers"   # the attribute of a component class that holds a torch.nn container's items
 
@@ -538,8 +536,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
             canon = body if child.kind == "module" else assemble(canon_src, list(in_args), in_kwargs, out_val,
                                                                   canon_ctx, ops=list(ops))
             level = 0 if child.kernel else child.level
-            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, child.kernel, ops)}",
-                                                 "" if is_shape_free(child.kernel, ops) else
+            shape_free = is_shape_free(child.kernel, ops)
+            stem, is_new = dec.registry.name_for(base, f"{level}:{workload_key(canon, shape_free=shape_free)}",
+                                                 "" if shape_free else
                                                  input_signature(flat_tensors(list(in_args))))
             # the file of the workload's first use names the tensors it holds its own way (`n1` where this
             # use reads `n2`): this use's tensors map onto those attributes, in the same order
@@ -727,7 +726,8 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     outs = [cap.values[o.name] for o in child.outputs]
     out_val = outs[0] if len(outs) == 1 else tuple(outs)
     body = assemble(class_src, list(in_args), {}, out_val, ctx, ops=list(child.op_names))
-    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{workload_key(body, child.kernel, child.op_names)}")
+    key = workload_key(body, shape_free=is_shape_free(child.kernel, child.op_names))
+    stem, _ = dec.registry.name_for(_kernel_base_name(child, model, cap), f"0:{key}")
     header = {
         "Level": LEVEL_NAMES[0],
         "Source": str(dec.model_file),
