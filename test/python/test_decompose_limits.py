@@ -14,10 +14,11 @@ from hdecomp.cli import main
 from hdecomp.decompose import driver
 from hdecomp.decompose.capture import CaptureError, record_init_args
 from hdecomp.decompose.driver import DecomposeOptions, decompose
-from hdecomp.decompose.naming import NameRegistry, snake
+from hdecomp.decompose.naming import NameRegistry
 from hdecomp.decompose.outputs import result_dict
 from hdecomp.decompose.source import SourceContext, check_rebuild, literal, module_expr
 from hdecomp.errors import ComponentRunError, DecomposeError, HdecompError
+from hdecomp.vocab.ops import snake
 from torch import nn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decompose"

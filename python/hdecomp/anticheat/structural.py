@@ -36,6 +36,7 @@ from torch import nn
 from hdecomp.anticheat.rules import AntiCheatViolation, SourceRange
 from hdecomp.runtime.component import class_source_file
 from hdecomp.runtime.ops import OpTrace, format_counter_diff
+from hdecomp.vocab.workload import normalized_dump, strip_docstrings
 
 HD301, HD302, HD303, HD304, HD305 = "HD301", "HD302", "HD303", "HD304", "HD305"
 HD306, HD307, HD308, HD309, HD310 = "HD306", "HD307", "HD308", "HD309", "HD310"
@@ -159,24 +160,6 @@ def _forward_file(forward: Any, step_dir: Path) -> Path | None:
     return _source_file(fn)
 
 
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return tree
-
-
-def normalized_dump(source: str) -> str | None:
-    """AST dump without docstrings: equal for sources that differ only in layout, comments, docs."""
-    try:
-        return ast.dump(_strip_docstrings(ast.parse(source)))
-    except SyntaxError:
-        return None
-
-
 def class_keys(source: str) -> dict[str, str]:
     """class name -> what the class computes, as comparable text (see _ClassKeys): equal for a renamed or
     verbatim copy, and for wrappers of the same class built the same way; different for thin wrappers of
@@ -185,7 +168,7 @@ def class_keys(source: str) -> dict[str, str]:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    _strip_docstrings(tree)
+    strip_docstrings(tree)
     keys = _ClassKeys(tree)
     return {n.name: keys.key(n.name) for n in tree.body if isinstance(n, ast.ClassDef)}
 
@@ -671,6 +654,5 @@ __all__ = [
     "check_parameters",
     "class_keys",
     "component_children",
-    "normalized_dump",
     "recording_constructor_arguments",
 ]

@@ -32,7 +32,6 @@ from hdecomp.decompose.naming import (
     keyword_like,
     safe_attr,
     safe_local,
-    snake,
 )
 from hdecomp.decompose.plan import HOST_NUMBER, HOST_SOURCE, ChildPlan, node_op_name
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, is_full_size, sample
@@ -56,7 +55,7 @@ from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import dataclass_fields, factory_class, holding_tensors
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_NAMES
-from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values
+from hdecomp.vocab.ops import masks_then_normalises, sizes_follow_values, snake
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
            operator.floordiv: "//", operator.matmul: "@", operator.pow: "**", operator.mod: "%",

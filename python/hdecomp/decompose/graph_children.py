@@ -41,16 +41,15 @@ from hdecomp.decompose.step_draft import DraftChild, StepDraft
 from hdecomp.decompose.stepfiles import (
     check_expr,
     io_maps,
-    is_shape_free,
     merged_in_model,
     parameter_signature,
-    workload_key,
 )
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import SHAPE_FREE_OPS, is_compute_op
 from hdecomp.vocab.roles import category, role_of
+from hdecomp.vocab.workload import is_shape_free, workload_key
 
 WRAP_ATTR = "layers"   # the attribute of a component class that holds a torch.nn container's items
 
@@ -100,9 +99,9 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
             _group_child_code(child, model, cap, node, used_attrs, vnames, out.weight_map)
         level = 0 if child.kernel else child.level
         names = draft.names
-        stem, is_new = names.registry.name_for(code.base, f"{level}:{workload_key(code.canon, child.kernel, code.ops)}",
-                                               "" if is_shape_free(child.kernel, code.ops) else
-                                               input_signature(flat_tensors(list(code.in_args))))
+        shape_free = is_shape_free(child.kernel, code.ops)
+        stem, is_new = names.registry.name_for(code.base, f"{level}:{workload_key(code.canon, shape_free=shape_free)}",
+                                               "" if shape_free else input_signature(flat_tensors(list(code.in_args))))
         # the file of the workload's first use names the tensors it holds its own way (`n1` where this
         # use reads `n2`): this use's tensors map onto those attributes, in the same order
         first_state = names.state_attrs.setdefault(stem, code.state)

@@ -9,23 +9,16 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import re
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
+from hdecomp.vocab.ops import snake
+
 DTYPE_SHORT = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
                torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
                torch.bool: "bool", torch.complex64: "c64", torch.complex128: "c128"}
-
-def snake(name: str) -> str:
-    """`BatchNorm2d` -> `batchnorm2d`, `TransformerBlock` -> `transformer_block`, `MaxPool2d` -> `maxpool2d`."""
-    s = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "_", name)
-    s = re.sub(r"[^0-9a-zA-Z]+", "_", s).strip("_").lower()
-    s = s or "op"
-    return ("_" + s) if s[0].isdigit() else s
-
 
 # Names a generated file binds at module level (its imports and functions): never a local or a child's name.
 FILE_NAMES = frozenset({"torch", "nn", "F", "math", "operator", "Model", "RefactoredModel", "get_inputs",

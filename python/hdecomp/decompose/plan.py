@@ -262,7 +262,7 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
 
 
 def node_op_name(n: fx.Node, root: nn.Module) -> str:
-    from hdecomp.decompose.naming import snake
+    from hdecomp.vocab.ops import snake
     if n.op == "call_module":
         return snake(type(root.get_submodule(str(n.target))).__name__)
     if n.op == "call_method":

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hdecomp.decompose.naming import module_base_name, snake
+from hdecomp.decompose.naming import module_base_name
 from hdecomp.decompose.source import (
     NotRepresentable,
     SourceContext,
@@ -25,7 +25,7 @@ from hdecomp.decompose.source_names import names_of
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
 from hdecomp.decompose.source_regions import Region
 from hdecomp.decompose.stepfiles import check_expr
-from hdecomp.vocab.ops import REGION_PLUMBING_CALLS, is_compute_op
+from hdecomp.vocab.ops import REGION_PLUMBING_CALLS, is_compute_op, snake
 from hdecomp.vocab.roles import role_of
 
 

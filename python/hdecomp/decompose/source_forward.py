@@ -16,6 +16,7 @@ from torch import nn
 
 from hdecomp.decompose.source_names import root_variable
 from hdecomp.errors import DecomposeError
+from hdecomp.vocab.workload import strip_docstrings
 
 
 class SourceStepError(DecomposeError):
@@ -100,10 +101,7 @@ def forward_source(model: nn.Module) -> ForwardSource:
     decorators = [d for d in fdef.decorator_list if library_decorator(d, fn.__globals__)]
     fdef.decorator_list = []
     drop_signature_annotations(fdef)
-    body = fdef.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        fdef.body = body[1:] or [ast.Pass()]
+    strip_docstrings(fdef, nested=False)
     if base_forward(model) is not None:
         _SuperForward().visit(fdef)   # `super().forward(x)`: the base class's forward, as a method of the parent
     for n in ast.walk(fdef):
@@ -242,10 +240,7 @@ def function_source(fn: Any, method: bool = False) -> ForwardSource:
         raise SourceStepError(f"{fn.__name__} is not a plain function")
     fdef.decorator_list = []
     drop_signature_annotations(fdef)
-    body = fdef.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        fdef.body = body[1:] or [ast.Pass()]
+    strip_docstrings(fdef, nested=False)
     for n in ast.walk(fdef):
         if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
             raise SourceStepError(f"{fn.__name__} uses {type(n).__name__.lower()}")

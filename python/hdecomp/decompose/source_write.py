@@ -26,7 +26,7 @@ from torch import nn
 from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
 from hdecomp.decompose.levels import child_level
-from hdecomp.decompose.naming import input_signature, snake
+from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.source_children import SourceChild
@@ -39,12 +39,10 @@ from hdecomp.decompose.stepfiles import (
     in_model_calls,
     init_inputs_expr,
     io_maps,
-    is_shape_free,
     merged_in_model,
     module_kernel_name,
     op_kernel_name,
     tie_tied_tensors,
-    workload_key,
 )
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import dump_weight_map
@@ -53,8 +51,9 @@ from hdecomp.runtime.component import Component, clone_nested, load_component, m
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
-from hdecomp.vocab.ops import is_compute_op
+from hdecomp.vocab.ops import is_compute_op, snake
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
+from hdecomp.vocab.workload import is_shape_free, workload_key
 
 
 @dataclass
@@ -601,9 +600,9 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
         base = c.base
-    stem, is_new = names.registry.name_for(base, f"{level}:{workload_key(body, kernel, c.ops)}",
-                                           "" if is_shape_free(kernel, c.ops) else
-                                           input_signature(flat_tensors(list(r.args))))
+    shape_free = is_shape_free(kernel, c.ops)
+    stem, is_new = names.registry.name_for(base, f"{level}:{workload_key(body, shape_free=shape_free)}",
+                                           "" if shape_free else input_signature(flat_tensors(list(r.args))))
     header = {
         "Level": LEVEL_NAMES[level],
         "Ops": ", ".join(c.ops) or "-",

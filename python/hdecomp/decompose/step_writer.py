@@ -66,7 +66,6 @@ from hdecomp.decompose.stepfiles import (
     in_model_calls,
     init_inputs_expr,
     tie_tied_tensors,
-    workload_key,
 )
 from hdecomp.decompose.value_names import value_names
 from hdecomp.errors import HdecompError
@@ -75,6 +74,7 @@ from hdecomp.formats.weight_map import WeightSlice, map_value_json
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import BUILD_SEED, Component, load_component
 from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
+from hdecomp.vocab.workload import is_shape_free, workload_key
 
 
 def _drop_identity_calls(model: nn.Module, graph: fx.Graph) -> None:
@@ -437,7 +437,8 @@ def _root_kernel(dec: Decomposition, node: Node, model: nn.Module, cap: Capture,
     outs = [cap.values[o.name] for o in child.outputs]
     out_val = outs[0] if len(outs) == 1 else tuple(outs)
     body = assemble(class_src, list(in_args), {}, out_val, ctx, ops=list(child.op_names))
-    stem, _ = dec.registry.name_for(kernel_base_name(child, model, cap), f"0:{workload_key(body, child.kernel, child.op_names)}")
+    key = workload_key(body, shape_free=is_shape_free(child.kernel, child.op_names))
+    stem, _ = dec.registry.name_for(kernel_base_name(child, model, cap), f"0:{key}")
     header = {
         "Level": LEVEL_NAMES[0],
         "Source": str(dec.model_file),

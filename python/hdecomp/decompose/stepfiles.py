@@ -1,9 +1,8 @@
-"""Pieces every kind of step writes the same way: tensor shapes for the tree, dedup keys, the rebuilt-module
-check, tied tensors, a refactored file's get_init_inputs()."""
+"""Pieces every kind of step writes the same way: tensor shapes for the tree, kernel names, the rebuilt-module
+check, tied tensors, a refactored file's get_init_inputs() (the dedup key is hdecomp.vocab.workload's)."""
 
 from __future__ import annotations
 
-import re
 import sys
 import types
 from pathlib import Path
@@ -13,9 +12,8 @@ import torch
 from torch import nn
 
 from hdecomp.decompose.codegen import describe
-from hdecomp.decompose.naming import snake
 from hdecomp.decompose.source import SourceContext, check_rebuild
-from hdecomp.vocab.ops import SHAPE_FREE_OPS
+from hdecomp.vocab.ops import SHAPE_FREE_OPS, snake
 
 
 def io_maps(values: dict[str, Any], in_vals: list[tuple[str, Any]], out_val: Any) -> tuple[dict, dict, dict, dict]:
@@ -58,49 +56,6 @@ def init_inputs_expr(comp: Any, ctx: SourceContext) -> str:
         return literal(list(init or []), ctx)
     except Exception:
         return "[]"
-
-
-def is_shape_free(kernel: bool, ops: list[str]) -> bool:
-    """A kernel of one op whose work depends on the element count only (`relu`, `mul`): its workload and
-    name carry no shapes."""
-    return kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS
-
-
-# an example input written as a 0-dim tensor (`torch.rand(())`, `torch.tensor(5, dtype=torch.int64)`)
-_ZERO_DIM = re.compile(r"\(\(\)|torch\.tensor\([^\[\]()]*\)")
-
-
-def workload_key(body: str, kernel: bool, ops: list[str]) -> str:
-    """Dedup key: the file body without its example inputs' value ranges; for shape-free single ops, the body
-    without its example shapes."""
-    if is_shape_free(kernel, ops):
-        # (and without the `batch_size` line the example inputs are written with), but with which inputs are
-        # 0-dim: `x + eps_tensor` broadcasts a scalar, `x + y` adds two tensors (the op counts tell them apart)
-        head, _, inputs = body.partition("def get_inputs():")
-        scalars = [i for i, line in enumerate(inputs.split("\n")) if _ZERO_DIM.search(line)]
-        return head.split("\nbatch_size = ")[0] + f"\n# 0-dim inputs at lines {scalars}"
-    # value ranges and finiteness of the example inputs are not part of the workload (a residual add whose
-    # identity is a ReLU's output in one block and a downsample's in the next is one fusion)
-    body = re.sub(r"torch\.rand\(", "torch.randn(", body)
-    # nor the recorded values of small index inputs (codegen.input_expr), beyond their shape
-    body = re.sub(r"torch\.tensor\((\[[-0-9, \[\]TrueFals]*\]), dtype=(torch\.\w+)\)",
-                  lambda m: f"<{_nested_shape(m.group(1))} {m.group(2)}>", body)
-    body = re.sub(r", (True|False)\),\n", "),\n", body)
-    return body
-
-
-def _nested_shape(text: str) -> str:
-    """The shape of a nested list literal (`[[1, 2], [3, 4]]` -> `2x2`)."""
-    import ast as _ast
-    try:
-        value = _ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-    dims = []
-    while isinstance(value, list):
-        dims.append(str(len(value)))
-        value = value[0] if value else None
-    return "x".join(dims)
 
 
 def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:

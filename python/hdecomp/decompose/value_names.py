@@ -120,7 +120,7 @@ def _assigned_names(path: str, line: int) -> tuple[str, ...]:
 
 
 def _fallback(n: fx.Node, names: dict[fx.Node, str]) -> str:
-    from hdecomp.decompose.naming import snake
+    from hdecomp.vocab.ops import snake
     if n.op == "placeholder":
         return str(n.target).lstrip("*")
     if n.op in ("call_module", "get_attr"):

@@ -2,10 +2,9 @@
 decompositions as a KernelBench-format problem set, one standalone file per unique workload, with a manifest.
 
 A kernel file already is a KernelBench problem (`class Model`, `get_inputs()`, `get_init_inputs()`, no
-imports of its own folder). Two kernel files are one workload when their code is the same up to
-docstrings, the self-test block and the names of local values (`x_3` in one tree, `hidden_states` in
-another): the module's syntax tree with every function's arguments and locals renamed in order of
-appearance. manifest.json says, per problem: the decompositions, models, tree nodes and instance counts
+imports of its own folder). Two kernel files are one workload when the decomposer would have written them
+as one file (hdecomp.vocab.workload: the same code up to docstrings, the self-test and the names of local
+values, `x_3` in one tree, `hidden_states` in another). manifest.json says, per problem: the decompositions, models, tree nodes and instance counts
 that use it; its dtype and KernelBench-style tolerance; and, where a decomposition was profiled
 (`hdecomp profile`), its FLOPs, bytes and share of each model's time.
 
@@ -17,7 +16,6 @@ skipped with the reason where that could change what a name means.
 from __future__ import annotations
 
 import ast
-import hashlib
 import re
 import shutil
 from collections.abc import Iterator
@@ -29,69 +27,11 @@ from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import read_profile_components
 from hdecomp.formats.tree import load_decomposition
 from hdecomp.vocab.levels import LEVEL_NAMES
+from hdecomp.vocab.workload import is_main_block, is_shape_free, strip_docstrings, workload_key
 
 MANIFEST = "manifest.json"
 # KernelBench's correctness tolerance (atol = rtol) by dtype
 TOLERANCE = {"float32": 1e-4, "float64": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
-
-
-class _Canonical(ast.NodeTransformer):
-    """Renames each function's arguments and local names to v0, v1, ... and each class's own attributes
-    (`self.fc`, `self.proj`) to a0, a1, ... in order of appearance."""
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
-        attrs: dict[str, str] = {}
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self" \
-                    and isinstance(sub.ctx, ast.Store):
-                attrs.setdefault(sub.attr, f"a{len(attrs)}")
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self" \
-                    and sub.attr in attrs:
-                sub.attr = attrs[sub.attr]
-        node.body = _without_docstring(node.body)
-        self.generic_visit(node)
-        return node
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        names: dict[str, str] = {}
-        for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
-            if a.arg != "self":
-                names.setdefault(a.arg, f"v{len(names)}")
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                names.setdefault(sub.id, f"v{len(names)}")
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.arg) and sub.arg in names:
-                sub.arg = names[sub.arg]
-            elif isinstance(sub, ast.Name) and sub.id in names:
-                sub.id = names[sub.id]
-        node.body = _without_docstring(node.body)
-        return node
-
-
-def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    first = body[0] if body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return body[1:] or [ast.Pass()]
-    return body
-
-
-def _is_main_block(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and \
-        isinstance(stmt.test.left, ast.Name) and stmt.test.left.id == "__name__"
-
-
-def workload_key(source: str) -> str:
-    """The workload a kernel file defines, as a hash of its canonical syntax tree (see the module's doc)."""
-    tree = ast.parse(source)
-    body = [s for s in _without_docstring(tree.body) if not _is_main_block(s)]
-    # the self-test's expectations and helpers are derived from the workload; keep them out of the key
-    body = [s for s in body if not (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and
-                                                                      t.id == "EXPECTED_OUTPUTS" for t in s.targets))
-            and not (isinstance(s, ast.FunctionDef) and s.name == "_tensors")]
-    canonical = _Canonical().visit(ast.Module(body=body, type_ignores=[]))
-    return hashlib.sha256(ast.dump(canonical, annotate_fields=False).encode()).hexdigest()[:16]
 
 
 def _dtype(input_dtypes: dict[str, Any]) -> str:
@@ -361,7 +301,7 @@ class _Standalone:
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:
             raise _Skip(f"cannot read {file.name} ({exc})") from exc
         self._check(file, tree, _MOVED_MEANING)
-        body = [s for s in _without_docstring(tree.body) if not _is_main_block(s)]
+        body = [s for s in strip_docstrings(tree, nested=False).body if not is_main_block(s)]
         local = {id(s): imp for s in body if (imp := self._local_import(file, s))}
         bindings = _bindings(body, set(local))
         stem = re.sub(r"\W", "_", file.stem).lstrip("_") or "file"
@@ -415,7 +355,7 @@ class _Standalone:
         return name
 
     def _check(self, path: Path, tree: ast.Module, forbidden: set[str]) -> None:
-        for node in ast.walk(ast.Module(body=[s for s in tree.body if not _is_main_block(s)], type_ignores=[])):
+        for node in ast.walk(ast.Module(body=[s for s in tree.body if not is_main_block(s)], type_ignores=[])):
             if isinstance(node, ast.Name) and node.id in forbidden:
                 raise _Skip(f"{path.name} uses {node.id}")
             if isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) \
@@ -498,7 +438,8 @@ def export_problems(roots: list[str | Path], out: str | Path, *, fusions: bool =
                     text = src.read_text(encoding="utf-8")
                     if level == 1:
                         standalone, inlined = _standalone_fusion(src, root, text)
-                    key = workload_key(standalone if level == 1 else text)
+                    key = workload_key(standalone if level == 1 else text,
+                                       shape_free=is_shape_free(level == 0, [str(o) for o in node.extra.get("ops") or []]))
                 except _Skip as exc:
                     skipped.append({"level": kind, "decomposition": str(root), "model": model, "node": nid,
                                     "path": node.path, "reason": str(exc)})
@@ -542,4 +483,4 @@ def export_problems(roots: list[str | Path], out: str | Path, *, fusions: bool =
     return manifest
 
 
-__all__ = ["MANIFEST", "TOLERANCE", "export_problems", "workload_key"]
+__all__ = ["MANIFEST", "TOLERANCE", "export_problems"]

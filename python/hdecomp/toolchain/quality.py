@@ -10,8 +10,8 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
 - Q2 named by role: a fusion's or layer's name is not a list of the ops it holds, and never ends in `_etc`.
 - Q3 kernels take tensors and own their weights: no tuple/list/dict inputs holding tensors (a tuple of
   numbers is a size argument), no slicing of their own packed weight.
-- Q4 one file per workload: kernel files whose code is the same up to names (same ops, input shapes and
-  dtypes, attributes, parameter shapes) are one workload.
+- Q4 one file per workload: kernel files that are one workload by hdecomp.vocab.workload (the code up to
+  docstrings, the self-test and the names of values and attributes; the decomposer's own key) are one file.
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
   (a random draw is no constant).
 - Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one (arithmetic on Python numbers, such as
@@ -24,7 +24,6 @@ Each finding names the rule, the file and the component; the exit code is 1 when
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import re
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.levels import FUSION_OPS, level_name
 from hdecomp.vocab.roles import ROLES
+from hdecomp.vocab.workload import is_shape_free, workload_key
 
 RULES = {
     "Q1": "fusion with several contractions",
@@ -117,6 +117,7 @@ class QualityReport:
 
 @dataclass
 class _File:
+    source: str
     tree: ast.Module
     model: ast.ClassDef | None
     forward: ast.FunctionDef | None
@@ -133,7 +134,8 @@ class _File:
 
 def _read(path: Path) -> _File | None:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
     except (OSError, UnicodeDecodeError, SyntaxError):
         return None
     model = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == "Model"), None)
@@ -146,7 +148,7 @@ def _read(path: Path) -> _File | None:
         ret = next((s for s in ast.walk(fn) if isinstance(s, ast.Return)), None)
         if ret is not None and isinstance(ret.value, (ast.List, ast.Tuple)):
             inputs = list(ret.value.elts)
-    return _File(tree, model, forward, inputs)
+    return _File(source, tree, model, forward, inputs)
 
 
 def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | None:
@@ -175,7 +177,7 @@ def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | N
             modules[attr] = "softmax"
         elif ops:
             modules[attr] = ops[0]
-    return _File(f.tree, model, forward, None, modules)
+    return _File(f.source, f.tree, model, forward, None, modules)
 
 
 def _kernel_calls(view: _File) -> int:
@@ -358,47 +360,6 @@ def op_list_name(name: str, own_ops: list[str]) -> str | None:
     return None
 
 
-def _workload_key(f: _File) -> str | None:
-    """The file's code up to names: docstrings dropped, local names, parameters and attributes of self
-    numbered by first use (two kernels that differ only in what their values are called are one workload)."""
-    if f.model is None:
-        return None
-    parts: list[ast.AST] = [f.model]
-    parts += [s for s in f.tree.body if isinstance(s, ast.FunctionDef) and s.name in ("get_inputs", "get_init_inputs",
-                                                                                          "get_input_kwargs")]
-    names: dict[str, str] = {}
-    keep = {"self", "torch", "nn", "F", "math", "batch_size"}
-
-    class _Rename(ast.NodeTransformer):
-        def _new(self, n: str) -> str:
-            return n if n in keep else names.setdefault(n, f"v{len(names)}")
-
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return ast.copy_location(ast.Name(id=self._new(node.id), ctx=node.ctx), node)
-
-        def visit_arg(self, node: ast.arg) -> ast.AST:
-            return ast.copy_location(ast.arg(arg=self._new(node.arg)), node)
-
-        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            self.generic_visit(node)
-            if isinstance(node.value, ast.Name) and node.value.id == "self":
-                return ast.copy_location(ast.Attribute(value=node.value, attr=self._new(node.attr),
-                                                       ctx=node.ctx), node)
-            return node
-
-    dumped = []
-    for part in parts:
-        part = copy.deepcopy(part)
-        for node in ast.walk(part):
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.body and \
-                    isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
-                node.body = node.body[1:] or [ast.Pass()]
-        if isinstance(part, (ast.ClassDef, ast.FunctionDef)):
-            part.name = "_"
-        dumped.append(ast.dump(_Rename().visit(part), annotate_fields=False, include_attributes=False))
-    return "\n".join(dumped)
-
-
 # ---- the lint ----------------------------------------------------------------------------------------
 
 
@@ -500,8 +461,9 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         if not has_weights and not tensor_inputs and not draws:
             add("Q5", "no tensor input and no weights: a constant computed from sizes stays plumbing in the "
                       "parent, or becomes a buffer of the child that reads it")
-    key = _workload_key(f)
-    if key is not None:
+    if f.model is not None:
+        # the decomposer's own key (its file names): a tree it writes never has two files of one workload
+        key = workload_key(f.source, shape_free=is_shape_free(True, ops))
         first = workloads.setdefault(key, rel)
         if first != rel:
             add("Q4", f"the same workload as {first}: one file per workload")

@@ -8,7 +8,7 @@ Checks, each problem reported with the file it is about:
            sits in its level's folder, the tree has one root;
   steps    every step has original.py, refactored.py, children/ and a PASS verification_result.json;
   kernels  kernel file names are shape-based (`{op}_{shape_signature}_{dtype}.py`, lower case) and
-           no two kernel files hold the same code (one file per workload);
+           no two kernel files are one workload (hdecomp.vocab.workload: the decomposer's key);
   components  every component file defines Model (refactored.py: RefactoredModel), get_inputs() and
            get_init_inputs(), and has a self-test.
 The original workspace's older decomposition_tree.json layouts are read as they are.
@@ -36,6 +36,7 @@ from hdecomp.formats.tree import TREE_FILE, TreeNode, norm_path, parse_nodes, re
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE
 from hdecomp.paths import data_dir
 from hdecomp.vocab.levels import LEVEL_DIR_RE, LEVEL_DIRS, LEVEL_NAMES, descends, level_of_path
+from hdecomp.vocab.workload import normalized_dump, workload_key
 
 # file (relative to the decomposition folder, or a glob) -> schema name in data/schema/
 SCHEMA_FOR_FILE = {
@@ -441,24 +442,10 @@ def _check_steps_cover_parents(root: Path, report: ValidationReport, nodes: dict
 
 # ---------------------------------------------------------------------------------------------- kernels
 
-def normalised_source(source: str) -> str | None:
-    """The code of a Python file with comments, docstrings and formatting removed (None if unparsable)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, annotate_fields=False, include_attributes=False)
-
-
 def normalised_source_of(path: Path) -> str | None:
+    """The code of a Python file up to layout, comments and docstrings (None if unreadable or unparsable)."""
     try:
-        return normalised_source(path.read_text(encoding="utf-8"))
+        return normalized_dump(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -505,7 +492,7 @@ def _check_kernels(root: Path, report: ValidationReport) -> None:
     if not files:
         report.add(LEVEL_DIRS[0], "missing or empty: a decomposition ends in kernel files", "files")
         return
-    first_with_code: dict[str, Path] = {}
+    first_of_workload: dict[str, Path] = {}
     for path in files:
         try:
             source = path.read_text(encoding="utf-8")
@@ -519,15 +506,17 @@ def _check_kernels(root: Path, report: ValidationReport) -> None:
             tokens.pop()
         if tokens[-1] not in DTYPE_TOKENS:
             report.add(path, "kernel file names end with the dtype (e.g. _fp32)", "kernels", severity="warning")
-        code = normalised_source(source)
-        if code is None:
+        try:
+            # (at their shapes: two elementwise kernels of other shapes are the lint's finding, Q4, not an error)
+            key = workload_key(source)
+        except SyntaxError:
             report.add(path, "not valid Python", "kernels")
             continue
-        if code in first_with_code:
-            report.add(path, f"same code as {first_with_code[code].name}: kernels are deduplicated "
-                       "(one file per op, parameter shapes and dtype); import that file instead", "kernels")
+        if key in first_of_workload:
+            report.add(path, f"same code as {first_of_workload[key].name} up to names and docstrings: kernels "
+                       "are deduplicated (one file per workload); import that file instead", "kernels")
         else:
-            first_with_code[code] = path
+            first_of_workload[key] = path
 
 
 # ---------------------------------------------------------------------------------------------- components

@@ -24,6 +24,8 @@ overload written with `::`.
 
 from __future__ import annotations
 
+import re
+
 # Operator dunders (the name between the underscores) as the aten op they run: `__iadd__`, `__radd__` -> `add`.
 DUNDER_ALIASES: dict[str, str] = {
     "radd": "add", "iadd": "add", "rsub": "sub", "isub": "sub", "rmul": "mul", "imul": "mul", "truediv": "div",
@@ -337,3 +339,12 @@ def is_neutral_operand(op: str, value: object) -> bool:
     neutral = NEUTRAL_OPERANDS.get(op)
     return neutral is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
         and value == neutral
+
+
+def snake(name: str) -> str:
+    """A class's or op's name as a canonical op name (and file name): `BatchNorm2d` -> `batchnorm2d`,
+    `TransformerBlock` -> `transformer_block`, `MaxPool2d` -> `maxpool2d`."""
+    s = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", "_", name)
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", s).strip("_").lower()
+    s = s or "op"
+    return ("_" + s) if s[0].isdigit() else s

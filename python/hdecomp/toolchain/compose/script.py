@@ -14,6 +14,7 @@ from hdecomp.formats.keys import access_path
 from hdecomp.formats.weight_map import map_json
 from hdecomp.toolchain.compose.plan import SKIP_TOP, Composition, StepPlan, child_steps, relative_to_root
 from hdecomp.verify.result import COMPOSITION_SEEDS
+from hdecomp.vocab.workload import strip_docstrings
 
 if TYPE_CHECKING:
     from hdecomp.toolchain.compose.plan import MapValue
@@ -162,11 +163,9 @@ def _step_code(comp: Composition, plan: StepPlan) -> tuple[str, list[str]]:
     cls = copy_node(plan.cls)
     cls.name = plan.class_name
     cls = _ChildTensorPaths(_child_step_maps(comp, plan)).visit(cls)
-    doc = ast.get_docstring(cls)
     new_doc = (f"{plan.step.dir.name}: {plan.step.refactored.name} with every child replaced by its "
                f"composed version.")
-    if doc:
-        cls.body = cls.body[1:]
+    strip_docstrings(cls, nested=False)
     cls.body.insert(0, ast.Expr(ast.Constant(new_doc)))
     chunks.append(ast.unparse(retarget.visit(cls)))
     return "\n\n\n".join(chunks), plan.other_imports

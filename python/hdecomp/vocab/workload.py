@@ -1,0 +1,208 @@
+"""What counts as the same code and as the same workload, decided once for every part that compares
+component files: the decomposer's file names (one file per workload), export, the quality lint (Q4),
+validate and the structural anti-cheat checks. Pure `ast`, torch-free."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from typing import TypeVar
+
+from hdecomp.vocab.ops import SHAPE_FREE_OPS, snake
+
+_Tree = TypeVar("_Tree", bound=ast.AST)
+
+# The names a component file is called by: the workload is what they reach.
+_ENTRY_POINTS = ("Model", "get_inputs", "get_input_kwargs", "get_init_inputs")
+_INPUT_FUNCTIONS = frozenset(_ENTRY_POINTS[1:])
+# an example input written as a 0-dim tensor (`torch.rand(())`, `torch.tensor(5, dtype=torch.int64)`)
+_ZERO_DIM = re.compile(r"\(\(\)|torch\.tensor\([^\[\]()]*\)")
+# what registers an attribute of a module by a name given as a string
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+
+
+def is_shape_free(kernel: bool, ops: list[str]) -> bool:
+    """A kernel of one op whose work depends on the element count only (`relu`, `mul`: vocab.ops.SHAPE_FREE_OPS):
+    one workload whatever its input shapes, and a name that carries no shapes."""
+    return kernel and bool(ops) and snake(ops[0]) in SHAPE_FREE_OPS
+
+
+def strip_docstrings(tree: _Tree, *, nested: bool = True) -> _Tree:
+    """`tree` without the docstrings of its module, classes and functions (changed in place, returned);
+    `nested=False`: without its own docstring only (a function's, kept whole otherwise)."""
+    for node in ast.walk(tree) if nested else [tree]:
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def normalized_dump(source: str) -> str | None:
+    """The code of `source` up to layout, comments and docstrings, as comparable text (None if it does not
+    parse): equal for two files of the same code."""
+    try:
+        return ast.dump(strip_docstrings(ast.parse(source)), annotate_fields=False)
+    except SyntaxError:
+        return None
+
+
+def workload_key(source: str, *, shape_free: bool = False) -> str:
+    """The workload a component file (or the body the decomposer writes it from) defines, as a short hash.
+    Two files are one workload when they are the same code up to:
+
+    - docstrings, comments and layout;
+    - the self-test (`if __name__ == "__main__":`) and what only it reads (EXPECTED_OUTPUTS, helpers):
+      the workload is what Model, get_inputs(), get_input_kwargs() and get_init_inputs() reach;
+    - the names of each function's arguments and locals, and of each class's own attributes (`self.fc`,
+      `self.register_buffer("w", ...)`), numbered in order of appearance;
+    - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
+      small integer tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`), beyond their shapes;
+    - with `shape_free` (`is_shape_free`: an elementwise op's kernel), the example inputs altogether but
+      for which of them are 0-dim (`x + eps` broadcasts a scalar, `x + y` adds two tensors).
+
+    SyntaxError when `source` does not parse."""
+    tree = strip_docstrings(ast.parse(source))
+    scalars = [_zero_dim_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
+    body = _reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS)
+    module = _Canonical().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[])))
+    text = ast.dump(module, annotate_fields=False)
+    if shape_free:
+        text += f"\n0-dim inputs: {scalars}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def is_main_block(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":`, a file's self-test."""
+    return isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and \
+        isinstance(stmt.test.left, ast.Name) and stmt.test.left.id == "__name__"
+
+
+def _bound(stmt: ast.stmt) -> set[str]:
+    """The module-level names a definition binds (a function, a class, an assignment of names); empty for
+    any other statement (an import, a call: kept whatever reads it)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    if targets and all(isinstance(t, ast.Name) for t in targets):
+        return {t.id for t in targets if isinstance(t, ast.Name)}
+    return set()
+
+
+def _reached(body: list[ast.stmt], roots: tuple[str, ...]) -> list[ast.stmt]:
+    """The statements of `body` the workload consists of: every one that defines nothing (imports, calls)
+    but the self-test, and the definitions `roots` reach by name, directly or through those."""
+    reads = [{n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} for s in body]
+    bound = [_bound(s) for s in body]
+    wanted = set(roots)
+    for s, r, b in zip(body, reads, bound, strict=True):
+        if not b and not is_main_block(s):
+            wanted |= r
+    keep = [False] * len(body)
+    changed = True
+    while changed:
+        changed = False
+        for i, b in enumerate(bound):
+            if not keep[i] and b & wanted:
+                keep[i] = changed = True
+                wanted |= reads[i]
+    return [s for i, s in enumerate(body) if keep[i] or (not bound[i] and not is_main_block(s))]
+
+
+def _zero_dim_inputs(fn: ast.FunctionDef) -> tuple[str, list[bool]]:
+    """(function, which of the values it returns are 0-dim tensors): the inputs' part of a shape-free
+    workload."""
+    returned = [s.value for s in ast.walk(fn) if isinstance(s, ast.Return) and s.value is not None]
+    items: list[ast.expr] = []
+    for value in returned:
+        items += value.elts if isinstance(value, (ast.List, ast.Tuple)) else \
+            [v for v in value.values if v is not None] if isinstance(value, ast.Dict) else [value]
+    return fn.name, [bool(_ZERO_DIM.search(ast.unparse(i))) for i in items]
+
+
+class _ValueFree(ast.NodeTransformer):
+    """The example inputs' value ranges and small integer tensors' recorded values taken out: `torch.rand(`
+    reads `torch.randn(`, `torch.tensor([[1, 2]], dtype=torch.int64)` reads `<1x2 torch.int64>`."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "torch":
+            if func.attr == "rand":
+                func.attr = "randn"
+            elif func.attr == "tensor" and len(node.args) == 1 and isinstance(node.args[0], ast.List) and \
+                    [k.arg for k in node.keywords] == ["dtype"] and _integers_only(node.args[0]):
+                dtype = ast.unparse(node.keywords[0].value)
+                return ast.Constant(value=f"<{_nested_shape(node.args[0])} {dtype}>")
+        return node
+
+
+def _integers_only(node: ast.expr) -> bool:
+    """A nested list literal of integers and booleans only."""
+    if isinstance(node, ast.List):
+        return all(_integers_only(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+
+
+def _nested_shape(node: ast.expr) -> str:
+    """The shape of a nested list literal (`[[1, 2], [3, 4]]` -> `2x2`)."""
+    dims = []
+    while isinstance(node, ast.List):
+        dims.append(str(len(node.elts)))
+        if not node.elts:
+            break
+        node = node.elts[0]
+    return "x".join(dims)
+
+
+class _Canonical(ast.NodeTransformer):
+    """Renames each function's arguments and local names to <v0>, <v1>, ... and each class's own attributes
+    (`self.fc`, `self.proj`, a registered `self.register_buffer("w", ...)`) to <a0>, <a1>, ..., in order of
+    appearance (names no source can spell, so no renamed name meets a kept one)."""
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
+        attrs: dict[str, str] = {}
+        registered: list[tuple[ast.Constant, str]] = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and _on_self(sub.value) and isinstance(sub.ctx, ast.Store):
+                attrs.setdefault(sub.attr, f"<a{len(attrs)}>")
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and _on_self(sub.func.value) \
+                    and sub.func.attr in _REGISTERS and sub.args and isinstance(sub.args[0], ast.Constant) \
+                    and isinstance(sub.args[0].value, str):
+                attrs.setdefault(sub.args[0].value, f"<a{len(attrs)}>")
+                registered.append((sub.args[0], sub.args[0].value))
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and _on_self(sub.value) and sub.attr in attrs:
+                sub.attr = attrs[sub.attr]
+        for constant, name in registered:
+            constant.value = attrs[name]
+        self.generic_visit(node)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        names: dict[str, str] = {}
+        args = node.args
+        for a in [*args.posonlyargs, *args.args, *filter(None, [args.vararg]), *args.kwonlyargs,
+                  *filter(None, [args.kwarg])]:
+            if a.arg != "self":
+                names.setdefault(a.arg, f"<v{len(names)}>")
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                names.setdefault(sub.id, f"<v{len(names)}>")
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.arg) and sub.arg in names:
+                sub.arg = names[sub.arg]
+            elif isinstance(sub, ast.Name) and sub.id in names:
+                sub.id = names[sub.id]
+        return node
+
+
+def _on_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+__all__ = ["is_main_block", "is_shape_free", "normalized_dump", "strip_docstrings", "workload_key"]
