@@ -26,10 +26,6 @@ def source_level(model_file: Path) -> str | None:
     return level_folder(model_file)
 
 
-class _Skipped(Exception):
-    pass
-
-
 class PeakRss:
     """Peak resident-set growth of this process inside the block (sampled every few ms by a thread;
     Linux /proc, else 0): what one forward costs, to decide how much may run at once."""
@@ -211,32 +207,26 @@ def _finish(dec: Decomposition, status: str) -> None:
 
 
 def _tests_and_composition(dec: Decomposition, status: str, pool: Any, jobs: int) -> None:
-    root, o = dec.root, dec.options
-    try:
-        if not o.self_tests:
-            raise _Skipped
-        from hdecomp.toolchain.selftest import run_self_tests
-        st = run_self_tests(root, timeout=o.timeout or 300.0, jobs=jobs,
-                            batch_limit=o.batch_limit, pool=pool)
-        d = st.to_dict() if hasattr(st, "to_dict") else {}
+    from hdecomp.toolchain.final_checks import run_final_checks
+    o = dec.options
+    checks = run_final_checks(dec.root, pool=pool, jobs=jobs, timeout=o.timeout, batch_limit=o.batch_limit,
+                              device=o.device, self_tests=o.self_tests, composition=status == "PASS")
+    if checks.self_tests_error is not None:
+        dec.finals["self_tests"] = _failed("the self-tests", checks.self_tests_error)
+    elif checks.self_tests is None:
+        dec.finals["self_tests"] = {"status": "SKIPPED"}
+    else:
+        d = checks.self_tests.to_dict()
         dec.finals["self_tests"] = {k: d.get(k) for k in ("total_components", "passed", "failed", "status")
                                     if k in d}
-    except _Skipped:
-        dec.finals["self_tests"] = {"status": "SKIPPED"}
-    except Exception as exc:
-        dec.finals["self_tests"] = _failed("the self-tests", exc)
-    if status != "PASS":
+    if checks.composition_error is not None:
+        dec.finals["composition"] = _failed("the composition test", checks.composition_error)
+    elif checks.composition is None:
         dec.finals["composition"] = {"status": "SKIPPED", "reason": "the decomposition is incomplete: "
                                      "some components are not down to kernels"}
-        return
-    try:
-        from hdecomp.toolchain import compose as compose_mod
-        res = compose_mod.compose(root, run=True, batch_limit=o.batch_limit, device=o.device, timeout=o.timeout,
-                                  pool=pool)
-        d = res.to_dict() if hasattr(res, "to_dict") else (res if isinstance(res, dict) else {})
+    else:
+        d = checks.composition.to_dict()
         dec.finals["composition"] = {k: d.get(k) for k in ("status", "max_diff", "reason") if d.get(k) is not None}
-    except Exception as exc:
-        dec.finals["composition"] = _failed("the composition test", exc)
 
 
 def result_dict(dec: Decomposition) -> dict[str, Any]:

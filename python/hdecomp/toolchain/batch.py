@@ -127,28 +127,33 @@ def test_decomposition(path: Path, root: Path, *, timeout: float = 300.0, option
 
 def _tests_and_composition(out: DecompositionOutcome, path: Path, timeout: float, options: Any, jobs: int,
                            pool: Any) -> None:
-    from hdecomp.toolchain.compose import compose
-    from hdecomp.toolchain.selftest import run_self_tests
-    try:
-        st = run_self_tests(path, timeout=timeout, jobs=jobs, batch_limit=getattr(options, "batch_limit", None),
-                            pool=pool)
+    from hdecomp.toolchain.final_checks import run_final_checks
+    checks = run_final_checks(path, pool=pool, jobs=jobs, timeout=timeout,
+                              batch_limit=getattr(options, "batch_limit", None),
+                              device=getattr(options, "device", None) or "cpu",
+                              # (nothing to compose without steps: the components alone are checked, PARTIAL at best)
+                              composition=out.pipeline != "NO_STEPS" or out.kernel_root)
+    if checks.self_tests is not None:
+        st = checks.self_tests
         out.components_tested = len(st.results)
         out.components_passed = st.passed
         out.errors.extend(r.cause or f"{r.file}: {r.status}" for r in st.results if r.status != "PASS")
-    except HdecompError as exc:
-        out.errors.append(f"self-tests: {exc.headline}")
-    if out.pipeline == "NO_STEPS" and not out.kernel_root:
-        return  # nothing to compose: the components alone were checked (PARTIAL at best)
-    try:
-        cr = compose(path, run=True, timeout=timeout,
-                     batch_limit=getattr(options, "batch_limit", None) if options else None, pool=pool)
+    elif checks.self_tests_error is not None:
+        out.errors.append(f"self-tests: {_headline(checks.self_tests_error)}")
+    if checks.composition is not None:
+        cr = checks.composition
         out.composition = cr.status
         out.composition_max_diff = cr.max_diff if isinstance(cr.max_diff, (int, float)) else None
         if cr.status != "PASS":
             out.errors.append(f"composition: {cr.reason}")
-    except HdecompError as exc:
+    elif checks.composition_error is not None:
         out.composition = "ERROR"
-        out.errors.append(f"composition: {exc.headline}")
+        out.errors.append(f"composition: {_headline(checks.composition_error)}")
+
+
+def _headline(exc: Exception) -> str:
+    """A user-facing error's one line; any other exception is a bug of ours, named as such."""
+    return exc.headline if isinstance(exc, HdecompError) else f"internal error: {type(exc).__name__}: {exc}"
 
 
 def run_batch(root: str | Path, *, level: str | None = None, timeout: float = 300.0, options: Any = None,
