@@ -5,13 +5,19 @@ cold run; the cache stays bounded and out of the step's folder."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hdecomp.verify import trials
 from hdecomp.verify.reference_cache import cache_root, evict
-from hdecomp.verify.result import VerifyOptions
+from hdecomp.verify.result import (
+    NOT_REFERENCE_OPTIONS,
+    REFERENCE_KEY_OPTIONS,
+    REFERENCE_LABEL_OPTIONS,
+    VerifyOptions,
+)
 from hdecomp.verify.step import verify_step
 
 FIX = Path(__file__).parent / "fixtures" / "verify"
@@ -83,6 +89,16 @@ def test_an_edited_refactored_file_is_judged_against_the_cached_original(tmp_pat
     assert warm.data["reference_cache"]["trials_from_cache"] == 4 and off.data["reference_cache"] == {"used": False}
     assert warm.status == off.status == "FAIL"
     assert _verdict(warm.data) == _verdict(off.data)
+
+
+def test_verify_options_are_each_classified() -> None:
+    """Every option says once what it does to the reference cache: keys it, labels each reference, or leaves
+    the original's outputs alone. A new option (a dtype, a workload, train mode) that is in none fails here
+    before a stale reference can stand for it."""
+    groups = [REFERENCE_KEY_OPTIONS, REFERENCE_LABEL_OPTIONS, NOT_REFERENCE_OPTIONS]
+    named = [name for group in groups for name in group]
+    assert sorted(named) == sorted(f.name for f in fields(VerifyOptions)), "classify each VerifyOptions field"
+    assert len(named) == len(set(named)), "each field in one group only"
 
 
 @pytest.mark.parametrize("change", ["original", "imported module", "batch limit", "device string"])

@@ -99,9 +99,10 @@ def _code_version() -> str:
 
 
 def step_key(path: Path, imported: list[Any], class_name: str, *, seeds: tuple[float, ...],
-             batch_limit: int | None, device: torch.device) -> str:
+             settings: dict[str, Any]) -> str:
     """The cache key of an original file: its content and its imported user modules', the class, the
-    seeds, the batch limit, the device and the software versions."""
+    seeds, the run settings that change what it computes (`settings`: verify.result.REFERENCE_KEY_OPTIONS,
+    in that order) and the software versions."""
     h = hashlib.sha256()
     sources = [path.read_text(encoding="utf-8")]
     for mod in imported:
@@ -109,7 +110,7 @@ def step_key(path: Path, imported: list[Any], class_name: str, *, seeds: tuple[f
         if f and Path(f).is_file():
             sources.append(Path(f).read_text(encoding="utf-8"))
     parts: list[Any] = [FORMAT, __version__, _code_version(), torch.__version__, sys.version_info[:2], class_name,
-                        seeds, batch_limit, str(device), _package_versions(sources), torch.get_default_dtype()]
+                        seeds, *settings.values(), _package_versions(sources), torch.get_default_dtype()]
     h.update(repr(parts).encode())
     for s in sources:
         h.update(hashlib.sha256(s.encode()).digest())

@@ -53,6 +53,18 @@ class VerifyOptions:
     settle: bool = False
 
 
+# Every VerifyOptions field, by what it does to the original's reference outputs, which the reference cache
+# keeps between runs (verify/reference_cache.py), as mypy names its OPTIONS_AFFECTING_CACHE: a field that changes
+# what the original computes keys the cache; one that reaches it through the model's state labels each
+# reference (sides.OriginalSide: its settled weights, the tensors the weight map re-draws); the others judge,
+# time or place the runs only. A new field joins one of the three (test_verify_options_are_each_classified): a
+# dtype, a workload or train mode keys the cache.
+REFERENCE_KEY_OPTIONS = ("batch_limit", "device")
+REFERENCE_LABEL_OPTIONS = ("settle", "weight_map")
+NOT_REFERENCE_OPTIONS = ("rtol", "atol", "num_trials", "skip_anticheat", "timeout", "randomized_trial",
+                         "share_weights", "reference_cache", "refactored_class", "init_from_original", "isolate")
+
+
 @dataclass
 class VerificationResult:
     """The verdict and everything behind it; `to_dict()` is verification_result.json."""

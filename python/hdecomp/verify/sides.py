@@ -33,7 +33,14 @@ from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeo
 from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, WeightMapError, load_explicit_map, parse_explicit_map
 from hdecomp.runtime.component import load_component, seed_everything
 from hdecomp.runtime.settle import state_versions, wrote_state
-from hdecomp.verify.result import PROBE_SCALES, RANDOMIZED_WEIGHT_SEED, SEED_BASE, Clock, VerifyOptions
+from hdecomp.verify.result import (
+    PROBE_SCALES,
+    RANDOMIZED_WEIGHT_SEED,
+    REFERENCE_KEY_OPTIONS,
+    SEED_BASE,
+    Clock,
+    VerifyOptions,
+)
 from hdecomp.verify.trials import (
     ChildCalls,
     OriginalRun,
@@ -470,9 +477,11 @@ def _reference_cache(comp_o: Any, options: VerifyOptions, device: torch.device) 
     if not (options.reference_cache and cache_enabled()):
         return None
     try:
+        # (the device this side runs on, as resolved from the options)
+        settings = {name: str(device) if name == "device" else getattr(options, name)
+                    for name in REFERENCE_KEY_OPTIONS}
         key = step_key(comp_o.path, comp_o.imported, comp_o.class_name,
-                       seeds=(SEED_BASE, RANDOMIZED_WEIGHT_SEED, *PROBE_SCALES), batch_limit=options.batch_limit,
-                       device=device)
+                       seeds=(SEED_BASE, RANDOMIZED_WEIGHT_SEED, *PROBE_SCALES), settings=settings)
     except (OSError, UnicodeDecodeError):
         return None
     return ReferenceCache(key)
