@@ -110,6 +110,18 @@ def test_an_elementwise_kernel_is_one_workload_at_any_shape_but_not_at_any_rank_
     assert workload_key(scalar, shape_free=True) != workload_key(relu, shape_free=True)
 
 
+def test_an_elementwise_kernel_at_another_dtype_is_another_workload() -> None:
+    """torchvision's anchor grid multiplies an int32 `arange` by an int64 stride where its box coder multiplies
+    float32 tensors: one `x * y` class, two workloads (a float kernel file would stand for the integer one)."""
+    mul = KERNEL.replace("torch.exp(self.fc(x)) * self.scale", "x * 4")
+    ints = mul.replace("torch.rand(2, 4)", "torch.tensor([[0, 1, 2, 3], [4, 5, 6, 7]], dtype=torch.int32)")
+    longs = mul.replace("torch.rand(2, 4)", "torch.randint(0, 8, (2, 4))")
+    halves = mul.replace("torch.rand(2, 4)", "torch.rand(8, 16, dtype=torch.float16)")
+    keys = [workload_key(src, shape_free=True) for src in (mul, ints, longs, halves)]
+    assert len(set(keys)) == 4, keys
+    assert workload_key(mul.replace("torch.rand(2, 4)", "torch.randn(16)"), shape_free=True) == keys[0]
+
+
 def test_strip_docstrings_and_the_code_up_to_layout() -> None:
     a = '"""Doc."""\nimport torch\n\ndef f(x):\n    """More doc."""\n    def g():\n        """Inner."""\n' \
         "        return x\n    return g()  # comment\n"

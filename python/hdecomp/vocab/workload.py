@@ -60,8 +60,9 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
       `self.register_buffer("w", ...)`), numbered in order of appearance;
     - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
       small integer tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`), beyond their shapes;
-    - with `shape_free` (`is_shape_free`: an elementwise op's kernel), the example inputs altogether but
-      for which of them are 0-dim (`x + eps` broadcasts a scalar, `x + y` adds two tensors).
+    - with `shape_free` (`is_shape_free`: an elementwise op's kernel), the example inputs' shapes altogether:
+      only which of them are 0-dim (`x + eps` broadcasts a scalar, `x + y` adds two tensors) and their dtypes
+      stay.
 
     SyntaxError when `source` does not parse."""
     tree = strip_docstrings(ast.parse(source))
@@ -70,7 +71,7 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
     module = _Canonical().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[])))
     text = ast.dump(module, annotate_fields=False)
     if shape_free:
-        text += f"\n0-dim inputs: {scalars}"
+        text += f"\n0-dim inputs and dtypes: {scalars}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -111,15 +112,37 @@ def _reached(body: list[ast.stmt], roots: tuple[str, ...]) -> list[ast.stmt]:
     return [s for i, s in enumerate(body) if keep[i] or (not bound[i] and not is_main_block(s))]
 
 
-def _zero_dim_inputs(fn: ast.FunctionDef) -> tuple[str, list[bool]]:
-    """(function, which of the values it returns are 0-dim tensors): the inputs' part of a shape-free
-    workload."""
+def _zero_dim_inputs(fn: ast.FunctionDef) -> tuple[str, list[tuple[bool, str]]]:
+    """(function, for each value it returns: whether it is a 0-dim tensor, and its dtype): the inputs' part of a
+    shape-free workload (`x + eps` broadcasts a scalar where `x + y` adds two tensors; an int32 `arange * 4` is
+    not a float32 `x * y`)."""
     returned = [s.value for s in ast.walk(fn) if isinstance(s, ast.Return) and s.value is not None]
     items: list[ast.expr] = []
     for value in returned:
         items += value.elts if isinstance(value, (ast.List, ast.Tuple)) else \
             [v for v in value.values if v is not None] if isinstance(value, ast.Dict) else [value]
-    return fn.name, [bool(_ZERO_DIM.search(ast.unparse(i))) for i in items]
+    return fn.name, [(bool(_ZERO_DIM.search(ast.unparse(i))), _input_dtype(i)) for i in items]
+
+
+# a dtype as example inputs spell it (`dtype=torch.int32`, `.to(torch.bfloat16)`)
+_DTYPE_NAMES = re.compile(r"\btorch\.(bool|u?int\d+|float\d+|bfloat16|half|float|double|long|int|short|"
+                          r"complex\d+|cfloat|cdouble)\b")
+# the calls that make an integer tensor where no dtype is written (torch's default, int64)
+_INT64_MAKERS = frozenset({"randint", "randint_like", "randperm", "arange"})
+
+
+def _input_dtype(item: ast.expr) -> str:
+    """The dtype of one example input as written: the last dtype it names, else torch's default for the call
+    that makes it (int64 for `randint`, `randperm`, `arange`; float32 for the others); a Python value's
+    type."""
+    if isinstance(item, ast.Constant):
+        return type(item.value).__name__
+    named = _DTYPE_NAMES.findall(ast.unparse(item))
+    if named:
+        return named[-1]
+    calls = {n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+             for n in ast.walk(item) if isinstance(n, ast.Call)}
+    return "int64" if calls & _INT64_MAKERS else "float32"
 
 
 class _ValueFree(ast.NodeTransformer):
