@@ -1,7 +1,8 @@
 """`hdecomp decompose`: automatic, verified decomposition of a model file, step by step, gate by gate.
 
-Breadth first from the model: each component is captured (capture.py), split into children (plan.py),
-written as a step folder (step_writer.py, with codegen.py) and verified (hdecomp.toolchain.pipeline.verify_one: verify_step + coverage).
+Breadth first from the model: each component is captured (capture.py), split into children (plan.py), drafted
+as a step (step_writer.py with graph_children.py, or source_write.py), its folder written (step_draft.StepFolder)
+and verified (hdecomp.toolchain.pipeline.verify_one: verify_step + coverage), then committed to the tree.
 Only a passing step's non-kernel children are decomposed further; anything that cannot be captured,
 planned, generated or verified stays a leaf marked `"decomposable": false` with the reason. At the end the
 tree, log, analysis, coverage summary, self-test results and composition test are written.

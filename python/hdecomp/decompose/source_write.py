@@ -1,12 +1,14 @@
-"""Writing a source-level step (source_step.py's plan) as a step folder, with its children's example inputs.
+"""Drafting a source-level step (source_step.py's plan) as a StepDraft (step_draft.py), with its children's
+example inputs.
 
-The children's inputs are what they really receive: the step is written once with placeholder inputs, the
-refactored model is built from it with the original's weights and run on the component's inputs while
-every child's first call is recorded (and its compute ops counted: its level). Children that the recorded
-inputs never reach (the other branch of an `if`) are reached with more inputs, else given the recorded value
-of the variable of the same name. Under `--batch-limit` a second run at the next batch gives the original
-sizes (hdecomp.decompose.shapes). Then the files are written for good: deduplicated by workload, named,
-placed in the level folders, and the refactored parent imports them by their final names.
+The children's inputs are what they really receive: the step is written once with placeholder inputs into a
+scratch folder beside the step's (removed whatever happens), the refactored model is built from it with the
+original's weights and run on the component's inputs while every child's first call is recorded (and its
+compute ops counted: its level). Children that the recorded inputs never reach (the other branch of an `if`)
+are reached with more inputs, else given the recorded value of the variable of the same name. Under
+`--batch-limit` a second run at the next batch gives the original sizes (hdecomp.decompose.shapes). Then the
+children are drafted for good: deduplicated by workload, named, and imported by the refactored parent by their
+final names; the driver writes the step's folder and, once it keeps the step, the level folders' files.
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ class Decomposition:
     data_flow: list[dict[str, Any]] = field(default_factory=list)
     registry: NameRegistry = field(default_factory=NameRegistry)
     texts: dict[str, str] = field(default_factory=dict)       # component id -> file text
-    # component id -> the attributes its file gives the parent tensors it holds, in order (step_writer.py)
+    # component id -> the attributes its file gives the parent tensors it holds, in order (graph_children.py)
     state_attrs: dict[str, list[str]] = field(default_factory=dict)
     forward_bytes: int = 0    # peak RSS growth of the model's forward at the cut batch (memory decisions)
     seconds: float = 0.0
