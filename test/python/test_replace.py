@@ -9,6 +9,7 @@ import math
 import shutil
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hdecomp.cli import main
@@ -336,3 +337,41 @@ def test_the_speed_of_light_check_refuses_a_time_below_its_margin_of_the_floor()
     no_margin = check_speed_of_light(90e-6, 100e-6, 1.0, "H100", 1000, 2000)
     assert no_margin.status == "FAIL" and "below the speed-of-light floor 100.00 µs of the kernel's work on H100" in \
         no_margin.detail
+
+
+def test_a_floor_a_busy_machine_raised_is_probed_again_before_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first probe of this machine ran slow (a busy machine: 1 MB/s, a floor of 0.5 s for 500 kB) and would
+    refuse an honest 1 ms candidate; the second, longer probe measures the machine as it is, and the lower floor
+    is kept. A candidate below the floor of both probes is still refused. (The probes are stood in for: a busy
+    machine cannot be made to order.)"""
+    from hdecomp.toolchain.replace import timing
+    from hdecomp.toolchain.replace.hacks import check_speed_of_light
+
+    class Bandwidth:
+        def __init__(self, rate: float) -> None:
+            self.rate = rate
+
+        def __call__(self, nbytes: int) -> float:
+            return self.rate
+
+    probes: list[float | None] = []
+
+    def probed(device: Any, probe_seconds: float | None = None) -> tuple[str, dict[str, float], Any]:
+        probes.append(probe_seconds)
+        rate = 1e6 if len(probes) == 1 else 10e9   # busy, then as it is
+        return "this machine", {"fp32": 1e12, "bandwidth": rate}, Bandwidth(rate)
+
+    monkeypatch.setattr(timing, "device_spec", probed)
+    import torch
+    cpu = torch.device("cpu")
+    floor, _ = timing.judged_floor(0, 500_000, "fp32", cpu, reference_seconds=1.0, candidate_seconds=1e-3,
+                                   margin=0.5)
+    assert probes == [None, timing.RECHECK_PROBE_SECONDS] and floor == pytest.approx(50e-6)
+    assert check_speed_of_light(1e-3, floor, 0.5, "this machine", 0, 500_000).status == "PASS"
+    probes.clear()
+    floor, _ = timing.judged_floor(0, 500_000, "fp32", cpu, reference_seconds=1.0, candidate_seconds=1e-6,
+                                   margin=0.5)
+    assert len(probes) == 2 and check_speed_of_light(1e-6, floor, 0.5, "this machine", 0, 500_000).status == "FAIL"
+    probes.clear()
+    timing.judged_floor(0, 500_000, "fp32", cpu, reference_seconds=1.0, candidate_seconds=1.0, margin=0.5)
+    assert probes == [None], "a candidate the first floor admits is not probed for again"

@@ -213,10 +213,11 @@ def judge_kernel(root: Path, tree: DecompositionTree, kernel_path: Path, copy: P
                                   "by hdecomp's own process, which imports neither"}
 
     # the timing, and the floor it cannot beat
-    from hdecomp.toolchain.replace.timing import floor_seconds
+    from hdecomp.toolchain.replace.timing import judged_floor
     t_kernel, t_new = proof.kernel_seconds, proof.replacement_seconds
     flops, nbytes = proof.flops, proof.nbytes
-    floor, spec = floor_seconds(flops, nbytes, PRECISION.get(proof.dtype, "fp32"), device, reference_seconds=t_kernel)
+    floor, spec = judged_floor(flops, nbytes, PRECISION.get(proof.dtype, "fp32"), device, t_kernel, t_new,
+                               options.sol_margin)
     data["timing"] = {"runs": options.runs, "warmup": options.warmup, "kernel_seconds": t_kernel,
                       "replacement_seconds": t_new, "speedup": t_kernel / t_new if t_new > 0 else None,
                       "flops": flops, "bytes": nbytes, "speed_of_light_seconds": floor, "speed_of_light_device": spec,
