@@ -22,7 +22,6 @@ from hdecomp.decompose.codegen import (
     flat_tensors,
     group_child_class,
     module_child_class,
-    shape_text,
 )
 from hdecomp.decompose.naming import (
     dtype_short,
@@ -37,16 +36,14 @@ from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
 from hdecomp.decompose.state import Node
-from hdecomp.decompose.step_draft import DraftChild, StepDraft
+from hdecomp.decompose.step_draft import DraftChild, StepDraft, child_header, child_node
 from hdecomp.decompose.stepfiles import (
     check_expr,
-    io_maps,
     merged_in_model,
     parameter_signature,
 )
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
-from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import SHAPE_FREE_OPS, is_compute_op
 from hdecomp.vocab.roles import category, role_of
 from hdecomp.vocab.workload import is_shape_free, workload_key
@@ -122,28 +119,18 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
 
 
 def _component_text(stem: str, level: int, code: ChildCode, node: Node) -> str:
-    header = {
-        "Level": f"{LEVEL_NAMES[level]}",
-        "Ops": ", ".join(code.ops) if code.ops else "-",
-        "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in zip(code.in_names, code.in_args, strict=False))
-                  or "none",
-        "Outputs": shape_text(code.out_val),
-    }
-    if code.in_kwargs:
-        header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in code.in_kwargs.items())
+    header = child_header(level, code.ops, list(zip(code.in_names, code.in_args, strict=False)), code.in_kwargs,
+                          code.out_val)
     return ComponentText(code.body, header).text(stem, level, node.id)
 
 
 def _new_node(stem: str, level: int, code: ChildCode, child: ChildPlan, node: Node, root_dir: Path, cap: Capture,
               real: list[dict[str, Any]] | None) -> Node:
-    ins, ind, outs_s, outd = io_maps(cap.values, list(zip(code.in_names, code.in_args, strict=False)) +
-                                     sorted(code.in_kwargs.items()), code.out_val)
     call = child.members[0] if child.kind == "module" else None
-    return Node(id=stem, level=level, path=root_dir / LEVEL_DIRS[level] / f"{stem}.py", parent=node.id,
-                inputs={"shapes": ins, "dtypes": ind}, outputs={"shapes": outs_s, "dtypes": outd},
-                ops=list(code.ops), op_count=child.ops, depth=node.depth + 1,
-                status="leaf" if level == 0 else "unverified",
-                in_model=_child_in_model(child, call, (real or [cap.values]) if node.parent is None else real))
+    return child_node(root_dir, node, stem, level, list(zip(code.in_names, code.in_args, strict=False)),
+                      code.in_kwargs, code.out_val, code.ops, child.ops,
+                      _child_in_model(child, call, (real or [cap.values]) if node.parent is None else real),
+                      values=cap.values)
 
 
 def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: Node, used_attrs: set[str],

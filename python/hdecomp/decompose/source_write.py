@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from hdecomp.decompose.capture.record import without_state
-from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block, shape_text
+from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block
 from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
@@ -35,12 +35,11 @@ from hdecomp.decompose.source_children import SourceChild
 from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
 from hdecomp.decompose.state import Decomposition, Node
-from hdecomp.decompose.step_draft import DraftChild, DraftNames, StepDraft
+from hdecomp.decompose.step_draft import DraftChild, DraftNames, StepDraft, child_header, child_node
 from hdecomp.decompose.stepfiles import (
     flag_signature,
     in_model_calls,
     init_inputs_expr,
-    io_maps,
     merged_in_model,
     module_kernel_name,
     op_kernel_name,
@@ -52,7 +51,6 @@ from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
-from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 from hdecomp.vocab.ops import is_compute_op, snake
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
 from hdecomp.vocab.workload import is_shape_free, workload_key
@@ -395,14 +393,9 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
         r = rec.calls[c.attr]
         stem, text, level, is_new = _final_text(draft.names, node, c, r, one_kernel)
         final[c.attr] = stem
-        new_node = None
-        if is_new:
-            ins, ind, outs, outd = io_maps({}, [(f"arg{i}", v) for i, v in enumerate(r.args)] +
-                                           sorted(r.kwargs.items()), r.out)
-            new_node = Node(id=stem, level=level, path=dec.root / LEVEL_DIRS[level] / f"{stem}.py", parent=node.id,
-                            inputs={"shapes": ins, "dtypes": ind}, outputs={"shapes": outs, "dtypes": outd},
-                            ops=list(c.ops), op_count=max(1, r.ops // max(r.calls, 1)), depth=node.depth + 1,
-                            status="leaf" if level == 0 else "unverified", in_model=in_model.get(c.attr, []))
+        new_node = child_node(dec.root, node, stem, level, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs,
+                              r.out, c.ops, max(1, r.ops // max(r.calls, 1)), in_model.get(c.attr, [])) \
+            if is_new else None
         draft.children.append(DraftChild(stem, text, r.uses, new_node))
     draft.refactored = plan.parent_source(final, doc) + "\n\n" + inputs_text
     loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
@@ -605,14 +598,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
     shape_free = is_shape_free(kernel, c.ops)
     stem, is_new = names.registry.name_for(base, f"{level}:{workload_key(body, shape_free=shape_free)}",
                                            "" if shape_free else input_signature(flat_tensors(list(r.args))))
-    header = {
-        "Level": LEVEL_NAMES[level],
-        "Ops": ", ".join(c.ops) or "-",
-        "Inputs": "; ".join(f"arg{i}: {shape_text(v)}" for i, v in enumerate(r.args)) or "none",
-        "Outputs": shape_text(r.out),
-    }
-    if r.kwargs:
-        header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in r.kwargs.items())
+    header = child_header(level, c.ops, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs, r.out)
     if c.region is not None and c.region.in_loop:
         header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"
     text = ComponentText(body, header).text(stem, level, node.id)

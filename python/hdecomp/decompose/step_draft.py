@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdecomp.decompose.codegen import shape_text
 from hdecomp.decompose.naming import NameRegistry
 from hdecomp.decompose.state import Decomposition, Node
-from hdecomp.decompose.stepfiles import write_in_model
+from hdecomp.decompose.stepfiles import io_maps, write_in_model
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import dump_weight_map
+from hdecomp.vocab.levels import LEVEL_DIRS, LEVEL_NAMES
 
 
 @dataclass
@@ -66,6 +68,32 @@ class StepDraft:
     def child_nodes(self) -> list[Node]:
         """The components the step introduces that are decomposed further (not kernels)."""
         return [c.node for c in self.children if c.node is not None and c.node.level > 0]
+
+
+def child_header(level: int, ops: list[str], inputs: list[tuple[str, Any]], kwargs: dict[str, Any],
+                 out: Any) -> dict[str, str]:
+    """A new component file's header (ComponentText): its level, ops, named inputs, keyword inputs, outputs."""
+    header = {
+        "Level": LEVEL_NAMES[level],
+        "Ops": ", ".join(ops) or "-",
+        "Inputs": "; ".join(f"{n}: {shape_text(v)}" for n, v in inputs) or "none",
+        "Outputs": shape_text(out),
+    }
+    if kwargs:
+        header["Keyword inputs"] = "; ".join(f"{k}: {shape_text(v)}" for k, v in kwargs.items())
+    return header
+
+
+def child_node(root: Path, parent: Node, stem: str, level: int, inputs: list[tuple[str, Any]],
+               kwargs: dict[str, Any], out: Any, ops: list[str], op_count: int,
+               in_model: list[tuple[list[Any], dict[str, Any]]], values: dict[str, Any] | None = None) -> Node:
+    """The node of a component a step introduces, its file in its level's folder under `root` (`values`: the
+    graph's, which name the inputs' sources)."""
+    ins, ind, outs, outd = io_maps(values or {}, [*inputs, *sorted(kwargs.items())], out)
+    return Node(id=stem, level=level, path=root / LEVEL_DIRS[level] / f"{stem}.py", parent=parent.id,
+                inputs={"shapes": ins, "dtypes": ind}, outputs={"shapes": outs, "dtypes": outd}, ops=list(ops),
+                op_count=op_count, depth=parent.depth + 1, status="leaf" if level == 0 else "unverified",
+                in_model=in_model)
 
 
 class StepFolder:

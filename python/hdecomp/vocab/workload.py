@@ -66,7 +66,7 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
 
     SyntaxError when `source` does not parse."""
     tree = strip_docstrings(ast.parse(source))
-    scalars = [_zero_dim_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
+    scalars = [_shape_free_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
     body = _reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS)
     module = _Canonical().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[])))
     text = ast.dump(module, annotate_fields=False)
@@ -112,7 +112,7 @@ def _reached(body: list[ast.stmt], roots: tuple[str, ...]) -> list[ast.stmt]:
     return [s for i, s in enumerate(body) if keep[i] or (not bound[i] and not is_main_block(s))]
 
 
-def _zero_dim_inputs(fn: ast.FunctionDef) -> tuple[str, list[tuple[bool, str]]]:
+def _shape_free_inputs(fn: ast.FunctionDef) -> tuple[str, list[tuple[bool, str]]]:
     """(function, for each value it returns: whether it is a 0-dim tensor, and its dtype): the inputs' part of a
     shape-free workload (`x + eps` broadcasts a scalar where `x + y` adds two tensors; an int32 `arange * 4` is
     not a float32 `x * y`)."""
