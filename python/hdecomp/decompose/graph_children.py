@@ -32,7 +32,7 @@ from hdecomp.decompose.naming import (
     snake,
 )
 from hdecomp.decompose.plan import ChildPlan, node_op_name
-from hdecomp.decompose.plumbing import without_plumbing_objects
+from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
 from hdecomp.decompose.state import Node
@@ -225,6 +225,10 @@ def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: No
             code.own_map[k] = v
     outs = [cap.values[o.name] for o in child.outputs]
     code.out_val = outs[0] if len(outs) == 1 else tuple(outs)
+    packed = packed_objects(child.inputs, code.in_args, child.members)
+    if packed:   # (the parent hands it the object: only the file's own inputs and output leave it out)
+        code.out_val = without_packed(code.out_val, [code.in_args[i] for i in packed])
+        code.in_args = [None if i in packed else v for i, v in enumerate(code.in_args)]
     code.base = kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model)
     single = child.compute_members
     attr = (str(single[0].target).replace(".", "_") if len(single) == 1 and single[0].op in ("call_module", "get_attr")

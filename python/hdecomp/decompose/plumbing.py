@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+import torch.fx as fx
 from torch import nn
 
+from hdecomp.decompose.capture.record import opaque_state
+from hdecomp.decompose.plan import is_output_object_call
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 
 
@@ -65,3 +68,25 @@ def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, 
             else:
                 new_kwargs[slot] = None
     return new_args, new_kwargs
+
+
+def packed_objects(inputs: list[fx.Node], values: list[Any], members: list[fx.Node]) -> set[int]:
+    """The positions of a group child's inputs that are objects no file can write (opaque_state: the cache a
+    decoder made and handed back) which the child only packs into the output object it builds
+    (`Seq2SeqModelOutput(cache=decoded.cache, ...)`, as NLLB-MoE's model does): its file is written with None
+    there (without_packed gives the output it then returns), and the parent hands it the real object, which
+    its output then holds as the original's does."""
+    inside = set(members)
+    return {i for i, (a, v) in enumerate(zip(inputs, values, strict=True))
+            if opaque_state(v) and all(is_output_object_call(u) and a not in u.args
+                                       for u in a.users if u in inside)}
+
+
+def without_packed(value: Any, objects: list[Any]) -> Any:
+    """`value` (a group child's output) with each of `objects` it packs as an item of an output object left
+    out, as the object's class leaves out an item given as None (a ModelOutput holds only the items set)."""
+    if isinstance(value, dict) and any(v is o for v in value.values() for o in objects):
+        return type(value)(**{k: (None if any(v is o for o in objects) else v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(without_packed(v, objects) for v in value)
+    return value

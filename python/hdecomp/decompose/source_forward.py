@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import sys
 import textwrap
 import types
@@ -212,6 +213,34 @@ class _SelfItems(ast.NodeTransformer):
         elif isinstance(f, ast.Attribute) and f.attr in _ITEM_METHODS and self._is_self(f.value):
             f.value = self._items(f.value)
         return node
+
+
+def self_item_names(model: nn.Module) -> set[str] | None:
+    """The names of the items a container's forward can reach through `self[key]` where every key is a string
+    or an f-string (`self[f"expert_{idx[0]}"]`: the items named `expert_` then anything), None where it can
+    reach any (iteration, `len(self)`, `self.items()`, a key computed otherwise). NLLB-MoE's experts dict also
+    holds the dropout its forward calls as `self.token_dropout`: that item is no expert the key can name."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(type(model).forward)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    patterns: list[str] = []
+    uses = [n for n in ast.walk(tree) if any(isinstance(c, ast.Name) and c.id == "self" for c in ast.iter_child_nodes(n))]
+    for n in uses:
+        if isinstance(n, ast.Attribute) and n.attr not in _ITEM_METHODS:   # (`self.token_dropout`: no item by key)
+            continue
+        if not isinstance(n, ast.Subscript):
+            return None
+        key = n.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            patterns.append(re.escape(key.value))
+        elif isinstance(key, ast.JoinedStr):
+            patterns.append("".join(re.escape(str(v.value)) if isinstance(v, ast.Constant) else ".*"
+                                    for v in key.values))
+        else:
+            return None
+    names = {name for name, _ in model.named_children()}
+    return {name for name in names if any(re.fullmatch(p, name) for p in patterns)}
 
 
 def reads_self_items(model: nn.Module) -> bool:

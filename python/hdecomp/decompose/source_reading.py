@@ -30,6 +30,7 @@ from hdecomp.decompose.source_forward import (
     forward_source,
     function_source,
     reads_self_items,
+    self_item_names,
 )
 from hdecomp.decompose.source_names import arg_names, names_of, root_variable, self_method_calls
 
@@ -88,8 +89,9 @@ class AttrInfo:
 
 def attr_info(model: nn.Module, name: str) -> AttrInfo:
     if name == SELF_ITEMS and reads_self_items(model):
-        view: nn.Module = (nn.ModuleDict(dict(model.named_children())) if isinstance(model, nn.ModuleDict)
-                           else nn.ModuleList(list(model.children())))
+        keyed = self_item_names(model) if isinstance(model, nn.ModuleDict) else None
+        view: nn.Module = (nn.ModuleDict({k: m for k, m in model.named_children() if keyed is None or k in keyed})
+                           if isinstance(model, nn.ModuleDict) else nn.ModuleList(list(model.children())))
         return AttrInfo(name, "container", view)
     try:
         static = inspect.getattr_static(model, name)

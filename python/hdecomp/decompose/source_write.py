@@ -31,6 +31,7 @@ from hdecomp.decompose.levels import child_level
 from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
+from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source_children import SourceChild
 from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
@@ -218,11 +219,16 @@ def _reached_twin(plan: SourcePlan, rec: Recording, c: SourceChild) -> str | Non
 
 
 def _as_twin(c: SourceChild, twin: CallRecord, name: str) -> CallRecord:
-    """`c`'s call: its twin's inputs, and what `c` itself gives on them."""
+    """`c`'s call: its twin's inputs, and what `c` itself gives on them. Where the twin's are --batch-limit's
+    full-size stand-ins (meta tensors of an original batch no file lowers), the recorded tensors behind them:
+    `c`, which no input reached, runs at the sizes its twin was recorded at."""
     assert c.module is not None
+    args, kwargs = list(twin.args), dict(twin.kwargs)
+    if any(t.is_meta for t in flat_tensors([args, kwargs])):
+        args, kwargs = real_values(args, kwargs)
     with torch.no_grad():
-        out = c.module(*clone_nested(list(twin.args)), **clone_nested(dict(twin.kwargs)))
-    return dataclasses.replace(twin, out=_clone(out), last=None, twin=name)
+        out = c.module(*clone_nested(args), **clone_nested(kwargs))
+    return dataclasses.replace(twin, args=args, kwargs=kwargs, out=_clone(out), last=None, twin=name)
 
 
 def _children_in_model(node: Node, model: nn.Module, ref: nn.Module, attrs: list[str], rec: Recording,

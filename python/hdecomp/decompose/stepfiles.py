@@ -3,6 +3,7 @@ check, tied tensors, a refactored file's get_init_inputs() (the dedup key is hde
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import types
 from pathlib import Path
@@ -151,12 +152,20 @@ def flag_signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     return (tuple(flag(a) for a in args), tuple(sorted((str(k), flag(v)) for k, v in kwargs.items())))
 
 
+_VALUE_KEYED_NUMEL = 1 << 20   # (an integer tensor up to this size is told apart by its values too)
+
+
 def call_signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """What sets a call's path through a module's code: which arguments are None, the tensors' shapes and
-    dtypes, the plain values (a flag, a count). Two calls of one signature differ in their values only."""
+    dtypes, the values of integer and bool tensors (a router's choice of experts, the positions a mask keeps:
+    Python loops over them), the plain values (a flag, a count). Two calls of one signature differ in their
+    float values only."""
     def sig(v: Any) -> Any:
         if isinstance(v, torch.Tensor):
-            return ("T", tuple(v.shape), str(v.dtype))
+            if v.is_floating_point() or v.is_complex() or v.is_meta or v.numel() > _VALUE_KEYED_NUMEL:
+                return ("T", tuple(v.shape), str(v.dtype))
+            digest = hashlib.sha1(v.detach().cpu().contiguous().numpy().tobytes()).hexdigest()
+            return ("T", tuple(v.shape), str(v.dtype), digest)
         if v is None or isinstance(v, (bool, int, float, str, torch.dtype, torch.device)):
             return str(v) if isinstance(v, (torch.dtype, torch.device)) else v
         if isinstance(v, (list, tuple)):

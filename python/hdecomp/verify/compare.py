@@ -385,15 +385,37 @@ def _same_class(a: Any, b: Any) -> bool:
                         list(getattr(ta, "__dataclass_fields__", {})) == list(getattr(tb, "__dataclass_fields__", {})))
 
 
+def _named_against_plain(a: Any, b: Any) -> bool:
+    """A named container (a namedtuple, a transformers ModelOutput) against a plain one, or another named one:
+    read by attribute (`out.logits`), the same leaves in a plain tuple or dict are not the same value."""
+    return isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and not _same_class(a, b) and \
+        (type(a) not in _PLAIN_CONTAINERS or type(b) not in _PLAIN_CONTAINERS)
+
+
+def container_mismatch(a: Any, b: Any, path: str = "out") -> str | None:
+    """Where two nested outputs differ in the kind of a container, as compare_outputs reads it (a ModelOutput
+    against the plain dict of its items): the first such place, described, None where there is none. The
+    decomposer checks its captures with it, so that it never writes a step its verifier rejects for that."""
+    if _named_against_plain(a, b):
+        return f"{path}: original {type(a).__name__}, refactored {type(b).__name__}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        pairs: list[tuple[Any, Any, str]] = [(a[k], b[k], f"{path}[{k!r}]") for k in a if k in b]
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        pairs = [(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=False))]
+    else:
+        return None
+    for x, y, where in pairs:
+        if (found := container_mismatch(x, y, where)) is not None:
+            return found
+    return None
+
+
 def _structure_mismatch(path: str, what: str) -> LeafComparison:
     return LeafComparison(path=path, match=False, max_diff=math.inf, reason=f"structure mismatch at {path}: {what}")
 
 
 def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out: list[LeafComparison]) -> None:
-    if isinstance(a, _PLAIN_CONTAINERS) and isinstance(b, _PLAIN_CONTAINERS) and not _same_class(a, b) and \
-            (type(a) not in _PLAIN_CONTAINERS or type(b) not in _PLAIN_CONTAINERS):
-        # a named container (a namedtuple, a transformers ModelOutput) is read by attribute (`out.logits`):
-        # the same leaves in a plain tuple or dict are not the same value
+    if _named_against_plain(a, b):
         out.append(_structure_mismatch(path, f"original {type(a).__name__}, refactored {type(b).__name__}"))
         return
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):

@@ -32,6 +32,7 @@ from hdecomp.runtime.component import (
     plain_attributes,
     restore_plain_attributes,
 )
+from hdecomp.verify.compare import container_mismatch
 from hdecomp.vocab.ops import SHAPE_METHODS
 from hdecomp.vocab.roles import STRUCTURE_KINDS, category
 
@@ -144,9 +145,10 @@ def flat_values(obj: Any) -> list[Any]:
 
 
 def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
-    """Nested outputs equal leaf by leaf (NaN == NaN, same shape and dtype)."""
+    """Nested outputs equal leaf by leaf (NaN == NaN, same shape and dtype), in containers of the kinds the
+    verifier takes for the same (a ModelOutput is no plain dict: verify.compare.container_mismatch)."""
     fa, fb = flat_values(a), flat_values(b)
-    if len(fa) != len(fb):
+    if len(fa) != len(fb) or container_mismatch(a, b) is not None:
         return False
     for x, y in zip(fa, fb, strict=True):
         if isinstance(x, torch.Tensor) != isinstance(y, torch.Tensor):

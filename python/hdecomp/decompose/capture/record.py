@@ -90,6 +90,9 @@ class _GraphBuilder:
         # tensors made inside a child's call, by identity: (a weak reference to it, the child's target)
         self.inner: dict[int, tuple[Any, str]] = {}
         self.current: str | None = None   # the child whose call runs now
+        # opaque objects a child returns (the cache a decoder makes and hands back), by identity: where the
+        # forward hands one on (into its output object, to another child), read from that child's output
+        self.returned: dict[int, tuple[Any, fx.Node, Any]] = {}
         # plain tensor attributes (`self.hidden = torch.randn(batch_size, h)` in __init__) as they were
         # before the forward: read as get_attr, the child that uses one owns it as a non-persistent buffer
         self.plain: dict[int, str] = {}
@@ -150,6 +153,7 @@ class _GraphBuilder:
                 self.by_id[id(value)] = node
                 self.keep.append(value)
             for i, v in enumerate(value):
+                self._returned(node, i, v)
                 if (flat_values(v) and any(isinstance(t, torch.Tensor) for t in flat_values(v))) or _host_list(v):
                     sub = self.graph.call_function(operator.getitem, (node, i))
                     sub.meta["stack_trace"] = node.meta.get("stack_trace")   # `q, k, v = ...`: named by it
@@ -158,13 +162,35 @@ class _GraphBuilder:
         elif isinstance(value, dict):
             for k in value:
                 v = value[k]
+                self._returned(node, k, v)
                 if any(isinstance(t, torch.Tensor) for t in flat_values(v)):
                     sub = self.graph.call_function(operator.getitem, (node, k))
                     sub.meta["stack_trace"] = node.meta.get("stack_trace")
                     self.values[sub.name] = v
                     self._bind(sub, v)
 
+    def _returned(self, node: fx.Node, key: Any, value: Any) -> None:
+        if opaque_state(value) and id(value) not in self.returned:
+            self.returned[id(value)] = (value, node, key)
+
+    def _read_back(self, value: Any) -> fx.Node | None:
+        """The node reading opaque object `value` out of the output of the child that returned it (made at its
+        first use), None where no child returned it (an object the forward itself made or was handed)."""
+        known = self.returned.get(id(value))
+        if known is None or known[0] is not value:
+            return None
+        node = self.by_id.get(id(value))
+        if node is None:
+            _, source, key = known
+            node = self.graph.call_function(operator.getitem, (source, key))
+            node.meta["stack_trace"] = source.meta.get("stack_trace")
+            self.values[node.name] = value
+            self.by_id[id(value)] = node
+        return node
+
     def arg(self, value: Any) -> Any:
+        if opaque_state(value) and (node := self._read_back(value)) is not None:
+            return node
         if isinstance(value, torch.Tensor):
             node = self.by_id.get(id(value))
             if node is not None:
@@ -418,6 +444,21 @@ def without_state(value: Any, keep: bool = False) -> Any:
     return value
 
 
+def _no_object_made_here(graph: fx.Graph) -> None:
+    """Raises where the forward returns an opaque object it made itself (a decoder's cache, made in its forward
+    when none is handed in, filled by its layers, handed back in its output object): a graph would hold the
+    one object the recording filled as a constant, where each call makes and fills its own; the Python that
+    makes it stays in a source-level step. (Objects handed to a child as plumbing are left to
+    _drop_plumbing_objects; one a child returns is read from its output, _GraphBuilder.returned.)"""
+    for n in graph.nodes:
+        if n.op == "call_module":
+            continue
+        made = [v for v in flat_values([list(n.args), dict(n.kwargs)]) if opaque_state(v)]
+        if made:
+            raise CaptureError(f"the forward returns a {type(made[0]).__name__} it makes itself, which a graph "
+                               "would hold as the one object the recording filled")
+
+
 def capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
                     expand: set[str]) -> Capture:
     """The forward recorded over its direct children (those in `expand` traced through); a child whose
@@ -527,6 +568,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
         if n.op == "call_function" and n.target is operator.getitem and not n.users:
             b.values.pop(n.name, None)
             b.graph.erase_node(n)
+    _no_object_made_here(b.graph)
     gm = graph_module(work, b.graph, "the recorded graph")
     try:
         with torch.no_grad():

@@ -1,0 +1,162 @@
+"""Reach, round 2 (issue 31), NLLB-MoE's class: an encoder-decoder whose decoder makes its cache and hands it back
+inside its output object, which the backbone packs into an output object of its own (fixtures/reach/
+cache_packed_output.py), and experts held in a ModuleDict subclass that picks each by a name made from a tensor
+(fixtures/reach/expert_dict.py). Each rule on a small model of our own, and the model decomposed whole."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+from decompose_checks import assert_fully_verified
+from hdecomp.decompose.capture import CaptureError
+from hdecomp.decompose.capture.common import same_outputs
+from hdecomp.decompose.capture.fx_trace import capture_fx
+from hdecomp.decompose.capture.record import capture_record
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.source_forward import self_item_names
+from hdecomp.decompose.stepfiles import call_signature
+from hdecomp.verify.compare import compare_outputs, container_mismatch
+from transformers.modeling_outputs import BaseModelOutput
+
+FIX = Path(__file__).parent / "fixtures" / "reach"
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("reach_outputs")
+    return {name: decompose(FIX / f"{name}.py", out, DecomposeOptions(batch_limit=1, self_tests=False),
+                            progress=False)
+            for name in ("cache_packed_output", "expert_dict")}
+
+
+def _fixture(name: str) -> Iterator[ModuleType]:
+    sys.path.insert(0, str(FIX))
+    try:
+        yield __import__(name)
+    finally:
+        sys.path.remove(str(FIX))
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def packed() -> Iterator[ModuleType]:
+    yield from _fixture("cache_packed_output")
+
+
+@pytest.fixture
+def experts() -> Iterator[ModuleType]:
+    yield from _fixture("expert_dict")
+
+
+def _log(dec: Any) -> list[dict[str, Any]]:
+    return json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
+
+
+@pytest.mark.parametrize("name", ["cache_packed_output", "expert_dict"])
+def test_fully_decomposed_and_composed_with_no_step_written_twice(trees: dict[str, Any], name: str) -> None:
+    """Both were partial before their rules (the backbone, then the decoder, kept whole; the experts' step every
+    step PASS and the composition raising); no step is rewritten after its verifier refused it."""
+    assert_fully_verified(trees[name])
+    assert [e for e in _log(trees[name]) if "does not verify" in e["title"]] == []
+
+
+# ---- a cache that a child returns and the forward packs into its output (NLLB-MoE's model) -----------------
+
+def test_a_cache_a_child_returns_is_read_from_its_output_and_its_packing_file_takes_none(
+        trees: dict[str, Any]) -> None:
+    """The backbone's recorded graph reads the cache out of the decoder's output (it was a constant of the one
+    object the recording filled, which no file can write) and hands it to the child that packs the output
+    object; that child's own file takes None there, and its output leaves the cache out."""
+    dec = trees["cache_packed_output"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_seq2seq")]
+    parent = (step / "refactored.py").read_text()
+    assert "captured with record" in " ".join(e["description"] for e in _log(dec) if e["step"] == step.name)
+    assert "['cache']" in parent, parent
+    (packing,) = [f for f in (dec.root / "level_0_kernel").glob("seq2seq_model_output*.py")]
+    text = packing.read_text()
+    inputs = text.split("def get_inputs():")[1].split("def get_input_kwargs")[0]
+    assert "cache=" in text and "        None,\n" in inputs, text
+
+
+def test_a_forward_returning_an_object_it_makes_is_no_recorded_graph(packed: ModuleType) -> None:
+    """The decoder makes its cache when none is handed in, its blocks fill it, and it hands it back: a recorded
+    graph would return the one object the recording filled, so the recording refuses (its step is written at
+    the source level, where the Python that makes the object stays)."""
+    torch.manual_seed(0)
+    decoder = packed.Decoder(100, 32, 2).eval()
+    args = [torch.randint(0, 100, (2, 8)), torch.randn(2, 10, 32)]
+    with torch.no_grad():
+        expected = decoder(*args)
+    with pytest.raises(CaptureError, match="Cache it makes itself"):
+        capture_record(decoder, args, {}, expected, set())
+
+
+def test_an_output_object_is_no_plain_dict_of_its_items_for_the_capture_nor_the_verifier(
+        packed: ModuleType) -> None:
+    """A ModelOutput against the plain dict of its items: the verifier calls it a structure mismatch, and so
+    does the capture check (the encoder's fx graph returned the dict, its step failed verification and was
+    written again); the fx capture builds the output class as the forward does."""
+    h = torch.ones(2, 3)
+    out, plain = BaseModelOutput(last_hidden_state=h), {"last_hidden_state": h}
+    assert container_mismatch(out, plain) is not None and not compare_outputs(out, plain).match
+    assert container_mismatch((h, [out]), (h, [plain])) == "out[1][0]: original BaseModelOutput, refactored dict"
+    assert not same_outputs(out, plain) and same_outputs(out, BaseModelOutput(last_hidden_state=h.clone()))
+    assert container_mismatch(plain, {"last_hidden_state": h}) is None
+    torch.manual_seed(0)
+    encoder = packed.Encoder(100, 32, 2).eval()
+    ids = torch.randint(0, 100, (2, 10))
+    with torch.no_grad():
+        expected = encoder(ids)
+    cap = capture_fx(encoder, [ids], {}, expected, set())
+    (ret,) = [n for n in cap.graph.nodes if n.op == "output"]
+    assert getattr(ret.args[0], "target", None) is BaseModelOutput, ret.args
+
+
+# ---- experts in a ModuleDict that names each by a tensor's value (NLLB-MoE's experts) -------------------------
+
+def test_a_containers_items_reached_by_key_are_those_its_keys_can_name(experts: ModuleType) -> None:
+    """`self[f"expert_{idx[0]}"]` names the items `expert_<anything>`: the dropout the container holds too, and
+    calls as `self.token_dropout` in a branch that never runs, is no item the key reaches (the step was left to
+    a recorded graph before, which held one input's experts)."""
+    mod = experts.Experts(16, 32, 4)
+    assert self_item_names(mod) == {"expert_0", "expert_1", "expert_2", "expert_3"}
+
+    class Looped(torch.nn.ModuleDict):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for m in self.values():
+                x = m(x)
+            return x
+
+    assert self_item_names(Looped({"a": torch.nn.ReLU(), "b": torch.nn.Tanh()})) is None
+
+
+def test_the_experts_step_keeps_its_loop_and_the_reserved_expert_takes_a_twins_inputs(
+        trees: dict[str, Any]) -> None:
+    """The experts' step is written at the source level: the loop over the experts hit stays in the parent, the
+    token-dropout branch that never runs raises; the expert no input reaches (held in reserve) is a child all the
+    same, with its weights mapped, written from the inputs another expert received."""
+    dec = trees["expert_dict"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_experts")]
+    parent = (step / "refactored.py").read_text()
+    assert "for expert_idx in expert_hit:" in parent and "raise NotImplementedError" in parent, parent
+    weight_map = json.loads((step / "weight_map.json").read_text())
+    mapped = json.dumps(weight_map)
+    assert all(f"expert_{i}.fc1.weight" in mapped for i in range(4)), weight_map
+    assert "token_dropout" not in mapped
+
+
+def test_calls_that_route_otherwise_are_told_apart() -> None:
+    """Two calls with the same shapes whose integer inputs differ (the experts a router picked) take other paths
+    through a Python loop: each is kept as an in-model call; calls that differ in float values only are not."""
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    route_a, route_b = torch.tensor([0, 1, 1, 2]), torch.tensor([0, 3, 1, 2])
+    assert call_signature([x, route_a], {}) == call_signature([y, route_a.clone()], {})
+    assert call_signature([x, route_a], {}) != call_signature([x, route_b], {})
+    assert call_signature([x.bool()], {}) != call_signature([(~x.bool())], {})
