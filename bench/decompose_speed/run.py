@@ -32,10 +32,11 @@ import json, statistics, sys, time
 import torch
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import clone_nested, load_component
+from hdecomp.runtime.settings import RunSettings
 path, limit = sys.argv[1], (int(sys.argv[2]) if sys.argv[2] != "none" else None)
 comp = load_component(path)
 model = comp.build(batch_limit=limit)
-args, kwargs = limited_inputs(comp, limit)
+args, kwargs = limited_inputs(comp, RunSettings(batch_limit=limit))
 times = []
 with torch.no_grad():
     for i in range(4):

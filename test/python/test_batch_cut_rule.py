@@ -23,6 +23,7 @@ from hdecomp.runtime.batch_limit import (
     meta_first,
 )
 from hdecomp.runtime.component import load_component
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.verify.result import VerifyOptions
 from hdecomp.verify.step import verify_step
 
@@ -191,19 +192,19 @@ def test_cut_for_probes_once_per_file_and_input_shapes(tmp_path: Path) -> None:
             calls.append(1)
             return A.T @ B.T
     args, kwargs = comp.make_inputs(seed=0)
-    first = cut_for(comp, args, kwargs, 1, model=Counting())
+    first = cut_for(comp, args, kwargs, RunSettings(batch_limit=1), model=Counting())
     # the meta-device forward rejects A's cut (checked again for real: one call) and accepts B's (no call)
     assert first.batch == 6 and first.refused == [12] and len(calls) == 1
-    again = cut_for(comp, args, kwargs, 1, model=Counting())
+    again = cut_for(comp, args, kwargs, RunSettings(batch_limit=1), model=Counting())
     assert _shapes(again.args) == _shapes(first.args) and again.refused == [12] and len(calls) == 1
     # another limit is another question
-    assert cut_for(comp, args, kwargs, 2, model=Counting()).batch == 6
+    assert cut_for(comp, args, kwargs, RunSettings(batch_limit=2), model=Counting()).batch == 6
     assert len(calls) == 2
     # a file with `batch_size` is never probed (its get_inputs() built the cut batch)
     mod = SimpleNamespace(batch_size=1)
     with_bs = SimpleNamespace(module=mod, path=comp.path, class_name="Model",
                               batch_size_kept=lambda limit, timeout=None: None)
-    assert cut_for(with_bs, args, kwargs, 1, model=Counting()).cuts == []  # type: ignore[arg-type]
+    assert cut_for(with_bs, args, kwargs, RunSettings(batch_limit=1), model=Counting()).cuts == []  # type: ignore[arg-type]
     assert len(calls) == 2
 
 
@@ -216,19 +217,19 @@ def test_a_cut_the_meta_forward_accepts_needs_no_real_forward(tmp_path: Path) ->
             calls.append(1)
             return A @ B
     args, kwargs = comp.make_inputs(seed=0)
-    chosen = cut_for(comp, args, kwargs, 1, model=Counting())
+    chosen = cut_for(comp, args, kwargs, RunSettings(batch_limit=1), model=Counting())
     assert chosen.batch == 6 and chosen.refused == [] and calls == []
 
 
 def test_limited_inputs_builds_the_model_to_check_the_cut(tmp_path: Path) -> None:
     comp = load_component(_write(tmp_path, "tb", TRANSPOSED_BOTH))
-    args, _ = limited_inputs(comp, 1)
+    args, _ = limited_inputs(comp, RunSettings(batch_limit=1))
     assert _shapes(args) == [(12, 4), (1, 12)]
     comp = load_component(_write(tmp_path, "stacked", STACKED))
-    args, _ = limited_inputs(comp, 1)
+    args, _ = limited_inputs(comp, RunSettings(batch_limit=1))
     assert _shapes(args) == [(3, 5), (5, 3)]
     comp = load_component(_write(tmp_path, "standard", STANDARD))
-    args, _ = limited_inputs(comp, 1)
+    args, _ = limited_inputs(comp, RunSettings(batch_limit=1))
     assert _shapes(args) == [(1, 12), (12, 4)]
 
 
@@ -251,15 +252,15 @@ def test_verify_step_uses_the_cut_the_original_runs(tmp_path: Path, source: str,
 def test_scaling_follows_the_chosen_cut(tmp_path: Path) -> None:
     from hdecomp.decompose.shapes import scaling_for
     comp = load_component(_write(tmp_path, "tb", TRANSPOSED_BOTH))
-    args, kwargs = limited_inputs(comp, 1)
+    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
     assert kwargs == {}
-    sc, a2, _ = scaling_for(comp, 1, args, kwargs)
+    sc, a2, _ = scaling_for(comp, RunSettings(batch_limit=1), args, kwargs)
     assert sc is not None and (sc.full, sc.b1, sc.b2) == (6, 1, 2)   # N, not the first input's K
     assert _shapes(a2) == [(12, 4), (2, 12)]
     comp = load_component(_write(tmp_path, "stacked", STACKED))
-    args, kwargs = limited_inputs(comp, 1)
+    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
     assert kwargs == {}
-    assert scaling_for(comp, 1, args, kwargs)[0] is None                 # uncut: nothing to scale
+    assert scaling_for(comp, RunSettings(batch_limit=1), args, kwargs)[0] is None                 # uncut: nothing to scale
 
 
 def test_transposed_both_decomposes_and_composes_under_the_batch_limit(tmp_path: Path) -> None:
@@ -324,7 +325,7 @@ def test_a_cut_is_checked_by_a_real_forward_where_an_input_holds_indices(tmp_pat
     path = tmp_path / "gather_kernel.py"
     path.write_text(GATHER)
     comp = load_component(path)
-    args, kwargs = limited_inputs(comp, 1)
+    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
     assert kwargs == {}
     assert [list(a.shape) for a in args] == [[128, 16], [1, 16]]
     assert comp.build()(*args).shape == (1, 16)

@@ -17,6 +17,7 @@ from decompose_checks import assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.runtime.batch_limit import cut_for
 from hdecomp.runtime.component import load_component
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.toolchain.compose import fixed_part
 from hdecomp.toolchain.selftest import run_self_test
 
@@ -34,7 +35,7 @@ def test_a_file_that_works_lowered_is_lowered_and_one_that_does_not_keeps_its_ba
         assert reason is not None and reason.startswith("at batch_size=1, ") and why in reason, reason
         args, kwargs = comp.make_inputs(seed=0, batch_limit=1)
         assert [int(a.shape[0]) for a in args] == [2] * len(args)   # built at the file's own size
-        chosen = cut_for(comp, args, kwargs, 1)
+        chosen = cut_for(comp, args, kwargs, RunSettings(batch_limit=1))
         if name == "paired_slots":   # no cut runs either: whole
             assert chosen.full_size and [int(a.shape[0]) for a in chosen.args] == [2]
         else:

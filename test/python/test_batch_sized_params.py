@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import torch
 from hdecomp.runtime.component import load_component
+from hdecomp.runtime.settings import RunSettings
 
 BATCH_SIZED = '''import torch
 import torch.nn as nn
@@ -142,10 +143,10 @@ def test_second_recording_captures_the_same_way(tmp_path: Path) -> None:
     model_file.write_text(BATCH_SIZED)
     comp = load_component(model_file)
     model = comp.build(batch_limit=1)
-    args, kwargs = limited_inputs(comp, 1)
+    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
     cap = capture(model, args, kwargs, reference_run(model, args, kwargs), set())
     assert cap.method == "record"
-    sc, args2, kwargs2 = scaling_for(comp, 1, args, kwargs)
+    sc, args2, kwargs2 = scaling_for(comp, RunSettings(batch_limit=1), args, kwargs)
     assert sc is not None and (sc.full, sc.b1, sc.b2) == (8, 1, 2)
     values2 = graph_values_at(comp.build(batch_limit=2), cap.graph, args2, kwargs2, set(), cap.method)
     assert values2 is not None

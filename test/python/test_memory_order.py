@@ -18,6 +18,7 @@ import torch
 from hdecomp.decompose import shapes
 from hdecomp.decompose.capture import common as capture_mod
 from hdecomp.decompose.outputs import self_test_jobs
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.verify import compare
 from hdecomp.verify import sides as verify_sides_module
 from hdecomp.verify import trials as verify
@@ -222,10 +223,10 @@ def test_a_big_second_recording_runs_on_the_meta_device(tmp_path: Path, monkeypa
     comp = _component(tmp_path, _MODEL.format(extra=""))
     model = comp.build(batch_limit=1)
     sc = shapes.Scaling(full=6, b1=1, b2=2, policy="batch_size")
-    small = list(shapes.second_recording_models(comp, model, sc, cost_bytes=10))
+    small = list(shapes.second_recording_models(comp, model, sc, 10, RunSettings()))
     assert [on_meta for _, on_meta in small] == [False] and small[0][0] is model   # as before: no change
     monkeypatch.setattr(shapes, "META_FIRST_BYTES", 0)
-    big = shapes.second_recording_models(comp, model, sc, cost_bytes=10)
+    big = shapes.second_recording_models(comp, model, sc, 10, RunSettings())
     first, on_meta = next(big)
     assert on_meta and all(p.is_meta for p in first.parameters())
 
@@ -236,9 +237,9 @@ def test_meta_recording_gives_the_same_full_size_shapes(tmp_path: Path, monkeypa
     args, kwargs = comp.make_inputs(seed=0, batch_limit=1)
     with torch.no_grad():
         out = model(*args)
-    real = shapes.full_size_io(comp, model, 1, args, kwargs, out, cost_bytes=0)
+    real = shapes.full_size_io(comp, model, RunSettings(batch_limit=1), args, kwargs, out, cost_bytes=0)
     monkeypatch.setattr(shapes, "META_FIRST_BYTES", 0)
-    meta = shapes.full_size_io(comp, model, 1, args, kwargs, out, cost_bytes=10)
+    meta = shapes.full_size_io(comp, model, RunSettings(batch_limit=1), args, kwargs, out, cost_bytes=10)
     assert shapes.dims_source(real[2]) == shapes.dims_source(meta[2]) == ["batch_size", "4"]
     assert real[3] == meta[3] == []
 
@@ -254,12 +255,12 @@ def test_a_recording_that_cannot_fit_is_not_run_for_real(tmp_path: Path, monkeyp
     model.register_forward_pre_hook(lambda m, a: ran.append(int(a[0].shape[0])))
     monkeypatch.setattr(shapes, "META_FIRST_BYTES", 0)
     monkeypatch.setattr(shapes, "available_bytes", lambda: 1)
-    _, _, out2, devs = shapes.full_size_io(comp, model, 1, args, kwargs, out, cost_bytes=1 << 20)
+    _, _, out2, devs = shapes.full_size_io(comp, model, RunSettings(batch_limit=1), args, kwargs, out, cost_bytes=1 << 20)
     assert ran == []                                   # no forward at batch 2 on real tensors
     assert out2 is out and any("not run for real" in d for d in devs)
     # with memory to spare the real run happens, as before
     monkeypatch.setattr(shapes, "available_bytes", lambda: 1 << 40)
-    _, _, out3, devs3 = shapes.full_size_io(comp, model, 1, args, kwargs, out, cost_bytes=1 << 20)
+    _, _, out3, devs3 = shapes.full_size_io(comp, model, RunSettings(batch_limit=1), args, kwargs, out, cost_bytes=1 << 20)
     assert ran == [2] and shapes.dims_source(out3) == ["batch_size", "4"] and devs3 == []
 
 

@@ -29,6 +29,7 @@ import torch.fx as fx
 from torch import nn
 
 from hdecomp.runtime.component import Component, clone_nested
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.vocab.ops import INFERRED_SHAPE_OPS
 
 
@@ -207,10 +208,10 @@ def _position(path: tuple[Any, ...]) -> str:
     return str(rest[0]) + "".join(f"[{p}]" for p in rest[1:]) if rest else "?"
 
 
-def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int | None, args: list[Any],
-                        kwargs: dict[str, Any], expected: Any, expand: set[str] | None = None, *,
-                        device: Any = None, timeout: float | None = None) -> tuple[Any, list[str]]:
-    """`cap` (an exported or recorded Capture made under `--batch-limit limit`) with its batch-dependent
+def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, run: RunSettings, args: list[Any],
+                        kwargs: dict[str, Any], expected: Any, expand: set[str] | None = None,
+                        ) -> tuple[Any, list[str]]:
+    """`cap` (an exported or recorded Capture made under `run`'s `--batch-limit`) with its batch-dependent
     int arguments written batch-relative, plus the deviations (ints left as recorded, checks that could
     not run). As given for torch.fx captures (sizes are traced) and when nothing was cut.
 
@@ -227,7 +228,8 @@ def relative_batch_ints(comp: Component, model: nn.Module, cap: Any, limit: int 
     )
     if cap.method not in ("export", "record"):
         return cap, []
-    sc, args2, kwargs2 = shapes.scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
+    sc, args2, kwargs2 = shapes.scaling_for(comp, run, args, kwargs)
+    device, timeout = run.device, run.timeout
     if sc is None:
         return cap, []
     # Memory (hdecomp memory order): a real capture at b2 holds every intermediate at b2 next to the b1

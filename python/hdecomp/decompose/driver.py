@@ -114,8 +114,7 @@ def _model_runs(comp: Any, args: list[Any], kwargs: dict[str, Any], options: Dec
     runs = [(clone_nested(list(args)), clone_nested(dict(kwargs)))]
     for seed in COMPOSITION_SEEDS[1:]:
         try:
-            runs.append(limited_inputs(comp, options.batch_limit, seed=seed, device=options.device,
-                                       timeout=options.timeout))
+            runs.append(limited_inputs(comp, options, seed=seed))
         except HdecompError:   # (the file's own inputs at another seed: the recording's stay)
             break
     return runs
@@ -153,8 +152,7 @@ def _verify(dec: Decomposition, step_dir: Path, number: int, name: str) -> Any:
     from hdecomp.toolchain.pipeline import verify_one
     from hdecomp.verify.result import VerifyOptions
     o = dec.options
-    options = VerifyOptions(rtol=o.rtol, atol=o.atol, num_trials=o.num_trials, device=o.device,
-                            batch_limit=o.batch_limit, timeout=o.timeout, reference_cache=o.reference_cache,
+    options = VerifyOptions(**o.run_fields(), reference_cache=o.reference_cache,
                             isolate=False)   # (steps it wrote itself, of the user's own model: in this process)
     step = Step(dir=step_dir, number=number, name=name, original=step_dir / "original.py",
                 refactored=step_dir / "refactored.py")
@@ -228,13 +226,11 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     t0 = time.perf_counter()
     # Check the model runs before writing anything else: a broken model is exit 2.
     top = root / LEVEL_DIRS[3] / f"{name}.py"
-    model = comp.build(device=options.device, timeout=options.timeout, batch_limit=options.batch_limit,
-                       seed=BUILD_SEED)
+    model = comp.build(seed=BUILD_SEED, run=options)
     # Under --batch-limit the full-size inputs are never built: the same inputs verify_step will use
     # (`batch_size` lowered, else cut; see batch_cut_policy).
-    args, kwargs = comp.make_inputs(seed=42, device=options.device, timeout=options.timeout,
-                                    batch_limit=options.batch_limit)
-    chosen = cut_for(comp, args, kwargs, options.batch_limit, device=options.device, timeout=options.timeout)
+    args, kwargs = comp.make_inputs(seed=42, run=options)
+    chosen = cut_for(comp, args, kwargs, options)
     args, kwargs = chosen.args, chosen.kwargs
     runs = _model_runs(comp, args, kwargs, options)
     from functools import partial
@@ -256,9 +252,7 @@ def _decompose(dec: Decomposition, comp: Any, model_file: Path, name: str, root:
     dec.forward_bytes = peak.growth + sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
     if dec.pool is not None and options.finish and options.self_tests:
         dec.pool.prestart(self_test_jobs(dec.forward_bytes))   # the second self-test worker, when two fit
-    args, kwargs, out, root_devs = full_size_io(comp, model, options.batch_limit, args, kwargs, out,
-                                                device=options.device, timeout=options.timeout,
-                                                cost_bytes=peak.growth)
+    args, kwargs, out, root_devs = full_size_io(comp, model, options, args, kwargs, out, cost_bytes=peak.growth)
     for d in root_devs:
         dec.note(None, "deviation", f"{name}: shape at the cut batch", d)
     source = model_file.read_text(encoding="utf-8")

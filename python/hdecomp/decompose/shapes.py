@@ -37,6 +37,7 @@ from hdecomp.runtime.component import (
     run_user_code,
     same_kind_dict,
 )
+from hdecomp.runtime.settings import RunSettings
 
 BATCH = "batch_size"
 
@@ -280,11 +281,11 @@ def uses_batch_size_in_definitions(comp: Component) -> bool:
     return False
 
 
-def scaling_for(comp: Component, limit: int | None, args: list[Any], kwargs: dict[str, Any], *,
-                seed: int = 42, device: Any = None, timeout: float | None = None,
-                ) -> tuple[Scaling | None, list[Any], dict[str, Any]]:
-    """How `comp`'s inputs (`args`/`kwargs`, made under `--batch-limit limit`) relate to its original batch,
+def scaling_for(comp: Component, run: RunSettings, args: list[Any], kwargs: dict[str, Any], *,
+                seed: int = 42) -> tuple[Scaling | None, list[Any], dict[str, Any]]:
+    """How `comp`'s inputs (`args`/`kwargs`, made under `run`'s `--batch-limit`) relate to its original batch,
     and the same inputs at the second batch b2 = b1 + 1. (None, [], {}) when nothing was cut."""
+    limit, device, timeout = run.batch_limit, run.device, run.timeout
     if limit is None:
         return None, [], {}
     policy = batch_cut_policy(comp.module, args, kwargs, comp.batch_size_kept(limit, timeout))
@@ -380,14 +381,14 @@ def available_bytes() -> int | None:
     return None
 
 
-def second_recording_models(comp: Component, model: nn.Module, sc: Scaling, cost_bytes: int, *,
-                            device: Any = None, timeout: float | None = None,
+def second_recording_models(comp: Component, model: nn.Module, sc: Scaling, cost_bytes: int, run: RunSettings, *,
                             deviations: list[str] | None = None) -> Iterator[tuple[nn.Module, bool]]:
     """models_at, memory-aware (hdecomp memory order, bench/memory). `cost_bytes`: what the recording at
     b1 held. When the recording at b2 would be big, a meta-device build comes first (shapes only: no
     memory; a GPU-sized attention at batch 2 does not fit a CPU machine), and a real model at b2 is only
     tried when it fits in the memory available now; otherwise a deviation says so and the caller keeps
     the recorded shapes."""
+    device, timeout = run.device, run.timeout
     need = cost_bytes * sc.b2 // max(sc.b1, 1)
     if need < META_FIRST_BYTES:
         yield from models_at(comp, model, sc, device=device, timeout=timeout)
@@ -509,22 +510,20 @@ class BatchBakedError(DecomposeError):
     written at the original batch it would not be the module's."""
 
 
-def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | None, args: list[Any],
-                      kwargs: dict[str, Any], expand: set[str] | None = None, *, device: Any = None,
-                      timeout: float | None = None, cost_bytes: int | None = None,
+def full_size_capture(comp: Component, model: nn.Module, cap: Any, run: RunSettings, args: list[Any],
+                      kwargs: dict[str, Any], expand: set[str] | None = None, *, cost_bytes: int | None = None,
                       ) -> tuple[Any, list[Any], dict[str, Any], list[str]]:
-    """`cap` (a Capture recorded under `--batch-limit limit`) and the component's inputs at the original
+    """`cap` (a Capture recorded under `run`'s `--batch-limit`) and the component's inputs at the original
     batch, plus the deviations (values whose full size could not be learned keep their recorded value).
     Without a cut batch everything is returned as is."""
-    sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
+    sc, args2, kwargs2 = scaling_for(comp, run, args, kwargs)
     if sc is None:
         return cap, args, kwargs, []
     deviations: list[str] = []
     values2 = None
     cost = tensor_bytes(cap.values, state_storages(model)) if cost_bytes is None else cost_bytes
     why: list[str] = []
-    for model2, on_meta in second_recording_models(comp, model, sc, cost, device=device, timeout=timeout,
-                                                   deviations=deviations):
+    for model2, on_meta in second_recording_models(comp, model, sc, cost, run, deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
         values2 = graph_values_at(model2, cap.graph, a2, k2, expand, getattr(cap, "method", None),
                                   why=None if on_meta else why)
@@ -543,20 +542,19 @@ def full_size_capture(comp: Component, model: nn.Module, cap: Any, limit: int | 
     return replace(cap, values=values), args_full, kwargs_full, deviations
 
 
-def full_size_io(comp: Component, model: nn.Module, limit: int | None, args: list[Any], kwargs: dict[str, Any],
-                 out: Any, *, device: Any = None, timeout: float | None = None, cost_bytes: int = 0,
-                 ) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
-    """A model's inputs and output (recorded under `--batch-limit limit`) at the original batch, from one
+def full_size_io(comp: Component, model: nn.Module, run: RunSettings, args: list[Any], kwargs: dict[str, Any],
+                 out: Any, *, cost_bytes: int = 0) -> tuple[list[Any], dict[str, Any], Any, list[str]]:
+    """A model's inputs and output (recorded under `run`'s `--batch-limit`) at the original batch, from one
     more forward at the second batch; plus the deviations. As given when nothing was cut."""
     from hdecomp.decompose.capture import CAPTURE_SEED
-    sc, args2, kwargs2 = scaling_for(comp, limit, args, kwargs, device=device, timeout=timeout)
+    sc, args2, kwargs2 = scaling_for(comp, run, args, kwargs)
+    timeout = run.timeout
     if sc is None:
         return args, kwargs, out, []
     deviations: list[str] = []
     out2: Any = None
     ran = False
-    for model2, on_meta in second_recording_models(comp, model, sc, cost_bytes, device=device, timeout=timeout,
-                                                   deviations=deviations):
+    for model2, on_meta in second_recording_models(comp, model, sc, cost_bytes, run, deviations=deviations):
         a2, k2 = (move_to(args2, "meta"), move_to(kwargs2, "meta")) if on_meta else (args2, kwargs2)
         try:
             with torch.no_grad(), (_MetaDevices() if on_meta else contextlib.nullcontext()):

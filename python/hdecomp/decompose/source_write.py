@@ -361,7 +361,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
     from hdecomp.decompose.shapes import full_size_io, scaling_for
     opts = dec.options
     notes: list[str] = []
-    sc, args2, kwargs2 = scaling_for(comp, opts.batch_limit, args, kwargs, device=opts.device, timeout=opts.timeout)
+    sc, args2, kwargs2 = scaling_for(comp, opts, args, kwargs)
     full_tensors = _own_tensors_full_size(comp, model, sc, opts, notes) if sc is not None else {}
     # (and every call the model makes of it: OmDet-Turbo's language backbone runs with `encode_type="class"` and
     # again with "task"; a branch only the file's own draw leaves out must not be dropped)
@@ -373,8 +373,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
     weight_map = _weight_map(plan, model)
     # the parent's own inputs at the original batch
-    args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts.batch_limit, args, kwargs, expected.output,
-                                                        device=opts.device, timeout=opts.timeout)
+    args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts, args, kwargs, expected.output)
     notes += deviations
     inputs_text = inputs_block(list(args_full), dict(kwargs_full), plan.ctx, recorded_ints=node.parent is not None,
                                init_inputs=init_inputs_expr(comp, plan.ctx))
@@ -442,7 +441,7 @@ def _recorded_calls(dec: Decomposition, node: Node, scratch: Path, plan: SourceP
     opts = dec.options
     dump_weight_map(scratch, weight_map)
     comp_r = load_component(scratch / "refactored.py", timeout=opts.timeout)
-    ref = comp_r.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit)
+    ref = comp_r.build(run=opts)
     if node.settles:   # (its parent code settles it too: once, before it is given the settled weights)
         from hdecomp.runtime.settle import settle
         torch.manual_seed(CAPTURE_SEED)
@@ -485,7 +484,7 @@ def _reach_every_child(dec: Decomposition, node: Node, comp: Component, ref: nn.
     for seed in trial_input_seeds(opts.num_trials):
         if all(a in rec.calls for a in attrs):
             break
-        a2, k2 = limited_inputs(comp, opts.batch_limit, seed=seed, device=opts.device, timeout=opts.timeout)
+        a2, k2 = limited_inputs(comp, opts, seed=seed)
         drawn.append((a2, k2))
         more = record_children(ref, [a for a in attrs if a not in rec.calls], a2, k2, CAPTURE_SEED)
         rec.calls.update(more.calls)
@@ -538,7 +537,7 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
     own = {**dict(mod.named_parameters(recurse=False)), **dict(mod.named_buffers(recurse=False))}
     if not own:
         return {}
-    for model2, _on_meta in second_recording_models(comp, model, sc, 0, device=opts.device, timeout=opts.timeout):
+    for model2, _on_meta in second_recording_models(comp, model, sc, 0, opts):
         mod2 = model2.get_submodule(of)
         own2 = {**dict(mod2.named_parameters(recurse=False)), **dict(mod2.named_buffers(recurse=False))}
         return {n: full_size(t.detach(), own2[n].detach(), sc, n, notes) for n, t in own.items() if n in own2}

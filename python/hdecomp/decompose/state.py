@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.decompose.naming import NameRegistry
+from hdecomp.runtime.settings import RunSettings
 
 # A model whose weights and one forward take at least this much is collected between captures and before
 # each step's verification (what a capture held must not sit next to the next models).
@@ -15,13 +16,9 @@ COLLECT_BYTES = 256 << 20
 
 
 @dataclass
-class DecomposeOptions:
-    device: str = "cpu"
-    batch_limit: int | None = None
-    timeout: float | None = None
-    num_trials: int = 3
-    rtol: float | None = None
-    atol: float | None = None
+class DecomposeOptions(RunSettings):
+    """Knobs of decompose: the run settings its steps are verified with, and its own."""
+
     max_depth: int | None = None
     name: str | None = None
     finish: bool = True            # write coverage summary, self-tests, composition test

@@ -112,9 +112,9 @@ def step_inputs(dec: Decomposition, node: Node, step_number: int) -> StepInputs:
     step_name = f"step_{step_number}_{node.id}"
     comp = load_component(node.path, timeout=opts.timeout)
     with record_init_args():   # (the root's weights as its coverage draws them: BUILD_SEED)
-        model = comp.build(device=opts.device, timeout=opts.timeout, batch_limit=opts.batch_limit, seed=BUILD_SEED)
+        model = comp.build(seed=BUILD_SEED, run=opts)
     as_built = plain_attributes(model)   # the children are written from the model as built (restored below)
-    args, kwargs = limited_inputs(comp, opts.batch_limit, device=opts.device, timeout=opts.timeout)
+    args, kwargs = limited_inputs(comp, opts)
     # Forwards may change their inputs in place: every run gets its own copy of the pristine inputs.
     # One recorded run gives the reference output and the op counts (no separate counting forward).
     expected = reference_run(model, args, kwargs)
@@ -173,9 +173,8 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     opts = dec.options
     try:
-        cap, args_full, kwargs_full, deviations = full_size_capture(
-            run.comp, model, cap, opts.batch_limit, run.args, run.kwargs, expand, device=opts.device,
-            timeout=opts.timeout)
+        cap, args_full, kwargs_full, deviations = full_size_capture(run.comp, model, cap, opts, run.args, run.kwargs,
+                                                                    expand)
     except BatchBakedError as exc:
         # (a graph of the cut batch is no step of the file at its own batch: the Python that loops over the
         # batch stays in a source-level step; where that cannot be written, the graph with its recorded sizes)
@@ -311,8 +310,7 @@ def capture_for_step(dec: Decomposition, node: Node, run: StepInputs) -> tuple[C
                     "holds layer-sized modules (under a model: they become its layers)" if node.level == 3
                     else "layer-sized (6+ ops) inside a layer: its content becomes fusions and kernels here")
     # Exported/recorded graphs hold the sizes the cut batch had: written batch-relative (batch_relative.py).
-    cap, baked = relative_batch_ints(run.comp, model, cap, opts.batch_limit, run.args, run.kwargs, run.expected,
-                                     expand, device=opts.device, timeout=opts.timeout)
+    cap, baked = relative_batch_ints(run.comp, model, cap, opts, run.args, run.kwargs, run.expected, expand)
     for d in baked:
         dec.note(run.step_name, "deviation", f"{node.id}: batch-dependent int", d)
     return cap, expand

@@ -49,6 +49,7 @@ from hdecomp.runtime.component import (
     restore_plain_attributes,
     run_user_code,
 )
+from hdecomp.runtime.settings import RunSettings
 
 # A check of a candidate cut: does the forward run on these inputs?
 Probe = Callable[[list[Any], dict[str, Any]], bool]
@@ -256,11 +257,12 @@ def _signature(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     return tuple((p, tuple(t.shape), str(t.dtype), str(t.device)) for p, t in input_tensors(args, kwargs))
 
 
-def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int | None, *,
-            model: Any = None, device: Any = None, timeout: float | None = None) -> BatchCut:
-    """`comp`'s inputs (made with `batch_limit=limit`) under the rule: as they are unless the policy is
+def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], run: RunSettings, *,
+            model: Any = None) -> BatchCut:
+    """`comp`'s inputs (made with `run`'s batch limit) under the rule: as they are unless the policy is
     "cut"; then `choose_cut`, each candidate checked on a meta-device build of `comp` first and, when that
     rejects it, by a real forward of `model` (built when needed and not given). Memoised (_CHOSEN)."""
+    limit, timeout = run.batch_limit, run.timeout
     if limit is None or batch_cut_policy(comp.module, args, kwargs, comp.batch_size_kept(limit, timeout)) != "cut" \
             or not batch_candidates(args, kwargs, limit):
         return BatchCut(args, kwargs)
@@ -281,7 +283,7 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int
 
     def real_runs(a: list[Any], k: dict[str, Any]) -> bool:
         if real[0] is None:
-            real[0] = comp.build(device=device, timeout=timeout, batch_limit=limit)
+            real[0] = comp.build(run=run)
         return forward_runs(real[0], comp.path, timeout)(a, k)
     # (a meta forward checks shapes, not values: where an input holds integers, indices a cut may take out
     # of range, a gather's table cut below the positions it reads, only a real forward tells)
@@ -293,12 +295,12 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], limit: int
     return chosen
 
 
-def limited_inputs(comp: Component, limit: int | None, *, seed: int = 42, device: Any = None,
-                   timeout: float | None = None, model: Any = None) -> tuple[list[Any], dict[str, Any]]:
-    """A component's inputs under `--batch-limit limit` (None: full size), by the rule above (`model`: the
-    built component, to check a cut with; built here when a cut needs checking and it is not given)."""
-    args, kwargs = comp.make_inputs(seed=seed, device=device, timeout=timeout, batch_limit=limit)
-    chosen = cut_for(comp, args, kwargs, limit, model=model, device=device, timeout=timeout)
+def limited_inputs(comp: Component, run: RunSettings, *, seed: int = 42, model: Any = None,
+                   ) -> tuple[list[Any], dict[str, Any]]:
+    """A component's inputs under `run` (its `--batch-limit`; None: full size), by the rule above (`model`:
+    the built component, to check a cut with; built here when a cut needs checking and it is not given)."""
+    args, kwargs = comp.make_inputs(seed=seed, run=run)
+    chosen = cut_for(comp, args, kwargs, run, model=model)
     return chosen.args, chosen.kwargs
 
 

@@ -32,6 +32,7 @@ from torch import nn
 
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout
 from hdecomp.runtime.forkserver import NOT_LOWERED_TAG
+from hdecomp.runtime.settings import RunSettings
 
 _counter = itertools.count()
 # A file's own word that `--batch-limit` keeps its batch (`batch_size = 2  # hdecomp: not lowered (why)`): what
@@ -138,6 +139,14 @@ def display_path(fn: str | Path) -> str:
 BUILD_SEED = 0
 
 
+def _whole(run: RunSettings, device: Any, timeout: float | None, batch_limit: int | None,
+           ) -> tuple[Any, float | None, int | None]:
+    """The device, time limit and batch limit of `run`, where none of the three is also passed one by one."""
+    if device is not None or timeout is not None or batch_limit is not None:
+        raise TypeError("pass the run settings whole (run=) or one by one, not both")
+    return run.device, run.timeout, run.batch_limit
+
+
 @dataclass
 class Component:
     """A loaded component file: its module, model class and input factories."""
@@ -161,9 +170,11 @@ class Component:
         return [self.path.parent]
 
     def build(self, device: str | torch.device | None = None, timeout: float | None = None,
-              batch_limit: int | None = None, checked: bool = True, seed: int | None = None) -> nn.Module:
+              batch_limit: int | None = None, checked: bool = True, seed: int | None = None, *,
+              run: RunSettings | None = None) -> nn.Module:
         """Instantiate the model from get_init_inputs() (eval mode, on `device`); with `seed`, its weights drawn
-        from that torch seed (the caller's random state left as it was).
+        from that torch seed (the caller's random state left as it was). `run`: the device, time limit and
+        batch limit taken whole from a command's settings (hdecomp.runtime.settings), in place of the three.
 
         With `batch_limit`, the module-level int `batch_size` is lowered while get_init_inputs() and the
         constructor run, exactly as in make_inputs: a model that sizes state by the batch in `__init__`
@@ -171,6 +182,8 @@ class Component:
         `checked=False` lowers it even where the file does not work lowered (batch_size_kept): the
         decomposer's own probe at a second batch, never the user's limit.
         """
+        if run is not None:
+            device, timeout, batch_limit = _whole(run, device, timeout, batch_limit)
         with self._batch_size_lowered(batch_limit, record=False, checked=checked), \
                 torch.random.fork_rng(devices=[], enabled=seed is not None):
             if seed is not None:
@@ -261,9 +274,9 @@ class Component:
         return list(init) if isinstance(init, (list, tuple)) else [init]
 
     def make_inputs(self, seed: int | None = None, device: str | torch.device | None = None,
-                    timeout: float | None = None, batch_limit: int | None = None, checked: bool = True,
-                    ) -> tuple[list[Any], dict[str, Any]]:
-        """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed`.
+                    timeout: float | None = None, batch_limit: int | None = None, checked: bool = True, *,
+                    run: RunSettings | None = None) -> tuple[list[Any], dict[str, Any]]:
+        """Positional and keyword inputs from get_inputs() / get_input_kwargs() under `seed` (`run`: as in build).
 
         With `batch_limit`, a module-level int `batch_size` (the KernelBench convention) larger than the
         limit is lowered to it while the factories run, so a GPU-sized batch is never built only to be
@@ -271,6 +284,8 @@ class Component:
         (from, to) pair of the last call that did so (None otherwise). Callers still cut the leading
         dimension for files without `batch_size`.
         """
+        if run is not None:
+            device, timeout, batch_limit = _whole(run, device, timeout, batch_limit)
         self.last_batch_override = None
         if seed is not None:
             seed_everything(seed)

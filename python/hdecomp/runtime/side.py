@@ -339,9 +339,10 @@ class _Server:
 
     def inputs(self, msg: dict[str, Any], buffers: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         from hdecomp.runtime.batch_limit import limited_inputs
+        from hdecomp.runtime.settings import RunSettings
         from hdecomp.runtime.wire import encode
-        draws = [list(limited_inputs(self.comp, msg.get("batch_limit"), seed=int(s), device=self.device,
-                                     timeout=self.timeout, model=self.model)) for s in msg["seeds"]]
+        run = RunSettings(device=str(self.device), batch_limit=msg.get("batch_limit"), timeout=self.timeout)
+        draws = [list(limited_inputs(self.comp, run, seed=int(s), model=self.model)) for s in msg["seeds"]]
         desc, bufs = encode(draws)
         return {"draws": desc}, bufs
 

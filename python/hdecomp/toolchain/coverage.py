@@ -36,6 +36,7 @@ from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import BUILD_SEED, class_source_file, load_component, map_nested, run_user_code
 from hdecomp.runtime.ops import FUSED_PARTS, OpTrace, record_ops, record_ops_meta
+from hdecomp.runtime.settings import RunSettings
 
 InputMode = Literal["auto", "small_batch", "meta", "full"]
 EXTRACTION_METHOD = "eager (hdecomp.runtime.ops: TorchDispatchMode + TorchFunctionMode)"
@@ -180,8 +181,9 @@ def component_run(path: Path, *, device: str, timeout: float | None, input_mode:
                   batch_limit: int | None) -> ComponentRun:
     """Load, build (weights from BUILD_SEED) and record a component file; raises HdecompError."""
     comp = load_component(path, timeout=timeout)
-    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit, seed=BUILD_SEED)
-    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
+    run = RunSettings(device=device, timeout=timeout, batch_limit=batch_limit)
+    model = comp.build(seed=BUILD_SEED, run=run)
+    args, kwargs = limited_inputs(comp, run)
     inv = record_model_inventory(model, args, kwargs, path, input_mode=input_mode, timeout=timeout,
                                  rebuild=lambda: comp.build(device=device, timeout=timeout,
                                                             batch_limit=batch_limit, seed=BUILD_SEED))
@@ -537,7 +539,7 @@ def step_coverage(step: Step, *, output: str | Path | None = None, device: str =
         ref_comp = load_component(step.refactored, timeout=timeout)
         ref_model = ref_comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
         orig_comp = load_component(step.original, timeout=timeout)
-        args, kwargs = limited_inputs(orig_comp, batch_limit, device=device, timeout=timeout)
+        args, kwargs = limited_inputs(orig_comp, RunSettings(device=device, timeout=timeout, batch_limit=batch_limit))
         mode: InputMode = input_mode if input_mode != "meta" else "auto"
         if orig.input_mode == "full":
             mode = "full"   # the original needs full-size inputs, so the children do too

@@ -32,6 +32,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.jsonio import write_json_atomic
 from hdecomp.formats.layout import PROFILE_FILE
 from hdecomp.formats.tree import TREE_FILE, load_decomposition
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.runtime.work import FlopCounter, bytes_moved, count_flops, op_flops
 
 # Peak dense throughput (FLOP/s) by precision and memory bandwidth (byte/s), from the vendors' data sheets
@@ -176,8 +177,9 @@ def _measure(path: Path, device: torch.device, batch_limit: int | None, timeout:
     from hdecomp.runtime.component import load_component, seed_everything
     comp = load_component(path, timeout=timeout)
     seed_everything(0)
-    model = comp.build(device=device, timeout=timeout, batch_limit=batch_limit)
-    args, kwargs = limited_inputs(comp, batch_limit, device=device, timeout=timeout)
+    run = RunSettings(device=str(device), timeout=timeout, batch_limit=batch_limit)
+    model = comp.build(run=run)
+    args, kwargs = limited_inputs(comp, run)
     try:
         flops, by_op = count_flops(model, args, kwargs)
         with torch.no_grad():

@@ -12,6 +12,7 @@ import torch
 
 from hdecomp import __version__
 from hdecomp.anticheat.rules import AntiCheatViolation
+from hdecomp.runtime.settings import RunSettings
 
 SEED_BASE = 42
 # the model-level draws the composition test compares the composed model on (its SEEDS): each step's children
@@ -22,16 +23,10 @@ PROBE_SCALES = (10.0, 1000.0)  # input scales tried when every other trial's out
 
 
 @dataclass
-class VerifyOptions:
-    """Knobs of verify_step; the defaults are the CLI's."""
+class VerifyOptions(RunSettings):
+    """Knobs of verify_step (the run settings, and its own); the defaults are the CLI's."""
 
-    rtol: float | None = None
-    atol: float | None = None
-    num_trials: int = 3
     skip_anticheat: bool = False
-    device: str = "cpu"
-    batch_limit: int | None = None
-    timeout: float | None = None
     weight_map: str | Path | dict[str, Any] | None = None  # None: <refactored dir>/weight_map.json if present
     randomized_trial: bool = True
     # the refactored model built on the meta device and given the original's tensors themselves (one copy

@@ -44,6 +44,7 @@ from hdecomp.verify.result import (
 from hdecomp.verify.trials import (
     ChildCalls,
     OriginalRun,
+    TrialContext,
     given_half,
     holds_meta_tensors,
     input_dtype_name,
@@ -79,7 +80,7 @@ class OriginalSide:
         self.reference = _reference_cache(self.comp, options, device)
         t0 = time.perf_counter()
         seed_everything(0)
-        self.model = self.comp.build(device, options.timeout, batch_limit=options.batch_limit)
+        self.model = self.comp.build(run=options)
         seed_everything(0)
         clock.add("build", time.perf_counter() - t0)
         # (the weights as built, fingerprinted: a reference made from other values is never read)
@@ -88,8 +89,9 @@ class OriginalSide:
             self.init_state = f"init{state_fingerprint(self.model)}"
         else:
             self.init_state = "init"
+        self.ctx = TrialContext(self.comp, self.model, options, clock, device)
         if options.settle:   # (as its first forward leaves it: hdecomp.runtime.settle)
-            settle_model(self.comp, self.model, self.comp, self.model, options, clock, device, "original")
+            settle_model(self.ctx, self.ctx, "original")
             self.init_state += "-settled"
         self.has_float_state = has_float_state(self.model)
         self.calls = ChildCalls(self.model, every_module=True)   # (an item no trial reaches in either model)
@@ -103,11 +105,9 @@ class OriginalSide:
     def trial(self, seed: int, index: int | str, record: bool, weights: str,
               input_scale: float | None = None) -> tuple[Any, OriginalRun, str | None]:
         """(the trial's pristine inputs, the original's run on a copy of them, the inputs' float dtype)."""
-        args, kwargs = trial_inputs(self.comp, self.model, seed, self.options, self.clock, self.device,
-                                    self.batch_info, input_scale)
-        run = original_half(self.comp, self.model, args, kwargs, seed, trial_label(index, seed, weights, input_scale),
-                            self.options, self.clock, self.device, record, self.reference, self.calls,
-                            spill=self.shares_with is not None)
+        args, kwargs = trial_inputs(self.ctx, seed, self.batch_info, input_scale)
+        run = original_half(self.ctx, args, kwargs, seed, trial_label(index, seed, weights, input_scale), record,
+                            self.reference, self.calls, spill=self.shares_with is not None)
         return (args, kwargs), run, input_dtype_name(args, kwargs)
 
     def given_count(self) -> int:
@@ -122,7 +122,7 @@ class OriginalSide:
         self.given_count()
         assert self._given is not None
         args, kwargs = self._given[k]
-        return (given_half(self.comp, self.model, args, kwargs, "original", self.options, self.clock, self.device),
+        return (given_half(self.ctx, args, kwargs, "original"),
                 input_dtype_name(args, kwargs))
 
     def randomize(self, names: list[str], seed: int) -> str:
@@ -157,7 +157,7 @@ class OriginalSide:
 
     def close(self) -> None:
         self.calls.close()
-        self.model = None   # type: ignore[assignment]
+        self.model = self.ctx = None   # type: ignore[assignment]
 
 
 class RefactoredSide:
@@ -179,7 +179,7 @@ class RefactoredSide:
             clock.add("load", time.perf_counter() - t0)
             t0 = time.perf_counter()
             seed_everything(0)
-            m_orig = comp_o.build(device, options.timeout, batch_limit=options.batch_limit)
+            m_orig = comp_o.build(run=options)
             clock.add("build", time.perf_counter() - t0)
             if before_loading is not None:
                 before_loading()
@@ -243,6 +243,8 @@ class RefactoredSide:
             apply_weight_map(m_orig, m_ref, wm)
         clock.add("weights", time.perf_counter() - t0)
         self.model, self.wm = m_ref, wm
+        self.ctx = TrialContext(self.comp, m_ref, options, clock, device)
+        self.original_ctx = TrialContext(comp_o, m_orig, options, clock, device)   # (to draw the inputs with)
         self.weight_transfer = {**wm.to_dict(), "picked_up_automatically": auto_map,
                                 "shared_storage": shared is not None}
         # (in one process, a forward that writes a tensor both models share is verified again with copies; in a
@@ -252,7 +254,7 @@ class RefactoredSide:
 
         if options.settle:
             # run once, then given the (settled) original's weights again: neither settles a second time
-            settle_model(self.comp, m_ref, comp_o, m_orig, options, clock, device, "refactored")
+            settle_model(self.ctx, self.original_ctx, "refactored")
             apply_weight_map(m_orig, m_ref, wm)
 
         # 2. structural checks that need no run
@@ -297,12 +299,10 @@ class RefactoredSide:
         cache object, a class's instance with methods): drawn here as the original side draws it, from the same
         file and seed, on this side's copy of the original."""
         if inputs is None:
-            inputs = trial_inputs(self.original_comp, self.original_model, seed, self.options, self.clock,
-                                  self.device, {}, input_scale)
+            inputs = trial_inputs(self.original_ctx, seed, {}, input_scale)
         args, kwargs = inputs
         own = state_versions(self.model)
-        out, trace, mutated = refactored_half(self.comp, self.model, args, kwargs, seed, self.options, self.clock,
-                                              self.device, record)
+        out, trace, mutated = refactored_half(self.ctx, args, kwargs, seed, record)
         if record:
             self.trace = trace
         written = any(t._version != v for t, v in zip(self._shared, self._versions, strict=True))
@@ -314,7 +314,7 @@ class RefactoredSide:
             from hdecomp.verify.in_model import read_in_model_inputs
             self._given = read_in_model_inputs(self._original, self._namespace)
         args, kwargs = self._given[k]
-        return given_half(self.comp, self.model, args, kwargs, "refactored", self.options, self.clock, self.device)
+        return given_half(self.ctx, args, kwargs, "refactored")
 
     def trace_checks(self, trace_o: Any) -> tuple[list[Any], list[Any], list[Any]]:
         """(HD306 children never called in the recorded trial, more structural findings, runtime findings)."""
@@ -358,7 +358,7 @@ class RefactoredSide:
 
     def close(self) -> None:
         self.calls.close()
-        self.model = self.original_model = None   # type: ignore[assignment]
+        self.model = self.original_model = self.ctx = self.original_ctx = None   # type: ignore[assignment]
 
 
 class MapSummary:

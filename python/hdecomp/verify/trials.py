@@ -237,13 +237,26 @@ class Unsettled(Exception):
     verified again with both models settled (VerifyOptions.settle)."""
 
 
-def settle_model(comp: Component, model: nn.Module, orig: Component, m_orig: nn.Module, options: VerifyOptions,
-                 clock: Clock, device: torch.device, label: str) -> None:
-    """`model` (of `comp`) run once on the first trial's inputs, drawn from the original `orig` (`m_orig`), as
-    a trial runs it, its output dropped: it is then as its first forward left it (hdecomp.runtime.settle)."""
-    args, kwargs = trial_inputs(orig, m_orig, SEED_BASE, options, clock, device, {})
-    settle(model, lambda: _forward(comp, model, args, kwargs, label=f"{label}, settling", timeout=options.timeout,
-                                   record=False, root_locations=False, clock=clock, seed=SEED_BASE))
+@dataclass
+class TrialContext:
+    """What every trial of one model runs with: its component and built model, the options it is verified under
+    (the run settings: hdecomp.runtime.settings), the clock that times the run, and the device of this side.
+    One per model a side holds (the refactored side holds the original's copy too, to draw its inputs)."""
+
+    comp: Component
+    model: nn.Module
+    options: VerifyOptions
+    clock: Clock
+    device: torch.device
+
+
+def settle_model(ctx: TrialContext, orig: TrialContext, label: str) -> None:
+    """`ctx`'s model run once on the first trial's inputs, drawn from the original `orig`, as a trial runs it,
+    its output dropped: it is then as its first forward left it (hdecomp.runtime.settle)."""
+    args, kwargs = trial_inputs(orig, SEED_BASE, {})
+    settle(ctx.model, lambda: _forward(ctx.comp, ctx.model, args, kwargs, label=f"{label}, settling",
+                                       timeout=ctx.options.timeout, record=False, root_locations=False,
+                                       clock=ctx.clock, seed=SEED_BASE))
 
 
 def holds_meta_tensors(model: nn.Module) -> bool:
@@ -275,15 +288,16 @@ def state_signature(model: nn.Module) -> list[Any]:
     return sig
 
 
-def trial_inputs(orig: Component, m_orig: nn.Module, seed: int, options: VerifyOptions, clock: Clock,
-                 device: torch.device, batch_info: dict[str, Any], input_scale: float | None = None,
+def trial_inputs(original: TrialContext, seed: int, batch_info: dict[str, Any], input_scale: float | None = None,
                  ) -> tuple[list[Any], dict[str, Any]]:
     """A trial's inputs, drawn from the original's file under `seed` and cut to --batch-limit as the original
     allows; `batch_info` (empty) is filled with how, from the first trial's inputs (they describe the step).
     With `input_scale`: a probe, float inputs redrawn as N(0, scale²) (same shapes and dtypes)."""
+    orig, m_orig, options, clock, device = (original.comp, original.model, original.options, original.clock,
+                                            original.device)
     t0 = time.perf_counter()
     args, kwargs = orig.make_inputs(seed=seed, device=device, timeout=options.timeout,
-                                    batch_limit=options.batch_limit)
+                                    batch_limit=options.batch_limit)   # (on this side's device object)
     override = orig.last_batch_override
     cuts: list[dict[str, Any]] = []
     policy = batch_cut_policy(orig.module, args, kwargs, orig.batch_size_kept(options.batch_limit, options.timeout))
@@ -291,7 +305,7 @@ def trial_inputs(orig: Component, m_orig: nn.Module, seed: int, options: VerifyO
     if options.batch_limit is not None and policy == "cut":
         # only a file without `batch_size` builds its full batch; a square-matrix input has no batch; the
         # original model decides which leading size is the batch (hdecomp.runtime.batch_limit.choose_cut)
-        chosen = cut_for(orig, args, kwargs, options.batch_limit, model=m_orig, timeout=options.timeout)
+        chosen = cut_for(orig, args, kwargs, options, model=m_orig)
         args, kwargs, cuts, full_size = chosen.args, chosen.kwargs, chosen.cuts, chosen.full_size
     if not batch_info:  # the first trial's inputs describe the step
         batch_info["batch_cuts"] = cuts
@@ -340,14 +354,14 @@ class OriginalRun:
             self.spilled = None
 
 
-def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: dict[str, Any], seed: int,
-                  label: str, options: VerifyOptions, clock: Clock, device: torch.device, record: bool,
+def original_half(ctx: TrialContext, args: list[Any], kwargs: dict[str, Any], seed: int, label: str, record: bool,
                   reference: ReferenceCache | None = None, original_calls: ChildCalls | None = None,
                   spill: bool = True) -> OriginalRun:
     """The original's forward on a clone of the trial's inputs (`args`/`kwargs` stay pristine), or a cached
     reference for `label` (the same original, seeds and settings verified before: reference_cache.py).
     `original_calls`: the counts of the original's submodule calls, to which a cached reference adds the ones
     it stands for. With `spill`, a big output waits for the comparison on disk."""
+    orig, m_orig, options, clock, device = ctx.comp, ctx.model, ctx.options, ctx.clock, ctx.device
     t0 = time.perf_counter()
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
@@ -402,20 +416,20 @@ def original_half(orig: Component, m_orig: nn.Module, args: list[Any], kwargs: d
     return OriginalRun(out_o, trace_o, mutated_o, spilled, wrote_state=wrote)
 
 
-def refactored_half(ref: Component, m_ref: nn.Module, args: list[Any], kwargs: dict[str, Any], seed: int,
-                    options: VerifyOptions, clock: Clock, device: torch.device, record: bool,
+def refactored_half(ctx: TrialContext, args: list[Any], kwargs: dict[str, Any], seed: int, record: bool,
                     ) -> tuple[Any, OpTrace | None, list[str]]:
     """The refactored model's forward on the trial's pristine inputs, watched for writes: (output, trace,
     the input paths it modified). An exact snapshot while inputs are small (one memcpy now and one equality
     pass after: ~20x cheaper than the fingerprint's float64 passes, and exact); fingerprints only for big
     inputs, where a third copy would not fit."""
+    ref, m_ref, clock = ctx.comp, ctx.model, ctx.clock
     t0 = time.perf_counter()
     pristine = input_tensors(args, kwargs)
     nbytes = sum(t.numel() * t.element_size() for _, t in pristine)
     snapshot = [t.clone() for _, t in pristine] if nbytes < _BIG_BYTES else None
     prints = [_fingerprint(t) for _, t in pristine] if snapshot is None else [t._version for _, t in pristine]
     clock.add("inputs", time.perf_counter() - t0)
-    out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=options.timeout,
+    out_r, trace_r = _forward(ref, m_ref, args, kwargs, label="refactored", timeout=ctx.options.timeout,
                               seed=seed, record=record, root_locations=True, clock=clock)
     t0 = time.perf_counter()
     if snapshot is not None:
@@ -434,13 +448,13 @@ def input_dtype_name(args: list[Any], kwargs: dict[str, Any]) -> str | None:
     return str(dtype).replace("torch.", "") if dtype is not None else None
 
 
-def given_half(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[str, Any], label: str,
-               options: VerifyOptions, clock: Clock, device: torch.device) -> Any:
+def given_half(ctx: TrialContext, args: list[Any], kwargs: dict[str, Any], label: str) -> Any:
     """One side's forward on inputs given as they are (hdecomp.verify.in_model: what the component receives in
     the model), on its own copy, under the trial seed."""
-    args, kwargs = move_to(list(args), device), move_to(dict(kwargs), device)
-    out, _ = _forward(comp, model, clone_nested(args), clone_nested(kwargs), label=label, timeout=options.timeout,
-                      record=False, root_locations=label == "refactored", clock=clock, seed=SEED_BASE)
+    args, kwargs = move_to(list(args), ctx.device), move_to(dict(kwargs), ctx.device)
+    out, _ = _forward(ctx.comp, ctx.model, clone_nested(args), clone_nested(kwargs), label=label,
+                      timeout=ctx.options.timeout, record=False, root_locations=label == "refactored",
+                      clock=ctx.clock, seed=SEED_BASE)
     return out
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from hdecomp.errors import HdecompError
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.runtime.side import Side
 from hdecomp.runtime.wire import Opaque, decode, encode, tensor_descriptions
 from hdecomp.toolchain.replace.hacks import (
@@ -106,11 +107,12 @@ class KernelProof:
     follows_inputs: bool = True
 
 
-def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[Path], *, device: str,
-                 batch_limit: int | None, timeout: float | None, num_trials: int, tolerance: Callable[[torch.dtype],
-                 tuple[float, float]], warmup: int, runs: int, record: Callable[[Check], None],
-                 say: Callable[[str], None]) -> KernelProof:
-    """Every kernel-level check, each `record`ed in CHECK_ORDER (a FAIL raises there), and the timing."""
+def prove_kernel(kernel_path: Path, new_path: Path, root: Path, forbidden: set[Path], *, run: RunSettings,
+                 tolerance: Callable[[torch.dtype], tuple[float, float]], warmup: int, runs: int,
+                 record: Callable[[Check], None], say: Callable[[str], None]) -> KernelProof:
+    """Every kernel-level check, each `record`ed in CHECK_ORDER (a FAIL raises there), and the timing, under the
+    run settings `run` (the device, the batch limit, the time limit, the number of seeded trials)."""
+    device, batch_limit, timeout, num_trials = run.device, run.batch_limit, run.timeout, run.num_trials
     proof = KernelProof()
     with Side("kernel", timeout=timeout) as ref, Side("candidate", timeout=timeout) as new:
         say(f"loading {kernel_path.name} and {new_path.name}, each in a process of its own")

@@ -26,6 +26,7 @@ from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.layout import source_key
 from hdecomp.formats.replacements import REPLACEMENTS_DIR, RESULT_FILE, active_replacements, set_replacement
 from hdecomp.formats.tree import DecompositionTree, load_decomposition
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.toolchain.replace.hacks import Check, check_speed_of_light
 
 # KernelBench's tolerance (rtol = atol) by the kernel's output dtype
@@ -37,16 +38,14 @@ CHECK_ORDER = ("signature", "global_state", "introspection", "reference_call", "
 
 
 @dataclass
-class ReplaceOptions:
-    device: str = "cpu"
-    batch_limit: int | None = None
+class ReplaceOptions(RunSettings):
+    """Knobs of replace: the run settings (more trials than a step's: a hand-written kernel is judged, not one
+    the decomposer derived), the timing runs and the speed-of-light margin."""
+
     num_trials: int = 5
-    rtol: float | None = None
-    atol: float | None = None
     runs: int = 10
     warmup: int = 3
     sol_margin: float = 0.5
-    timeout: float | None = None
 
 
 @dataclass
@@ -202,8 +201,7 @@ def judge_kernel(root: Path, tree: DecompositionTree, kernel_path: Path, copy: P
 
     try:
         proof = prove_kernel(kernel_path, copy, root, _forbidden_files(root, tree) - {copy.resolve()},
-                             device=options.device, batch_limit=options.batch_limit, timeout=options.timeout,
-                             num_trials=options.num_trials, tolerance=tolerance, warmup=options.warmup,
+                             run=options.run, tolerance=tolerance, warmup=options.warmup,
                              runs=options.runs, record=record, say=say)
     except Refused as refused:
         record(refused.check, stop_status="ERROR" if refused.error else "FAIL")

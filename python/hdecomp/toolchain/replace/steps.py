@@ -19,6 +19,7 @@ from typing import Any
 from hdecomp.formats.jsonio import write_json_atomic, write_text_atomic
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree
 from hdecomp.formats.weight_map import map_json
+from hdecomp.runtime.settings import RunSettings
 from hdecomp.toolchain.compose.plan import Composition, build_composition, relative_to_root
 from hdecomp.toolchain.compose.script import generate_script
 from hdecomp.toolchain.compose.weights import composed_weight_map
@@ -219,8 +220,6 @@ def _model_times(root: Path, comp: Composition, replaced: dict[Path, Path],
     import shutil
     import tempfile
 
-    import torch
-
     from hdecomp.formats.replacements import REPLACEMENTS_DIR
     from hdecomp.runtime.batch_limit import limited_inputs
     from hdecomp.runtime.component import load_component
@@ -229,7 +228,7 @@ def _model_times(root: Path, comp: Composition, replaced: dict[Path, Path],
     from hdecomp.toolchain.replace.isolated import time_sides
     limit, timeout = request["batch_limit"], request["timeout"]
     original = load_component(comp.original, timeout=timeout)
-    args, kwargs = limited_inputs(original, limit, device=torch.device("cpu"), timeout=timeout)
+    args, kwargs = limited_inputs(original, RunSettings(device="cpu", batch_limit=limit, timeout=timeout))
     if not plain_only([list(args), dict(kwargs)]):
         return None, None
     tmp = Path(tempfile.mkdtemp(prefix=".timing_", dir=root / REPLACEMENTS_DIR))
