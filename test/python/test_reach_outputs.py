@@ -160,3 +160,26 @@ def test_calls_that_route_otherwise_are_told_apart() -> None:
     assert call_signature([x, route_a], {}) == call_signature([y, route_a.clone()], {})
     assert call_signature([x, route_a], {}) != call_signature([x, route_b], {})
     assert call_signature([x.bool()], {}) != call_signature([(~x.bool())], {})
+
+
+def test_a_graph_recorded_at_one_route_is_refused_where_the_model_routes_otherwise(experts: ModuleType) -> None:
+    """A recording of the experts at one route (experts 0 and 1 hit) holds that route's loop: at an in-model call
+    whose router picked others (0, 2 and 3), the module runs another graph, which the planner sees before it writes
+    the step (the step's in-model trial would fail it), so the Python that routes stays in a source-level step or
+    the module whole; at a call with the same route the graph replays."""
+    from types import SimpleNamespace
+
+    from hdecomp.decompose.step_writer import _in_model_values
+    torch.manual_seed(0)
+    mod = experts.Experts(16, 32, 4).eval()
+    h, probs = torch.randn(6, 16), torch.rand(6)
+    seen, other, same = (torch.tensor(r) for r in ([0, 1, 1, 0, 1, 0], [0, 2, 3, 2, 0, 3], [1, 0, 0, 1, 1, 1]))
+    with torch.no_grad():
+        expected = mod(h, seen, probs)
+    cap = capture_record(mod, [h, seen, probs], {}, expected, set())
+    dec = SimpleNamespace(note=lambda *a, **k: None)
+    for route, refused in ((same, False), (other, True)):
+        other_path: list[str] = []
+        node = SimpleNamespace(in_model=[([torch.randn(6, 16), route, torch.rand(6)], {})])
+        values = _in_model_values(dec, node, "step", mod, cap, set(), [], other_path)   # type: ignore[arg-type]
+        assert (other_path == ["the in-model call 1"]) == refused and (values is None) == refused, other_path

@@ -169,7 +169,21 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         return leaf(dec, node, step_name, children, method=cap.method)
     # What each child receives where this module runs in the model (its in-model trials), before the
     # recorded values are taken to the original batch.
-    real = _in_model_values(dec, node, step_name, model, cap, expand, children)
+    other_path: list[str] = []
+    real = _in_model_values(dec, node, step_name, model, cap, expand, children, other_path)
+    if other_path:
+        # the step's own in-model trial would run that call and fail: the Python that chose the path stays in
+        # a source-level step, and where none can be written the module is left whole (never a step its
+        # verifier rejects)
+        held = (f"its captured graph holds for the recorded input only: at {other_path[0]} it received in the "
+                "model, the module runs another graph (a Python path chosen by the values)")
+        restore_plain_attributes(model, run.as_built)
+        if "source" not in avoid and why is None:   # (not tried already, before the capture)
+            run.expected = reference_run(model, run.args, run.kwargs)
+            restore_plain_attributes(model, run.as_built)
+            if (done := _source_draft(dec, node, run, held)) is not None:
+                return done
+        return leaf(dec, node, step_name, held, method=cap.method)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     opts = dec.options
     try:
@@ -491,15 +505,17 @@ def _needed_values(children: list[ChildPlan]) -> set[str]:
 
 
 def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.Module, cap: Capture,
-                     expand: set[str], children: list[ChildPlan]) -> list[dict[str, Any]] | None:
+                     expand: set[str], children: list[ChildPlan], other_path: list[str],
+                     ) -> list[dict[str, Any]] | None:
     """Every value of the captured graph at each call `node` received in the model, checked against the
     module itself; None when there is no such value. The
     step was captured on its own file's random inputs: a size read from data (a count of global tokens, the
     boxes above a score) can differ there, and the children's in-model trials must hold what the model
-    really hands them, or every step passes and the composition fails. A call the graph does not replay
-    (another path through the code) gives its children nothing: the step's own in-model trial of that
-    call fails first. At the root, the calls are the model's under each draw of the composition test
-    (driver._model_runs)."""
+    really hands them, or every step passes and the composition fails. At the root, the calls are the model's
+    under each draw of the composition test (driver._model_runs). Where the module runs a call and its graph,
+    replayed and captured again there, is another one (data-dependent Python: the experts a router picked), the
+    step's own in-model trial of that call would fail: `other_path` gets the call (`the in-model call 2`), and
+    None is returned."""
     calls = in_model_calls(node)
     if not calls:
         return None
@@ -512,14 +528,18 @@ def _in_model_values(dec: Decomposition, node: Node, step_name: str, model: nn.M
                  f"({avail / 2**30:.1f} GiB available): its children are verified on their own inputs only")
         return None
     found: list[dict[str, Any]] = []
-    for args, kwargs in calls:
+    for k, (args, kwargs) in enumerate(calls):
+        why: list[str] = []
         try:
             values = graph_values_at(model, cap.graph, list(args), dict(kwargs), expand, cap.method,
-                                     values_checked=True, keep=_needed_values(children))
+                                     values_checked=True, keep=_needed_values(children), why=why)
         except (CaptureError, HdecompError):
             values = None
         if values is not None:
             found.append(values)
+        elif "graph" in why:
+            other_path.append(f"the in-model call {k + 1}")
+            return None
     if not found:
         dec.note(step_name, "deviation", f"{node.id}: children without in-model trials",
                  "its captured graph neither replays nor is captured again at the inputs it received in the "
