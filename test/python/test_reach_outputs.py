@@ -33,7 +33,7 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("reach_outputs")
     return {name: decompose(FIX / f"{name}.py", out, DecomposeOptions(batch_limit=1, self_tests=False),
                             progress=False)
-            for name in ("cache_packed_output", "expert_dict")}
+            for name in ("cache_packed_output", "expert_dict", "indexed_patches")}
 
 
 def _fixture(name: str) -> Iterator[ModuleType]:
@@ -59,10 +59,11 @@ def _log(dec: Any) -> list[dict[str, Any]]:
     return json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
 
 
-@pytest.mark.parametrize("name", ["cache_packed_output", "expert_dict"])
+@pytest.mark.parametrize("name", ["cache_packed_output", "expert_dict", "indexed_patches"])
 def test_fully_decomposed_and_composed_with_no_step_written_twice(trees: dict[str, Any], name: str) -> None:
-    """Both were partial before their rules (the backbone, then the decoder, kept whole; the experts' step every
-    step PASS and the composition raising); no step is rewritten after its verifier refused it."""
+    """Each was partial before its rules (the backbone, then the decoder, kept whole; the experts' step every
+    step PASS and the composition raising; the patch embeddings raising on their own file's inputs); no step is
+    rewritten after its verifier refused it."""
     assert_fully_verified(trees[name])
     assert [e for e in _log(trees[name]) if "does not verify" in e["title"]] == []
 
@@ -183,3 +184,29 @@ def test_a_graph_recorded_at_one_route_is_refused_where_the_model_routes_otherwi
         node = SimpleNamespace(in_model=[([torch.randn(6, 16), route, torch.rand(6)], {})])
         values = _in_model_values(dec, node, "step", mod, cap, set(), [], other_path)   # type: ignore[arg-type]
         assert (other_path == ["the in-model call 1"]) == refused and (values is None) == refused, other_path
+
+
+# ---- ids carried in the columns of a float input (Pix2Struct's flattened patches) ----------------------------
+
+def test_the_id_columns_of_a_float_input_are_written_as_recorded(trees: dict[str, Any]) -> None:
+    """The patch embeddings' file draws the pixels and writes the row and column ids as recorded, repeated to the
+    file's batch (a random draw of the whole tensor made ids no table holds: the step raised on its own inputs)."""
+    from hdecomp.runtime.component import load_component
+    dec = trees["indexed_patches"]
+    (path,) = [p for p in dec.root.glob("level_*/patch_embeddings.py")]
+    assert ".index_copy(2, torch.tensor([0, 1])," in path.read_text()
+    (flattened,), _ = load_component(path).make_inputs(seed=3)
+    ids = flattened[..., :2]
+    assert flattened.shape == (2, 12, 26) and bool((ids == ids.round()).all()) and 0 <= float(ids.min()) \
+        and float(ids.max()) <= 3, ids
+    assert not bool((flattened[..., 2:] == flattened[..., 2:].round()).all())   # (the pixels drawn)
+
+
+def test_only_a_float_input_that_mixes_whole_number_columns_keeps_them() -> None:
+    from hdecomp.decompose.codegen import input_expr
+    from hdecomp.decompose.source import SourceContext
+    ctx = SourceContext(user_file=None)
+    rois = torch.cat([torch.tensor([[0.0], [1.0], [1.0]]), torch.rand(3, 4) * 50], dim=1)   # [batch index, box]
+    assert input_expr(rois, ctx).endswith(".index_copy(1, torch.tensor([0]), torch.tensor([[0.0], [1.0], [1.0]]))")
+    assert input_expr(torch.randn(3, 5), ctx) == "torch.randn(3, 5)"
+    assert input_expr(torch.randint(0, 255, (3, 5)).float(), ctx) == "torch.rand(3, 5)"   # (whole numbers only)

@@ -284,6 +284,9 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
             return drawn
         if value.is_floating_point():
             dt = "" if value.dtype == torch.float32 else f", dtype={value.dtype}"
+            columns = _id_columns(value, dims, dt)
+            if columns is not None:
+                return columns
             if value.numel() and float(value.detach().min()) >= 0:
                 return f"torch.rand({shape}{dt}{dev})" if shape else f"torch.rand((){dt})"
             # (a value never above zero, a log of a gate in (0, 1), stays so: RecurrentGemma's RG-LRU takes
@@ -333,6 +336,34 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
     if built is not None:
         return built
     return literal(value, ctx)
+
+
+def _id_columns(value: torch.Tensor, dims: list[str], dt: str) -> str | None:
+    """A float input whose last dimension mixes columns of whole numbers with others (Pix2Struct's flattened
+    patches `[row id, col id, pixels...]`, RoI boxes `[batch index, x1, y1, x2, y2]`): the whole-number columns
+    are ids the model reads back as integers (`.long()` into a table), which a random draw breaks; they are
+    written as recorded (repeated along the batch dimension to the file's `batch_size`), the other columns
+    drawn as the rest of the tensor's range says. None: not such an input (one column, or every column whole
+    numbers or none, or a recording too big to write)."""
+    rec = value.detach().cpu()   # (the recorded tensor: `value` is shapes.sample's)
+    if rec.dim() < 2 or rec.shape[-1] < 2 or not rec.numel():
+        return None
+    whole = (rec == rec.round()).flatten(0, -2).all(0)
+    if bool(whole.all()) or not bool(whole.any()):
+        return None
+    idx = [int(i) for i in whole.nonzero().flatten()]
+    ids = rec[..., idx]
+    if ids.numel() > RECORDED_INDEX_LIMIT:
+        return None
+    scaled = [i for i, d in enumerate(dims) if BATCH in d]
+    text = f"torch.tensor({ids.tolist()!r}{dt})"
+    if scaled and dims[scaled[0]] != str(int(ids.shape[scaled[0]])):
+        d = scaled[0]
+        text += f".index_select({d}, torch.arange({dims[d]}) % {int(ids.shape[d])})"
+    rest = rec[..., [i for i in range(rec.shape[-1]) if i not in idx]]
+    draw = f"torch.rand({', '.join(dims)}{dt})" if float(rest.min()) >= 0 else \
+        f"(-torch.rand({', '.join(dims)}{dt}))" if float(rest.max()) <= 0 else f"torch.randn({', '.join(dims)}{dt})"
+    return f"{draw}.index_copy({rec.dim() - 1}, torch.tensor({idx}), {text})"
 
 
 def _tiled_recording(value: torch.Tensor) -> str | None:
