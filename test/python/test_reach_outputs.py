@@ -203,7 +203,7 @@ def test_the_id_columns_of_a_float_input_are_written_as_recorded(trees: dict[str
 
 
 def test_only_a_float_input_that_mixes_whole_number_columns_keeps_them() -> None:
-    from hdecomp.decompose.codegen import input_expr
+    from hdecomp.decompose.input_code import input_expr
     from hdecomp.decompose.source import SourceContext
     ctx = SourceContext(user_file=None)
     rois = torch.cat([torch.tensor([[0.0], [1.0], [1.0]]), torch.rand(3, 4) * 50], dim=1)   # [batch index, box]

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import torch
 from decompose_checks import assert_fully_verified
-from hdecomp.decompose.codegen import input_expr
 from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.input_code import input_expr
 from hdecomp.decompose.source import SourceContext, qualified_name
 from hdecomp.runtime.component import clone_nested, dataclass_fields
 from hdecomp.verify.compare import compare_outputs

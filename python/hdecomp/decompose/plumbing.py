@@ -24,7 +24,7 @@ def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, 
     parent keeps its code as written, which hands the object on (and the cache it fills, handed back in the
     parent's output, is compared by its tensors: runtime.component.compared_state). Its step verifies either."""
     from hdecomp.decompose.capture.record import same_without_state
-    from hdecomp.decompose.codegen import input_expr
+    from hdecomp.decompose.input_code import input_expr
     from hdecomp.runtime.component import clone_nested
 
     def writable(v: Any) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdecomp.decompose.codegen import shape_text
+from hdecomp.decompose.input_code import shape_text
 from hdecomp.decompose.naming import NameRegistry
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.stepfiles import io_maps, write_in_model

@@ -34,9 +34,9 @@ from hdecomp.decompose.codegen import (
     group_child_class,
     inputs_block,
     refactored_source,
-    shape_text,
 )
 from hdecomp.decompose.graph_children import draft_children, forward_parameter_names, kernel_base_name
+from hdecomp.decompose.input_code import shape_text
 from hdecomp.decompose.levels import step_caps
 from hdecomp.decompose.plan import (
     ChildPlan,
