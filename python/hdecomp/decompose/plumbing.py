@@ -9,9 +9,12 @@ import torch
 import torch.fx as fx
 from torch import nn
 
-from hdecomp.decompose.capture.record import opaque_state
+from hdecomp.decompose.capture.record import opaque_state, same_without_state
+from hdecomp.decompose.input_code import input_expr
 from hdecomp.decompose.plan import is_output_object_call
+from hdecomp.decompose.shapes import real_values, sample
 from hdecomp.decompose.source import NotRepresentable, SourceContext
+from hdecomp.runtime.component import clone_nested, map_nested
 
 
 def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, Any], out: Any,
@@ -23,9 +26,6 @@ def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, 
     cannot be written). A graph step's parent calls the child with None the same way; a source-level step's
     parent keeps its code as written, which hands the object on (and the cache it fills, handed back in the
     parent's output, is compared by its tensors: runtime.component.compared_state). Its step verifies either."""
-    from hdecomp.decompose.capture.record import same_without_state
-    from hdecomp.decompose.input_code import input_expr
-    from hdecomp.runtime.component import clone_nested
 
     def writable(v: Any) -> bool:
         if v is None or isinstance(v, torch.Tensor):
@@ -43,8 +43,6 @@ def without_plumbing_objects(sub: nn.Module, args: list[Any], kwargs: dict[str, 
         return new_args, new_kwargs
     # values at the original batch (--batch-limit's full-size stand-ins, on the meta device for a big one):
     # checked on the recorded tensors behind them and the output they gave
-    from hdecomp.decompose.shapes import real_values, sample
-    from hdecomp.runtime.component import map_nested
     real_args, real_kwargs = real_values(args, kwargs)
     out = map_nested(out, sample)
     for slot in slots:
