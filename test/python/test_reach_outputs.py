@@ -209,4 +209,6 @@ def test_only_a_float_input_that_mixes_whole_number_columns_keeps_them() -> None
     rois = torch.cat([torch.tensor([[0.0], [1.0], [1.0]]), torch.rand(3, 4) * 50], dim=1)   # [batch index, box]
     assert input_expr(rois, ctx).endswith(".index_copy(1, torch.tensor([0]), torch.tensor([[0.0], [1.0], [1.0]]))")
     assert input_expr(torch.randn(3, 5), ctx) == "torch.randn(3, 5)"
+    alibi = torch.arange(6.0)[None, :] * torch.rand(4, 1)   # (position 0's column: zeros, no ids)
+    assert input_expr(alibi, ctx) == "torch.rand(4, 6)"
     assert input_expr(torch.randint(0, 255, (3, 5)).float(), ctx) == "torch.rand(3, 5)"   # (whole numbers only)

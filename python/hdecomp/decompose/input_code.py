@@ -129,15 +129,17 @@ def _id_columns(value: torch.Tensor, dims: list[str], dt: str) -> str | None:
     patches `[row id, col id, pixels...]`, RoI boxes `[batch index, x1, y1, x2, y2]`): the whole-number columns
     are ids the model reads back as integers (`.long()` into a table), which a random draw breaks; they are
     written as recorded (repeated along the batch dimension to the file's `batch_size`), the other columns
-    drawn as the rest of the tensor's range says. None: not such an input (one column, or every column whole
-    numbers or none, or a recording too big to write)."""
+    drawn as the rest of the tensor's range says. None: not such an input (one column, every column whole
+    numbers, none that takes more than one value, or a recording too big to write)."""
     rec = value.detach().cpu()   # (the recorded tensor: `value` is shapes.sample's)
     if rec.dim() < 2 or rec.shape[-1] < 2 or not rec.numel():
         return None
-    whole = (rec == rec.round()).flatten(0, -2).all(0)
-    if bool(whole.all()) or not bool(whole.any()):
+    flat = rec.flatten(0, -2)
+    whole = (flat == flat.round()).all(0)
+    varied = flat.amax(0) > flat.amin(0)   # (a constant column, ALiBi's zero at position 0, holds no ids)
+    if bool(whole.all()) or not bool((whole & varied).any()):
         return None
-    idx = [int(i) for i in whole.nonzero().flatten()]
+    idx = [int(i) for i in (whole & varied).nonzero().flatten()]
     ids = rec[..., idx]
     if ids.numel() > RECORDED_INDEX_LIMIT:
         return None
