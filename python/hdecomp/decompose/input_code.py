@@ -5,6 +5,7 @@ and value ranges, and the recorded values themselves where a draw would break an
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 import torch
@@ -197,8 +198,6 @@ def object_input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True
     transform to the region proposal network; a dataclass of tensors), written as its class called with its
     attributes of the names of its constructor's parameters, the tensors drawn as inputs are. None for an
     object whose constructor does not rebuild its attributes so."""
-    import inspect
-
     if isinstance(value, (torch.Tensor, nn.Module, type)) or callable(value):
         return None
     state = getattr(value, "__dict__", None)
