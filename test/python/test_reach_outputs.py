@@ -33,7 +33,7 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("reach_outputs")
     return {name: decompose(FIX / f"{name}.py", out, DecomposeOptions(batch_limit=1, self_tests=False),
                             progress=False)
-            for name in ("cache_packed_output", "expert_dict", "indexed_patches")}
+            for name in ("cache_packed_output", "expert_dict", "indexed_patches", "lazy_long_rope")}
 
 
 def _fixture(name: str) -> Iterator[ModuleType]:
@@ -59,11 +59,11 @@ def _log(dec: Any) -> list[dict[str, Any]]:
     return json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
 
 
-@pytest.mark.parametrize("name", ["cache_packed_output", "expert_dict", "indexed_patches"])
+@pytest.mark.parametrize("name", ["cache_packed_output", "expert_dict", "indexed_patches", "lazy_long_rope"])
 def test_fully_decomposed_and_composed_with_no_step_written_twice(trees: dict[str, Any], name: str) -> None:
     """Each was partial before its rules (the backbone, then the decoder, kept whole; the experts' step every
-    step PASS and the composition raising; the patch embeddings raising on their own file's inputs); no step is
-    rewritten after its verifier refused it."""
+    step PASS and the composition raising; the patch embeddings raising on their own file's inputs; the LongRoPE
+    model's first step an ERROR); no step is rewritten after its verifier refused it."""
     assert_fully_verified(trees[name])
     assert [e for e in _log(trees[name]) if "does not verify" in e["title"]] == []
 
@@ -212,3 +212,21 @@ def test_only_a_float_input_that_mixes_whole_number_columns_keeps_them() -> None
     alibi = torch.arange(6.0)[None, :] * torch.rand(4, 1)   # (position 0's column: zeros, no ids)
     assert input_expr(alibi, ctx) == "torch.rand(4, 6)"
     assert input_expr(torch.randint(0, 255, (3, 5)).float(), ctx) == "torch.rand(3, 5)"   # (whole numbers only)
+
+
+# ---- state a settling model's first forward makes (PhiMoE's LongRoPE `long_inv_freq`) -----------------------
+
+def test_a_weight_map_naming_state_the_first_forward_makes_is_verified_on_the_settled_original(
+        trees: dict[str, Any]) -> None:
+    """The model's first forward writes its `inv_freq` buffer and sets `long_inv_freq` lazily: its step, written
+    from the model as that forward left it, maps that attribute, which a freshly built original lacks (the
+    step was an ERROR: a weight map its own verifier rejected). verify-step, isolated as the CLI runs it, now
+    judges it on both models settled, and says so."""
+    from hdecomp.verify.result import VerifyOptions
+    from hdecomp.verify.step import verify_step
+    dec = trees["lazy_long_rope"]
+    (step,) = [s for s in (dec.root / "steps").iterdir() if s.name.endswith("_lazy_long_rope")]
+    assert "rope.long_inv_freq" in (step / "weight_map.json").read_text()
+    result = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(batch_limit=1))
+    assert result.status == "PASS", (result.error, result.fail_reasons)
+    assert any("holds only once its first forward ran" in w for w in result.warnings), result.warnings

@@ -28,6 +28,11 @@ class WeightMapError(HdecompError):
     """The explicit weight map is unreadable or wrong (unknown key, shape or dtype mismatch)."""
 
 
+class UnknownOriginalKey(WeightMapError):
+    """The explicit weight map names a tensor the original does not hold (as built: a tensor its first forward
+    makes, LongRoPE's `long_inv_freq`, is held only once that forward ran)."""
+
+
 @dataclass(frozen=True)
 class WeightSlice:
     """The refactored tensor `key` holds original[..., start:stop, ...] (along `dim`) of a packed tensor."""

@@ -30,7 +30,13 @@ import torch
 from torch import nn
 
 from hdecomp.errors import ComponentLoadError, ComponentRunError, ComponentTimeout, HdecompError
-from hdecomp.formats.weight_map import WEIGHT_MAP_FILE, WeightMapError, load_explicit_map, parse_explicit_map
+from hdecomp.formats.weight_map import (
+    WEIGHT_MAP_FILE,
+    UnknownOriginalKey,
+    WeightMapError,
+    load_explicit_map,
+    parse_explicit_map,
+)
 from hdecomp.runtime.component import load_component, seed_everything
 from hdecomp.runtime.settle import state_versions, wrote_state
 from hdecomp.verify.result import (
@@ -181,6 +187,9 @@ class RefactoredSide:
             seed_everything(0)
             m_orig = comp_o.build(run=options)
             clock.add("build", time.perf_counter() - t0)
+            if options.settle:   # (as the original side's: the weight map may name state its first forward makes)
+                settle_model(TrialContext(comp_o, m_orig, options, clock, device),
+                             TrialContext(comp_o, m_orig, options, clock, device), "original")
             if before_loading is not None:
                 before_loading()
             t0 = time.perf_counter()
@@ -224,7 +233,7 @@ class RefactoredSide:
         except WeightMapError as exc:
             if not auto_map:
                 raise
-            raise WeightMapError(f"{exc.cause} ({_auto_map_note(exc.file)})", exc.file, exc.line,
+            raise type(exc)(f"{exc.cause} ({_auto_map_note(exc.file)})", exc.file, exc.line,
                                  exc.details) from exc
         if auto_map and wm.problems:
             wm.problems.append(_auto_map_note(explicit_file))
@@ -515,7 +524,7 @@ _METHODS = {"original": {"describe", "trial", "given_count", "given", "randomize
                            "times", "audit"}}
 _ERRORS: dict[str, type[HdecompError]] = {c.__name__: c for c in (HdecompError, ComponentLoadError,
                                                                     ComponentRunError, ComponentTimeout,
-                                                                    WeightMapError)}
+                                                                    WeightMapError, UnknownOriginalKey)}
 
 
 class _Plain:

@@ -28,6 +28,7 @@ from torch import nn
 from hdecomp.formats.weight_map import (
     ExplicitMap,
     Part,
+    UnknownOriginalKey,
     WeightMapError,
     WeightSlice,
     WholeCopy,
@@ -230,8 +231,8 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
     for okey, rkey in (explicit or {}).items():
         o = orig_by_name.get(okey)
         if o is None:
-            raise WeightMapError(f"weight map key {okey!r} is not a parameter or buffer of the original"
-                                 f"{_hint(okey, list(orig_by_name))}", where)
+            raise UnknownOriginalKey(f"weight map key {okey!r} is not a parameter or buffer of the original"
+                                     f"{_hint(okey, list(orig_by_name))}", where)
         if not isinstance(rkey, str):
             if o.index in used_orig:
                 continue

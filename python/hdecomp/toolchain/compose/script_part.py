@@ -82,14 +82,17 @@ def targets(okey, src):
 
 def transfer_weights(original, composed):
     src, dst = named_tensors(original, attributes=True), named_tensors(composed, attributes=True)
-    missing = [k for k in WEIGHT_MAP if k not in src or any(c not in dst for c, _ in targets(k, src))]
+    # (a key the original does not hold yet is state its first forward makes, LongRoPE's `long_inv_freq`: the
+    # steps were verified on it settled; it is handed over once both ran, main's settle path below)
+    held = [k for k in WEIGHT_MAP if k in src]
+    missing = [k for k in held if any(c not in dst for c, _ in targets(k, src))]
     if missing:
         raise KeyError(f"weight map names tensors that do not exist: {missing[:3]}")
     with torch.no_grad():
-        for okey in WEIGHT_MAP:
+        for okey in held:
             for ckey, tensor in targets(okey, src):
                 dst[ckey].copy_(tensor)
-    filled = {c for okey in WEIGHT_MAP for c, _ in targets(okey, src)}
+    filled = {c for okey in held for c, _ in targets(okey, src)}
     filled_ids = {id(dst[k]) for k in filled}  # tied tensors: an alias of a filled tensor is filled
     # (a non-persistent buffer too: the steps' maps carry them, as verification transferred them; one left
     # to a kernel file's stand-in values would compose what no step proved. A plain tensor attribute only

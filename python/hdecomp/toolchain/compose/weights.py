@@ -28,6 +28,24 @@ def _build_for_mapping(path: Path, timeout: float | None) -> Any:
         return comp, comp.build(timeout=timeout)
 
 
+def _settled_for_mapping(path: Path, timeout: float | None) -> Any:
+    """A component built for real and run once on its own inputs (the batch cut to one): where a weight map
+    names a tensor the model's first forward makes (LongRoPE's `long_inv_freq`, of a model whose first forward
+    writes its state and whose step was written from the model as that forward left it), it exists then."""
+    import torch
+
+    from hdecomp.runtime.batch_limit import limited_inputs
+    from hdecomp.runtime.component import load_component
+    from hdecomp.runtime.settings import RunSettings
+    comp = load_component(path, timeout=timeout)
+    run = RunSettings(batch_limit=1, timeout=timeout)
+    model = comp.build(run=run)
+    args, kwargs = limited_inputs(comp, run, model=model)
+    with torch.no_grad():
+        model(*args, **kwargs)
+    return comp, model
+
+
 def _child_instances(model: Any, child_files: dict[Path, Path]) -> list[tuple[str, Path]]:
     """(qualified name, child file) of the outermost modules of `model` that come from child files."""
     from hdecomp.runtime.component import class_source_file
@@ -74,7 +92,7 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
 def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict[str, MapValue]:
     """original key -> composed key (or the slices of a packed tensor), each step's weight map applied along
     the path to the kernels."""
-    from hdecomp.formats.weight_map import WholeCopy, load_explicit_map
+    from hdecomp.formats.weight_map import UnknownOriginalKey, WholeCopy, load_explicit_map
     from hdecomp.verify.weights import build_weight_map
     if comp.kernel_root is not None or comp.top is None:
         return dict(_kernel_root_weight_map(comp, timeout))
@@ -90,7 +108,11 @@ def composed_weight_map(comp: Composition, timeout: float | None = None) -> dict
         _, orig = _build_for_mapping(s.original, timeout)
         _, ref = _build_for_mapping(s.refactored, timeout)
         explicit = load_explicit_map(s.weight_map) if s.weight_map else None
-        wm = build_weight_map(orig, ref, explicit, s.weight_map)
+        try:
+            wm = build_weight_map(orig, ref, explicit, s.weight_map)
+        except UnknownOriginalKey:   # (state the original's first forward makes: mapped on it settled)
+            _, orig = _settled_for_mapping(s.original, timeout)
+            wm = build_weight_map(orig, ref, explicit, s.weight_map)
         if wm.problems:
             raise ComposeError(f"weight map: {wm.problems[0]}", s.weight_map or s.refactored)
         for name in wm.unmapped_original:
