@@ -110,6 +110,12 @@ def test_an_output_object_is_no_plain_dict_of_its_items_for_the_capture_nor_the_
     assert container_mismatch((h, [out]), (h, [plain])) == "out[1][0]: original BaseModelOutput, refactored dict"
     assert not same_outputs(out, plain) and same_outputs(out, BaseModelOutput(last_hidden_state=h.clone()))
     assert container_mismatch(plain, {"last_hidden_state": h}) is None
+    # (an OrderedDict reads as a dict does, and so does the immutable dict a captured graph's replay returns)
+    from collections import OrderedDict
+
+    from torch.fx.immutable_collections import immutable_dict
+    assert container_mismatch(OrderedDict(c1=h), immutable_dict(c1=h)) is None and same_outputs(OrderedDict(c1=h),
+                                                                                                immutable_dict(c1=h))
     torch.manual_seed(0)
     encoder = packed.Encoder(100, 32, 2).eval()
     ids = torch.randint(0, 100, (2, 10))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.fx.immutable_collections import immutable_dict, immutable_list
 
 from hdecomp.runtime.component import compared_state, dataclass_fields
 
@@ -372,8 +373,10 @@ def compare_outputs(original: Any, refactored: Any, rtol: float | None = None, a
     return result
 
 
-# (an OrderedDict reads as a dict does: `out["c1"]`, `.items()` in order; torchvision's IntermediateLayerGetter)
-_PLAIN_CONTAINERS = (list, tuple, dict, collections.OrderedDict)
+# (an OrderedDict reads as a dict does: `out["c1"]`, `.items()` in order; torchvision's IntermediateLayerGetter;
+# and so do torch.fx's immutable containers, which a captured graph's replay returns where the code it writes
+# builds a plain dict or list)
+_PLAIN_CONTAINERS = (list, tuple, dict, collections.OrderedDict, immutable_dict, immutable_list)
 
 
 def _same_class(a: Any, b: Any) -> bool:
