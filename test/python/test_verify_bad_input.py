@@ -193,6 +193,11 @@ def test_bad_weight_map_file_is_an_error(capsys, tmp_path: Path) -> None:
     wm.write_text(json.dumps({"fc.wieght": "fc.linear.weight"}))
     code, first = verify(capsys, "refactored_ok.py", "original.py", "--weight-map", str(wm))
     assert code == 2 and "'fc.wieght'" in first and "did you mean 'fc.weight'" in first
+    # (judged again on the settled original, where it is missing too: the same error, no word of settling)
+    out = tmp_path / "r.json"
+    verify(capsys, "refactored_ok.py", "original.py", "--weight-map", str(wm), out=out)
+    data = assert_complete_result(out, "ERROR")
+    assert "'fc.wieght'" in data["error"] and not any("first forward" in w for w in data["warnings"]), data
 
 
 def test_existing_result_is_replaced_whole(tmp_path: Path, capsys) -> None:
