@@ -178,11 +178,9 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         held = (f"its captured graph holds for the recorded input only: at {other_path[0]} it received in the "
                 "model, the module runs another graph (a Python path chosen by the values)")
         restore_plain_attributes(model, run.as_built)
-        if "source" not in avoid and why is None:   # (not tried already, before the capture)
-            run.expected = reference_run(model, run.args, run.kwargs)
-            restore_plain_attributes(model, run.as_built)
-            if (done := _source_draft(dec, node, run, held)) is not None:
-                return done
+        if "source" not in avoid and why is None and \
+                (done := _source_after_capture(dec, node, run, held)) is not None:   # (not tried before the capture)
+            return done
         return leaf(dec, node, step_name, held, method=cap.method)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     opts = dec.options
@@ -192,12 +190,8 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     except BatchBakedError as exc:
         # (a graph of the cut batch is no step of the file at its own batch: the Python that loops over the
         # batch stays in a source-level step; where that cannot be written, the graph with its recorded sizes)
-        if "source" not in avoid:
-            restore_plain_attributes(model, run.as_built)
-            run.expected = reference_run(model, run.args, run.kwargs)   # (released after the capture)
-            restore_plain_attributes(model, run.as_built)
-            if (done := _source_draft(dec, node, run, str(exc))) is not None:
-                return done
+        if "source" not in avoid and (done := _source_after_capture(dec, node, run, str(exc))) is not None:
+            return done
         args_full, kwargs_full = run.args, run.kwargs
         deviations = [f"{exc}: every shape keeps its recorded (batch {opts.batch_limit}) value"]
     for d in deviations:
@@ -258,6 +252,15 @@ def _source_first(node: Node, run: StepInputs) -> str | None:
         return (f"its forward hands tensor values to Python ({', '.join(run.expected.materializes)}): a graph would "
                 "hold only the recorded path; the Python stays in the parent")
     return None
+
+
+def _source_after_capture(dec: Decomposition, node: Node, run: StepInputs, why: str) -> StepDraft | None:
+    """_source_draft once a graph was captured: the model as built again, and its reference output (released
+    after the capture) run again for the source-level split to check against."""
+    restore_plain_attributes(run.model, run.as_built)
+    run.expected = reference_run(run.model, run.args, run.kwargs)
+    restore_plain_attributes(run.model, run.as_built)
+    return _source_draft(dec, node, run, why)
 
 
 def _source_draft(dec: Decomposition, node: Node, run: StepInputs, why: str) -> StepDraft | None:
