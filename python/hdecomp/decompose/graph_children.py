@@ -6,6 +6,7 @@ over the graph's nodes."""
 from __future__ import annotations
 
 import keyword
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,11 @@ from hdecomp.decompose.naming import (
 from hdecomp.decompose.plan import ChildPlan, node_op_name
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
-from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
+from hdecomp.decompose.source import NotRepresentable, SourceContext, literal, module_expr
 from hdecomp.decompose.state import Node
 from hdecomp.decompose.step_draft import DraftChild, StepDraft, child_header, child_node
 from hdecomp.decompose.stepfiles import (
+    carried_namespace,
     check_expr,
     merged_in_model,
     parameter_signature,
@@ -71,6 +73,7 @@ class ChildCode:
     own_slices: dict[str, list[WeightSlice]] = field(default_factory=dict)
     own_ties: list[tuple[str, str]] = field(default_factory=list)
     state: list[str] = field(default_factory=list)
+    expr: str = ""    # a submodule child's constructor expression (`Attention(config, 0)`), unwrapped
 
 
 @dataclass
@@ -97,8 +100,18 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
         level = 0 if child.kernel else child.level
         names = draft.names
         shape_free = is_shape_free(child.kernel, code.ops)
-        stem, is_new = names.registry.name_for(code.base, f"{level}:{workload_key(code.canon, shape_free=shape_free)}",
+        content = f"{level}:{workload_key(code.canon, shape_free=shape_free)}"
+        class_key = f"{level}:{workload_key(_without_constructor_args(code.canon))}" \
+            if child.kind == "module" and code.expr else None
+        if class_key is not None and content not in names.registry.by_content:
+            twin = computing_twin(code, model.get_submodule(str(child.target)), names.registry.by_class.get(class_key, []),
+                                  SourceContext(user_file=node.path))
+            if twin is not None:   # a repeated layer that computes as the one written: that one's file
+                names.registry.by_content[content] = twin
+        stem, is_new = names.registry.name_for(code.base, content,
                                                "" if shape_free else input_signature(flat_tensors(list(code.in_args))))
+        if is_new and class_key is not None:
+            names.registry.by_class.setdefault(class_key, []).append((stem, code.expr))
         # the file of the workload's first use names the tensors it holds its own way (`n1` where this
         # use reads `n2`): this use's tensors map onto those attributes, in the same order
         first_state = names.state_attrs.setdefault(stem, code.state)
@@ -193,7 +206,58 @@ def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: N
     body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx, ops=list(ops))
     return ChildCode(body=body, canon=body, attr=attr, base=base, ops=ops,
                      in_names=own_names or [f"arg{i}" for i in range(len(in_args))], in_args=in_args,
-                     in_kwargs=in_kwargs, out_val=out_val, own_map=own_map)
+                     in_kwargs=in_kwargs, out_val=out_val, own_map=own_map, expr="" if wrap else expr)
+
+
+_SUPER_INIT = re.compile(r"^(        super\(\)\.__init__\().*(\)\s*)$", re.MULTILINE)
+
+
+def _without_constructor_args(body: str) -> str:
+    """A submodule child's file body with the arguments of its class's constructor left out: equal for the
+    files of two instances of one class that differ only in how they were built (a `layer_idx`)."""
+    at = body.find("\nclass Model(")
+    return body if at < 0 else body[:at] + _SUPER_INIT.sub(r"\1...\2", body[at:], count=1)
+
+
+def computing_twin(code: ChildCode, sub: nn.Module, candidates: list[tuple[str, str]],
+                   ctx: SourceContext) -> str | None:
+    """The file, among `candidates` (files of `sub`'s class whose bodies differ from this child's only in
+    the constructor's arguments), whose module computes what `sub` computes: built from that file's
+    constructor expression, given `sub`'s weights and run on this call's recorded inputs, it returns the
+    recorded outputs bit for bit (and takes the same parameters and buffers). A decoder layer whose
+    `layer_idx` the computation never reads then shares the first layer's file, as one workload; one it does
+    read (a sliding window on every other layer) keeps a file of its own. None when no candidate does."""
+    import copy
+
+    if not candidates:
+        return None
+    args, kwargs = real_values(list(code.in_args), dict(code.in_kwargs))   # the recorded tensors
+    expected = flat_tensors(real_values([code.out_val], {})[0])
+    if not expected or any(t.is_meta for t in expected):
+        return None
+    try:
+        module_expr(sub, ctx)   # the names and imports the class's constructor expressions need
+    except Exception:
+        return None
+    namespace, _ = carried_namespace(ctx)
+    if namespace is None:
+        return None
+    state = sub.state_dict()
+    for stem, expr in candidates:
+        try:
+            twin = eval(expr, namespace)   # the expression we generated ourselves
+            twin.load_state_dict(state, strict=True)
+            twin.train(sub.training)
+            twin.to(next((t.device for t in state.values()), torch.device("cpu")))
+            with torch.no_grad():
+                got = twin(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        except Exception:
+            continue
+        got_t = flat_tensors([got])
+        if len(got_t) == len(expected) and all(
+                a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(got_t, expected, strict=True)):
+            return stem
+    return None
 
 
 def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: Node, used_attrs: set[str],
@@ -229,10 +293,11 @@ def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: No
     if packed:   # (the parent hands it the object: only the file's own inputs and output leave it out)
         code.out_val = without_packed(code.out_val, [code.in_args[i] for i in packed])
         code.in_args = [None if i in packed else v for i, v in enumerate(code.in_args)]
-    code.base = kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model)
+    integer = integer_work(child, cap.values)
+    code.base = kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model, integer)
     single = child.compute_members
     attr = (str(single[0].target).replace(".", "_") if len(single) == 1 and single[0].op in ("call_module", "get_attr")
-            else code.base if child.kernel else child.role or role_of(child.op_names))
+            else code.base if child.kernel else child.role or role_of(child.op_names, integer=integer))
     code.attr = child.attr = _unique_attr(attr, used_attrs)
     code.body = assemble(class_src, list(code.in_args), {}, code.out_val, ctx, ops=list(code.ops))
     code.canon = assemble(canon_src, list(code.in_args), {}, code.out_val, canon_ctx, ops=list(code.ops))
@@ -274,11 +339,19 @@ def kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     return "_".join(parts)
 
 
-def _group_base_name(child: ChildPlan, root: nn.Module) -> str:
+def integer_work(child: ChildPlan, values: dict[str, Any]) -> bool:
+    """Every tensor a group's ops read and make is an integer or bool tensor (mask, position and routing work,
+    which vocab.roles.role_of names by its role)."""
+    tensors = [v for m in child.compute_members for v in [values.get(m.name)] +
+               [values.get(a.name) for a in m.all_input_nodes] if isinstance(v, torch.Tensor)]
+    return bool(tensors) and not any(t.is_floating_point() or t.is_complex() for t in tensors)
+
+
+def _group_base_name(child: ChildPlan, root: nn.Module, integer: bool = False) -> str:
     """A fusion's or layer's file name: its role (vocab/roles.py: `conv_norm_act`, `attention_core`), then
     the signature of its first contraction module where it has one (`conv_norm_act_64x3x7x7`), so that
     groups of one role with other weights are told apart by name rather than by a `_vN`."""
-    role = child.role or role_of(child.op_names)
+    role = child.role or role_of(child.op_names, integer=integer)
     for m in child.compute_members:
         if m.op != "call_module":
             continue

@@ -105,9 +105,13 @@ class NameRegistry:
     by_content: dict[str, str] = field(default_factory=dict)
     taken: dict[str, str] = field(default_factory=dict)   # name -> content key
     shapes: dict[str, str] = field(default_factory=dict)  # name -> its workload's input signature
+    # submodule files by their workload up to the constructor's arguments -> [(name, the constructor
+    # expression)]: the files a repeated layer (another `layer_idx`) may share (graph_children.computing_twin)
+    by_class: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def copy(self) -> NameRegistry:
-        return NameRegistry(dict(self.by_content), dict(self.taken), dict(self.shapes))
+        return NameRegistry(dict(self.by_content), dict(self.taken), dict(self.shapes),
+                            {k: list(v) for k, v in self.by_class.items()})
 
     def name_for(self, base: str, content_key: str, shapes: str = "") -> tuple[str, bool]:
         """(name, is_new). `content_key` identifies the workload (the generated body); `shapes` is its input

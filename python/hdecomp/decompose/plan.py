@@ -188,11 +188,57 @@ def is_host_scalar(n: fx.Node) -> bool:
 
 def is_parent_plumbing(n: fx.Node) -> bool:
     if n.op == "call_method":
-        return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n)
+        return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n) or is_local_write(n)
     if n.op == "call_function":
         return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n) \
-            or HOST_NUMBER in n.meta or is_identity_node(n)
+            or HOST_NUMBER in n.meta or is_identity_node(n) or is_local_write(n)
     return False
+
+
+# tensors a forward makes from sizes or copies (what a write into a slice of may fill)
+_MADE_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "clone"})
+_MADE_FUNCTIONS = {torch.empty, torch.zeros, torch.ones, torch.full, torch.empty_like, torch.zeros_like,
+                   torch.ones_like, torch.full_like, torch.clone}
+
+
+def is_local_write(n: fx.Node) -> bool:
+    """A copy of a value into a slice of a tensor the forward made itself (`q = x.new_empty(...)`, then
+    `q[..., :8].copy_(q_pass)` and `q[..., 8:] = q_rot`): assembling a tensor from its parts, as `cat` does,
+    which moves data and computes nothing; it stays in the parent (a write into an input, a buffer or a cache
+    is a kernel). The slice is indexed by numbers and sizes only (a tensor index makes it a scatter)."""
+    if n.op == "call_method" and str(n.target) == "copy_":
+        dest = n.args[0] if n.args else None
+    elif n.op == "call_function" and n.target is operator.setitem and len(n.args) == 3:
+        dest = n.args[0]
+        if _tensor_index(n.args[1]):
+            return False
+    else:
+        return False
+    while isinstance(dest, fx.Node):
+        if dest.op == "call_method" and str(dest.target) in _MADE_METHODS or \
+                dest.op == "call_function" and dest.target in _MADE_FUNCTIONS:
+            return True
+        if dest.op not in ("call_method", "call_function") or is_local_write(dest) or not is_parent_plumbing(dest):
+            return False
+        if dest.op == "call_function" and dest.target is operator.getitem and _tensor_index(dest.args[1]):
+            return False
+        ins = [a for a in dest.all_input_nodes if not is_shape_int(a)]
+        if len(ins) != 1:
+            return False
+        dest = ins[0]
+    return False
+
+
+def _tensor_index(index: Any) -> bool:
+    """An index holding a value of the graph that is no size (a tensor: advanced indexing)."""
+    found: list[bool] = []
+
+    def seen(a: fx.Node) -> fx.Node:
+        found.append(not is_shape_int(a))
+        return a
+
+    fx.node.map_arg(index, seen)
+    return any(found)
 
 
 _IDENTITY_NAMES = {"add": "add", "iadd": "add", "radd": "add", "mul": "mul", "imul": "mul", "rmul": "mul"}
@@ -259,6 +305,25 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
                 n.meta[HOST_NUMBER] = ann
                 if n.op != "placeholder":
                     n.meta[HOST_SOURCE] = True
+
+
+INTEGER_WORK = "hdecomp_integer_work"   # node meta: an op on integer/bool tensors only (mark_integer_work)
+
+
+def mark_integer_work(graph: fx.Graph, values: dict[str, Any]) -> None:
+    """Mark the ops that read and make integer or bool tensors only (a padding mask's `cumsum` into position
+    ids, `mask == 0`, `causal | pad`): mask, position and routing work, which never shares a group with float
+    compute (`position_ids.float() * inv_freq` starts the RoPE tables' group, not the position ids')."""
+    def integer(v: Any) -> bool:
+        return isinstance(v, torch.Tensor) and not (v.is_floating_point() or v.is_complex())
+
+    for n in graph.nodes:
+        if n.op not in ("call_function", "call_method"):
+            continue
+        ins = [values.get(a.name) for a in n.all_input_nodes]
+        tensors = [v for v in ins if isinstance(v, torch.Tensor)]
+        if integer(values.get(n.name)) and all(integer(v) for v in tensors):
+            n.meta[INTEGER_WORK] = True
 
 
 def node_op_name(n: fx.Node, root: nn.Module) -> str:
@@ -371,6 +436,8 @@ def _semantic_run(ordered: list[fx.Node], out: fx.Node, inner_getitem: Any, root
 _ADDS = {operator.add, torch.add, operator.iadd}
 _MULS = {operator.mul, torch.mul, operator.imul}
 _NEGS = {operator.neg, torch.neg}
+_SUBS = {operator.sub, torch.sub, operator.isub}
+_JOINS = {torch.cat, torch.concat, torch.stack}
 
 
 def _is_call(n: Any, fns: set[Any], methods: tuple[str, ...]) -> bool:
@@ -398,6 +465,141 @@ def rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
                 runs.append(sorted(run, key=pos.__getitem__))
                 break
     return runs
+
+
+def pair_rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+    """Rotary position embeddings written on pairs, `cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin])` (x1, x2
+    the halves or the even and odd items of x: DeepSeek's interleaved RoPE, GPT-J's and Meta's written out),
+    each as its nodes in graph order: the join, the sub, the add, the four products, and the plumbing that
+    takes x1 and x2 out of x where only the run reads it. Every intermediate value is used only inside the
+    run, so the run is one fusion, as rope_runs' `x * cos + rotate(x) * sin`."""
+    runs: list[list[fx.Node]] = []
+    pos = {n: i for i, n in enumerate(graph.nodes)}
+    for join in graph.nodes:
+        if not _is_call(join, _JOINS, ("cat", "stack")) or not join.args or \
+                not isinstance(join.args[0], (list, tuple)) or len(join.args[0]) != 2:
+            continue
+        first, second = join.args[0]
+        for sub, add in ((first, second), (second, first)):
+            run = _pair_rope_run(join, sub, add)
+            if run is not None:
+                runs.append(sorted(run, key=pos.__getitem__))
+                break
+    return runs
+
+
+_TRIG_NAMES = {"cos": {torch.cos}, "sin": {torch.sin}}
+# what the tables of a rotary embedding are computed with: positions times inverse frequencies, and the
+# frequencies from the base (`1 / base ** (arange / dim)`, `exp(-log(base) * arange / dim)`)
+_TABLE_OPS = frozenset({"mul", "truediv", "div", "pow", "reciprocal", "exp", "log", "neg", "outer", "matmul",
+                        "einsum", "rsub", "sub", "add", "float_power", "ger", "cos", "sin"})
+_TABLE_MAX_OPS = 8
+
+
+def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+    """The cos/sin tables of a rotary embedding computed in the forward: a `cos` and a `sin` of one value
+    (through views and a `cat(freqs, freqs)`), with the ops that compute that value from positions and
+    inverse frequencies as far as only the tables read them (an outer product or a matmul of two vectors,
+    the products, powers and reciprocals of the frequencies; integer work on positions and submodules stay
+    out). One fusion, `rope_tables`, where written out as ops it would be a `cos` and a `sin` kernel beside a
+    fusion named after a matmul it does not hold."""
+    runs: list[list[fx.Node]] = []
+    pos = {n: i for i, n in enumerate(graph.nodes)}
+    claimed: set[fx.Node] = set()
+    trig = [n for n in graph.nodes if _is_call(n, _TRIG_NAMES["cos"], ("cos",))
+            or _is_call(n, _TRIG_NAMES["sin"], ("sin",))]
+    for c in trig:
+        if c in claimed or not _is_call(c, _TRIG_NAMES["cos"], ("cos",)) or len(c.all_input_nodes) != 1:
+            continue
+        root, _ = _plumbing_root(c.all_input_nodes[0])
+        s = next((t for t in trig if t not in claimed and t is not c and _is_call(t, _TRIG_NAMES["sin"], ("sin",))
+                  and len(t.all_input_nodes) == 1 and _plumbing_root(t.all_input_nodes[0])[0] is root), None)
+        if s is None:
+            continue
+        run = {c, s}
+        for t in (c, s):
+            _, chain = _plumbing_root(t.all_input_nodes[0])
+            run |= set(chain)
+        grew = True
+        while grew:
+            grew = False
+            for m in list(run):
+                for a in m.all_input_nodes:
+                    if a in run or a in claimed or a.op not in ("call_function", "call_method") or \
+                            a.meta.get(INTEGER_WORK) or not all(u in run for u in a.users):
+                        continue
+                    name = getattr(a.target, "__name__", str(a.target)).strip("_").lower()
+                    if not (is_parent_plumbing(a) or name in _TABLE_OPS) or is_shape_int(a) or \
+                            sum(1 for x in run if not is_parent_plumbing(x)) >= _TABLE_MAX_OPS:
+                        continue
+                    run.add(a)
+                    grew = True
+        # plumbing at the run's start (a view of the positions) reads values from outside: it stays out
+        while True:
+            edge = {m for m in run if is_parent_plumbing(m) and not any(a in run for a in m.all_input_nodes)}
+            if not edge:
+                break
+            run -= edge
+        if not all(u in run for m in run - {c, s} for u in m.users):
+            continue
+        claimed |= run
+        runs.append(sorted(run, key=pos.__getitem__))
+    return runs
+
+
+def _products(n: Any, fns: set[Any], methods: tuple[str, ...]) -> tuple[fx.Node, fx.Node] | None:
+    """The two products `n` adds or subtracts (`a * b - c * d`), each a mul of two values."""
+    if not _is_call(n, fns, methods) or len(n.args) < 2 or not all(isinstance(a, fx.Node) for a in n.args[:2]):
+        return None
+    m1, m2 = n.args[0], n.args[1]
+    if all(_is_call(m, _MULS, ("mul", "__mul__")) and len(m.all_input_nodes) == 2 for m in (m1, m2)):
+        return m1, m2
+    return None
+
+
+def _plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
+    """The value `n` views or slices (through parent plumbing of one tensor input), with the nodes between."""
+    chain: list[fx.Node] = []
+    while is_parent_plumbing(n) and not is_shape_int(n):
+        ins = [a for a in n.all_input_nodes if not is_shape_int(a)]
+        if len(ins) != 1:
+            break
+        chain.append(n)
+        n = ins[0]
+    return n, chain
+
+
+def _viewed_from(n: fx.Node) -> list[fx.Node]:
+    """`n`, then each value it is a view or slice of, back to the first that is none (_plumbing_root)."""
+    root, chain = _plumbing_root(n)
+    return [*chain, root]
+
+
+def _pair_rope_run(join: fx.Node, sub: Any, add: Any) -> set[fx.Node] | None:
+    minus = _products(sub, _SUBS, ("sub", "__sub__"))
+    plus = _products(add, _ADDS, ("add", "__add__"))
+    if minus is None or plus is None:
+        return None
+    plus_operands = {frozenset(m.all_input_nodes) for m in plus}
+    for a, c in (minus[0].all_input_nodes, reversed(minus[0].all_input_nodes)):
+        for b, s in (minus[1].all_input_nodes, reversed(minus[1].all_input_nodes)):
+            if len({a, b, c, s}) != 4 or plus_operands != {frozenset((b, c)), frozenset((a, s))}:
+                continue
+            up_a, up_b = _viewed_from(a), _viewed_from(b)
+            common = next((n for n in up_a if n in up_b), None)
+            if common is None or common in (a, b, c, s):
+                continue
+            # the slicing of x1 and x2 out of the value they meet at (views of that value before stay out)
+            chain_a, chain_b = up_a[:up_a.index(common)], up_b[:up_b.index(common)]
+            run = {join, sub, add, *minus, *plus}
+            for chain in (chain_a, chain_b):       # the slicing, as far as only the run reads it
+                for node in chain:
+                    if not all(u in run for u in node.users):
+                        break
+                    run.add(node)
+            if all(u in run for m in run - {join} for u in m.users):
+                return run
+    return None
 
 
 def _rope_run(add: fx.Node, direct: fx.Node, rotated: fx.Node) -> set[fx.Node] | None:
@@ -509,9 +711,10 @@ class _Grouping:
             for m in run_nodes:
                 self.run_of[m] = new_run
         if level > 1:   # under a fusion, its ops are kernels
-            for run_nodes in rope_runs(graph):
+            tables = [("rope_tables", r) for r in rope_table_runs(graph)]
+            for role, run_nodes in [("rope", r) for r in rope_runs(graph) + pair_rope_runs(graph)] + tables:
                 if not any(m in self.run_of for m in run_nodes):
-                    new_run = ChildPlan(attr="", kind="group", members=[], role="rope")
+                    new_run = ChildPlan(attr="", kind="group", members=[], role=role)
                     for m in run_nodes:
                         self.run_of[m] = new_run
 
@@ -616,6 +819,9 @@ class _Grouping:
             g = self.group_of.get(cur)
             if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
                     len(cur.users) != 1 or is_output_object_call(cur):
+                continue
+            # integer work (masks, positions) and float compute are two groups (mark_integer_work)
+            if bool(n.meta.get(INTEGER_WORK)) != bool(cur.meta.get(INTEGER_WORK)):
                 continue
             # An in-place op stays with the op that produced its input (a child never mutates its input).
             if not _inplace(n, root):
@@ -723,6 +929,8 @@ def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict
         if child.kind == "module" and contraction_ops is not None else \
         _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
     child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
+    if child.role and not child.kernel and level >= 2:
+        child.level = 1   # a pattern recognised by its dataflow (rope, rope_tables) is one fusion, whatever its size
 
 
 def _group_contractions(child: ChildPlan, root: nn.Module) -> int:

@@ -59,9 +59,9 @@ def init_inputs_expr(comp: Any, ctx: SourceContext) -> str:
         return "[]"
 
 
-def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
-    """None when `expr` (generated source for `sub`) rebuilds it, with the file's carried definitions and
-    imports; else what differs."""
+def carried_namespace(ctx: SourceContext) -> tuple[dict[str, Any] | None, str]:
+    """The namespace a file written with `ctx` runs its code in: its carried definitions and imports; (None,
+    why) when they do not run."""
     import linecache
     import math
 
@@ -80,11 +80,18 @@ def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
     try:
         exec(compile(source, filename, "exec"), ns)  # the user's own definitions, carried over
     except Exception as exc:
-        return f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
+        return None, f"carried-over definitions do not run ({type(exc).__name__}: {exc})"
     finally:
         linecache.cache.pop(filename, None)
         sys.modules.pop(name, None)
-    return check_rebuild(expr, sub, ns)
+    return ns, ""
+
+
+def check_expr(expr: str, sub: nn.Module, ctx: SourceContext) -> str | None:
+    """None when `expr` (generated source for `sub`) rebuilds it, with the file's carried definitions and
+    imports; else what differs."""
+    ns, why = carried_namespace(ctx)
+    return why if ns is None else check_rebuild(expr, sub, ns)
 
 
 def parameter_signature(sub: nn.Module) -> tuple[str, torch.dtype] | None:

@@ -14,9 +14,19 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   docstrings, the self-test and the names of values and attributes; the decomposer's own key) are one file.
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
   (a random draw is no constant).
-- Q6 levels by size: a fusion holds 2-5 compute ops, a kernel one (arithmetic on Python numbers, such as
+- Q6 levels by size: a fusion holds 2-5 compute ops (a pattern kept whole, `rope`, `rope_tables`,
+  `attention_core`, up to 8), a kernel one (arithmetic on Python numbers, such as
   `(t.max().item() + 4) // 4`, is host code, no compute op).
 - Q7 readable signatures: a kernel's or fusion's inputs are not the generator's positional `x0`, `x1`, ...
+- Q8 roles from structure: a fusion or layer named by a fallback (`pointwise`, `reduction`, `matmul_epilogue`,
+  `linear_epilogue`, `conv_epilogue`) where a role rule (hdecomp.vocab.roles.role_of) matches its ops, with
+  the integer-ness of its values (mask and position work), and never after an op it does not hold
+  (`matmul_epilogue` of an outer product).
+- Q9 one file per repeated component: fusions and layers of one level, one role, the same input and output
+  shapes and dtypes and the same children are one workload, and one file (a `layer_idx` that does not change
+  the computation is a constructor argument, not a second file).
+- Q10 no kernels of pure plumbing: a kernel whose ops only move data (an in-place copy into a slice, a write
+  of one tensor into another) computes nothing; it stays plumbing in the parent.
 
 Each finding names the rule, the file and the component; the exit code is 1 when there is any.
 """
@@ -33,7 +43,14 @@ from typing import Any
 from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.levels import FUSION_OPS, level_name
-from hdecomp.vocab.roles import ROLES
+from hdecomp.vocab.roles import (
+    FALLBACK_ROLES,
+    PATTERN_MAX_OPS,
+    PATTERN_ROLES,
+    ROLES,
+    named_after_absent_op,
+    role_of,
+)
 from hdecomp.vocab.workload import is_shape_free, workload_key
 
 RULES = {
@@ -44,6 +61,9 @@ RULES = {
     "Q5": "constant-only kernel",
     "Q6": "level out of its size range",
     "Q7": "unnamed inputs",
+    "Q8": "fallback name where a role matches",
+    "Q9": "repeated fusion or layer",
+    "Q10": "plumbing kernel",
 }
 
 # contractions by op name (lower case, leading underscores dropped): aten, torch and F spellings
@@ -384,6 +404,7 @@ def check_quality(root: str | Path) -> QualityReport:
         if f is None:
             continue
         _check_node(report, tree, node, rel, f, workloads)
+    _check_repeats(report, tree, seen_files)
     report.findings.sort(key=lambda x: (x.rule, x.file or "", x.node))
     return report
 
@@ -415,12 +436,16 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                 size = _kernel_calls(view)
             elif isinstance(node.extra.get("op_count"), int):
                 size = int(node.extra["op_count"])
-        if not FUSION_OPS[0] <= size <= FUSION_OPS[1]:
-            add("Q6", f"{size} compute ops: a fusion holds {FUSION_OPS[0]}-{FUSION_OPS[1]}")
+        most = PATTERN_MAX_OPS if _role_name(node.name) in PATTERN_ROLES else FUSION_OPS[1]
+        if not FUSION_OPS[0] <= size <= most:
+            add("Q6", f"{size} compute ops: a fusion holds {FUSION_OPS[0]}-{most}")
     if level in (1, 2) and not is_root:
         why = op_list_name(node.name, ops)
         if why is not None:
             add("Q2", why + " (name components by role: the module's attribute or class, or the pattern)")
+        why = fallback_name(node, ops)
+        if why is not None:
+            add("Q8", why)
     if level in (0, 1):
         # the code generator's positional fallback names a value by its place (`x0, x1, ...`); a source
         # variable that happens to look alike (torchvision ShuffleNet's `x2` of `x1, x2 = x.chunk(2)`) is
@@ -431,6 +456,10 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
     if level != 0:
         return
     compute = _without(_compute(ops), _host_ops(f))
+    if ops and all(_norm_op(o) in _WRITES or not _compute([o]) for o in ops) and \
+            any(_norm_op(o) in _WRITES for o in ops) and not _indexed_write(f):
+        add("Q10", f"its ops ({', '.join(ops)}) write one tensor into another and compute nothing: plumbing "
+                   "stays in the parent")
     if len(compute) > 1:
         add("Q6", f"{len(compute)} ops ({', '.join(compute)}): a kernel holds one")
     if f.inputs is not None:
@@ -467,6 +496,89 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         first = workloads.setdefault(key, rel)
         if first != rel:
             add("Q4", f"the same workload as {first}: one file per workload")
+
+
+# ops that write one tensor into another (in place, or into a slice of it)
+_WRITES = frozenset({"copy", "setitem", "index_put", "slice_scatter", "select_scatter", "fill", "zero",
+                     "masked_scatter", "index_copy"})
+
+
+def _indexed_write(f: _File) -> bool:
+    """The forward writes through an index tensor it is handed (`out[idx] = v`, `x.index_put_((idx,), v)`): a
+    scatter, which is work of its own, not a copy into a slice."""
+    if f.forward is None:
+        return False
+    params = set(f.params)
+    for node in ast.walk(f.forward):
+        sub = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in params
+                                                  for n in ast.walk(sub.slice)):
+            return True
+        if isinstance(node, ast.Call) and _call_name(node) in ("index_put", "index_put_", "index_copy",
+                                                                 "index_copy_", "masked_scatter", "masked_scatter_"):
+            return True
+    return False
+
+
+def _role_name(name: str) -> str:
+    """A component's name without its variant (`_v2`) and its shape and dtype tokens (`_2x16x32`)."""
+    return "_".join(t for t in _VARIANT.sub("", name).split("_") if t and not _SIGNATURE.match(t))
+
+
+def _integer_values(node: TreeNode) -> bool:
+    """Every tensor the component reads and returns is an integer or bool tensor (by the tree's dtypes)."""
+    dtypes = [str(d) for d in [*(node.input_dtypes or {}).values(), *(node.output_dtypes or {}).values()]
+              if d and str(d) not in ("NoneType", "tuple", "list", "dict", "int", "float", "bool_", "str")]
+    tensors = [d for d in dtypes if re.match(r"^(float|bfloat|int|uint|bool|complex)", d)]
+    return bool(tensors) and all(re.match(r"^(int|uint|bool)", d) for d in tensors)
+
+
+def fallback_name(node: TreeNode, ops: list[str]) -> str | None:
+    """Why a fusion's or layer's name is a fallback where a role rule matches its ops, or names an op the
+    component does not hold (rule Q8); None when it does neither."""
+    base = _role_name(node.name)
+    if not ops or any(o[:1].isupper() for o in ops):
+        return None     # a submodule (its ops are its class): named after the module
+    absent = named_after_absent_op(base, ops)
+    if absent is not None:
+        return f"{node.name!r} is named after a {absent} it does not hold (ops: {', '.join(ops)})"
+    if base not in FALLBACK_ROLES:
+        return None
+    role = role_of(ops, integer=_integer_values(node))
+    if role not in FALLBACK_ROLES:
+        return f"{node.name!r} is a fallback name: its ops ({', '.join(ops)}) are a {role!r}"
+    return None
+
+
+def _check_repeats(report: QualityReport, tree: DecompositionTree, files: dict[str, TreeNode]) -> None:
+    """Rule Q9: fusions and layers of one level and role, with the same input/output shapes and dtypes and
+    the same children (their files, a repeated child counted as the file it repeats), in files of their own.
+    Read from the leaves up, so that two decoder layers whose attentions repeat each other repeat too."""
+    heights: dict[str, int] = {}
+
+    def height(nid: str, seen: frozenset[str] = frozenset()) -> int:
+        if nid not in heights:
+            node = tree.nodes.get(nid)
+            kids = [c for c in (node.children if node else []) if c not in seen]
+            heights[nid] = 1 + max((height(c, seen | {nid}) for c in kids), default=-1)
+        return heights[nid]
+
+    same: dict[str, str] = {}     # a file -> the file it repeats
+    first: dict[tuple[Any, ...], str] = {}
+    for rel, node in sorted(files.items(), key=lambda kv: (height(kv[1].id), kv[0])):
+        if node.level not in (1, 2) or node.id == tree.root_id or not node.children:
+            continue
+        paths = [(tree.nodes[c].path if c in tree.nodes else None) or c for c in node.children]
+        kids = tuple(same.get(p, p) for p in paths)
+        key = (node.level, _role_name(node.name), repr(sorted((node.input_shapes or {}).items())),
+               repr(sorted((node.input_dtypes or {}).items())), repr(sorted((node.output_shapes or {}).items())),
+               kids)
+        seen = first.setdefault(key, rel)
+        if seen != rel:
+            same[rel] = seen
+            report.findings.append(Finding("Q9", level_name(node.level), node.id, rel,
+                                           f"repeats {seen}: the same role, shapes and children; one file, "
+                                           "with what differs (a layer index) as a constructor argument"))
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Div: "div",

@@ -128,7 +128,8 @@ ROLE_LIST: tuple[Role, ...] = (
     Role("attention_context", "softmax probabilities times V"),
     Role("attention_probs", "the scale, mask and softmax of attention scores"),
     Role("rope", "rotary position embedding applied to q or k"),
-    Role("rope_tables", "the cos/sin tables of rotary embeddings"),
+    Role("rope_tables", "the cos/sin tables of rotary embeddings, or their inverse frequencies"),
+    Role("sinusoidal_embedding", "sin and cos of positions or timesteps times frequencies, joined"),
     Role("qkv_proj", "the q/k/v projections of one input"),
     Role("projections", "several projections of their inputs"),
     Role("gated_mlp", "gate and up projections, activation times up, down projection (SwiGLU)"),
@@ -164,6 +165,9 @@ ROLE_LIST: tuple[Role, ...] = (
     Role("embeddings", "embedding lookups and their sum"),
     Role("pooling", "pooling with its elementwise ops"),
     Role("causal_mask", "a mask built from sizes"),
+    Role("attention_mask", "an attention or padding mask prepared from integer or bool tensors"),
+    Role("position_ids", "positions counted from a mask or from sizes (integer work)"),
+    Role("moe_dispatch", "the token sort, counts and offsets of a mixture of experts (integer routing)"),
     Role("constants", "tensors computed from sizes and literals"),
     Role("gating", "a sigmoid-like gate times a value"),
     Role("transformer_block", "attention and MLP with their norms"),
@@ -174,13 +178,47 @@ ROLE_LIST: tuple[Role, ...] = (
 ROLES: frozenset[str] = frozenset(r.name for r in ROLE_LIST)
 
 
-def role_of(ops: list[str]) -> str:
-    """The role of a group of ops (graph order); see the module docstring."""
+# roles that only say what kind of kernel a group is (the last resort of role_of): where a role rule matches
+# the same ops, such a name is a quality finding (hdecomp validate --quality, rule Q8)
+FALLBACK_ROLES: frozenset[str] = frozenset({"pointwise", "reduction", "matmul_epilogue", "linear_epilogue",
+                                            "conv_epilogue"})
+# fusions the decomposer recognises by their dataflow (decompose/plan.py: rope_runs, pair_rope_runs,
+# rope_table_runs) and keeps whole, whatever their size: one kernel a library ships (Liger's RoPE, a
+# flash-attention core); the quality lint (Q6) sizes them up to PATTERN_MAX_OPS
+PATTERN_ROLES: frozenset[str] = frozenset({"rope", "rope_tables", "attention_core"})
+PATTERN_MAX_OPS = 8
+# ops of the MATMUL category that take no weights and reduce nothing: an outer product (`torch.outer(t, f)`,
+# the positions times the inverse frequencies of rotary tables) is no matmul a name may be made of
+_OUTER = frozenset({"outer", "ger"})
+_FREQUENCY = frozenset({"pow", "exp", "reciprocal", "rsqrt", "log"})
+_MOE_DISPATCH = frozenset({"sort", "argsort", "histc", "bincount", "unique", "nonzero", "one_hot"})
+_COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "and",
+                      "or", "xor", "invert", "bitwise_and", "bitwise_or", "bitwise_not", "all", "any", "sum"})
+
+
+def role_of(ops: list[str], *, integer: bool = False) -> str:
+    """The role of a group of ops (graph order); see the module docstring. `integer`: every value the group
+    reads and makes is an integer or bool tensor (mask, position and routing work: `attention_mask`,
+    `position_ids`, `causal_mask`, `moe_dispatch`)."""
+    names = [role_op_name(o) for o in ops]
     cats = [c for c in (category(o) for o in ops) if c != NEUTRAL]
     n = Counter(cats)
+    if integer and not any(c in CONTRACTION_KINDS for c in cats):
+        return _integer_role(names, n)
+    outer = sum(1 for o in names if o in _OUTER)
+    if outer and not n[TRIG] and any(o in _FREQUENCY for o in names):
+        return "rope_tables"     # inverse frequencies `1 / base ** (arange / dim)`, times the positions
     contractions = [c for c in cats if c in CONTRACTION_KINDS]
     k = len(contractions)
     matmuls = n[MATMUL]
+    if n[TRIG] and k == matmuls <= 1 and not n[SOFTMAX]:
+        # cos/sin of positions times frequencies (an outer product or one matmul of two vectors): the tables
+        # of a rotary embedding, or a sinusoidal/timestep embedding where sin and cos are joined after
+        trig = cats.index(TRIG)
+        if n[ROTATE] and cats.index(ROTATE) > trig and not n[ADD]:
+            return "sinusoidal_embedding"
+        if not (n[ADD] and n[MUL] and k == 0):
+            return "rope_tables"
     if n[SDPA]:
         return "attention" if n[LINEAR] else "attention_core"
     if matmuls >= 2 and n[SOFTMAX]:
@@ -194,8 +232,6 @@ def role_of(ops: list[str]) -> str:
     if n[LINEAR] or matmuls:
         return _linear_role(cats, n, k)
     # no contraction
-    if n[TRIG] and not (n[MUL] or n[ROTATE]):
-        return "rope_tables"
     if (n[TRIG] or n[ROTATE]) and n[MUL] and n[ADD]:
         return "rope"
     if n[SOFTMAX]:
@@ -219,6 +255,20 @@ def role_of(ops: list[str]) -> str:
     if n[REDUCE] or n[NORM] or n[TOPK]:
         return "reduction"
     return "pointwise"
+
+
+def _integer_role(names: list[str], n: Counter[str]) -> str:
+    """The role of integer or bool work (no contraction): a mask built from sizes, positions counted from a
+    mask, an attention mask prepared from one, or the token routing of a mixture of experts."""
+    if n[MASK] and any(o in ("triu", "tril") for o in names):
+        return "causal_mask"
+    if any(o in _MOE_DISPATCH for o in names):
+        return "moe_dispatch"
+    if any(o in ("cumsum", "cumprod") for o in names):
+        return "position_ids"
+    if n[MAKE] and not any(o in _COMPARE for o in names):
+        return "position_ids" if "arange" in names else "constants"
+    return "attention_mask"
 
 
 def _conv_role(cats: list[str], n: Counter[str], k: int) -> str:
@@ -278,6 +328,20 @@ def _linear_role(cats: list[str], n: Counter[str], k: int) -> str:
     return "linear_epilogue" if linears else "matmul_epilogue"
 
 
+def named_after_absent_op(role: str, ops: list[str]) -> str | None:
+    """The op a role's name promises and `ops` lacks (`matmul_epilogue` of an outer product, `conv_act` without
+    a convolution), else None: a fusion is never named after an op it does not contain."""
+    names = [role_op_name(o) for o in ops]
+    cats = [category(o) for o in ops]
+    if role == "matmul_epilogue" and not any(c == MATMUL and o not in _OUTER for c, o in zip(cats, names, strict=True)):
+        return "matmul"
+    if role.startswith("linear_") and LINEAR not in cats:
+        return "linear"
+    if role.startswith("conv_") and CONV not in cats:
+        return "convolution"
+    return None
+
+
 def effective_contractions(ops: list[str]) -> int:
     """How many contractions a run of ops holds, in execution order, counting the attention core (a
     contraction, a softmax, then a second contraction) as one: what rule Q1 counts where the operands are
@@ -302,5 +366,5 @@ def effective_contractions(ops: list[str]) -> int:
     return count
 
 
-__all__ = ["CONTRACTION_KINDS", "ROLES", "ROLE_LIST", "Role", "category", "effective_contractions",
-           "role_of"]
+__all__ = ["CONTRACTION_KINDS", "FALLBACK_ROLES", "PATTERN_MAX_OPS", "PATTERN_ROLES", "ROLES", "ROLE_LIST", "Role", "category",
+           "effective_contractions", "named_after_absent_op", "role_of"]
