@@ -33,7 +33,14 @@ from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
 from hdecomp.vocab.ops import PARENT_METHODS, is_compute_op, is_neutral_operand
-from hdecomp.vocab.roles import CONTRACTION_KINDS, MATMUL, SOFTMAX, category, effective_contractions
+from hdecomp.vocab.roles import (
+    CONTRACTION_KINDS,
+    MATMUL,
+    PATTERN_MAX_OPS,
+    SOFTMAX,
+    category,
+    effective_contractions,
+)
 
 # What may stay in a refactored forward besides the tensor methods of hdecomp.vocab.ops.PARENT_METHODS: the
 # functions that index, view, assemble, create or copy.
@@ -215,8 +222,8 @@ def is_local_write(n: fx.Node) -> bool:
     else:
         return False
     while isinstance(dest, fx.Node):
-        if dest.op == "call_method" and str(dest.target) in _MADE_METHODS or \
-                dest.op == "call_function" and dest.target in _MADE_FUNCTIONS:
+        if (dest.op == "call_method" and str(dest.target) in _MADE_METHODS) or \
+                (dest.op == "call_function" and dest.target in _MADE_FUNCTIONS):
             return True
         if dest.op not in ("call_method", "call_function") or is_local_write(dest) or not is_parent_plumbing(dest):
             return False
@@ -818,15 +825,21 @@ class _Grouping:
                 cur = cur.all_input_nodes[0]
             g = self.group_of.get(cur)
             if g is None or g.kind != "group" or g.semantic or g.role or g.compute_members[-1] is not cur or \
-                    len(cur.users) != 1 or is_output_object_call(cur):
+                    is_output_object_call(cur):
+                continue
+            # the attention core is one fusion, `softmax(q @ k^T ...) @ v`, even where its probabilities are
+            # returned too (transformers' eager attention hands back attn_weights) and its ops outnumber a
+            # fusion's: the flash-attention candidate is the whole core
+            core = self.cap <= FUSION_MAX and _completes_attention_core(g, n, root)
+            if len(cur.users) != 1 and not core:
                 continue
             # integer work (masks, positions) and float compute are two groups (mark_integer_work)
             if bool(n.meta.get(INTEGER_WORK)) != bool(cur.meta.get(INTEGER_WORK)):
                 continue
             # An in-place op stays with the op that produced its input (a child never mutates its input).
             if not _inplace(n, root):
-                if g.ops + 1 > self.cap:   # a kernel module (an RMSNorm) is one logical op
-                    continue
+                if g.ops + 1 > (max(self.cap, PATTERN_MAX_OPS) if core else self.cap):
+                    continue   # (a kernel module, an RMSNorm, is one logical op)
                 # a fusion holds one contraction with its prologue and epilogue (the attention core's
                 # second matmul after its softmax excepted): the next contraction starts a new one
                 if self.cap <= FUSION_MAX and _second_contraction(g, n, root):
@@ -988,6 +1001,16 @@ def _merge_gate_up_pairs(children: list[ChildPlan], root: nn.Module, cap: int) -
         g.core = sorted(g.core + k.core, key=order.__getitem__)
         g.ops += k.ops
         children.remove(k)
+
+
+def _completes_attention_core(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
+    """`n` is the `@ v` matmul after group `g`'s `q @ k^T`, scale, mask and softmax (its one contraction a
+    matmul, a softmax after it)."""
+    if category(node_op_name(n, root)) != MATMUL:
+        return False
+    cats = [category(node_op_name(m, root)) for m in g.compute_members]
+    held = [c for c in cats if c in CONTRACTION_KINDS]
+    return held == [MATMUL] and SOFTMAX in cats[cats.index(MATMUL):]
 
 
 def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
