@@ -136,7 +136,8 @@ def _id_columns(value: torch.Tensor, dims: list[str], dt: str) -> str | None:
     if rec.dim() < 2 or rec.shape[-1] < 2 or not rec.numel():
         return None
     flat = rec.flatten(0, -2)
-    whole = (flat == flat.round()).all(0)
+    # (an infinity is a mask's value, no id: Bamba's `-inf, ..., 0` causal columns of a log-decay mask)
+    whole = ((flat == flat.round()) & flat.isfinite()).all(0)
     varied = flat.amax(0) > flat.amin(0)   # (a constant column, ALiBi's zero at position 0, holds no ids)
     if bool(whole.all()) or not bool((whole & varied).any()):
         return None

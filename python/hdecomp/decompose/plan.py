@@ -719,8 +719,11 @@ class _Grouping:
                 self.run_of[m] = new_run
         if level > 1:   # under a fusion, its ops are kernels
             tables = [("rope_tables", r) for r in rope_table_runs(graph)]
+            # (a run that is the whole forward is the component itself, not a child of it: anti-cheat HD305)
+            computing = {n for n in self.nodes if n.op in ("call_function", "call_method", "call_module")
+                         and not is_parent_plumbing(n) and not is_shape_int(n)}
             for role, run_nodes in [("rope", r) for r in rope_runs(graph) + pair_rope_runs(graph)] + tables:
-                if not any(m in self.run_of for m in run_nodes):
+                if not any(m in self.run_of for m in run_nodes) and not computing <= set(run_nodes):
                     new_run = ChildPlan(attr="", kind="group", members=[], role=role)
                     for m in run_nodes:
                         self.run_of[m] = new_run
