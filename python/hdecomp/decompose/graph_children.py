@@ -32,7 +32,7 @@ from hdecomp.decompose.naming import (
     shape_sig,
     snake,
 )
-from hdecomp.decompose.plan import ChildPlan, node_op_name
+from hdecomp.decompose.plan import ChildPlan, node_op_name, plumbing_root
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal, module_expr
@@ -340,11 +340,19 @@ def kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
 
 
 def integer_work(child: ChildPlan, values: dict[str, Any]) -> bool:
-    """Every tensor a group's ops read and make is an integer or bool tensor (mask, position and routing work,
-    which vocab.roles.role_of names by its role)."""
-    tensors = [v for m in child.compute_members for v in [values.get(m.name)] +
-               [values.get(a.name) for a in m.all_input_nodes] if isinstance(v, torch.Tensor)]
-    return bool(tensors) and not any(t.is_floating_point() or t.is_complex() for t in tensors)
+    """The group reads integer or bool tensors only, and no parameter or buffer (mask, position and routing
+    work, which vocab.roles.role_of names by its role; `(1 - mask.float()) * -1e4` makes a float mask from an
+    integer one)."""
+    if any(m.op == "get_attr" for m in child.members):
+        return False
+    read = []
+    for a in child.inputs:   # (through the casts and views the parent keeps: `mask[:, None].float()`)
+        root, chain = plumbing_root(a)
+        kinds = [values.get(n.name) for n in [*chain, root]]
+        tensors = [t for t in kinds if isinstance(t, torch.Tensor)]
+        if tensors:
+            read.append(not any(t.is_floating_point() or t.is_complex() for t in tensors[-1:]))
+    return bool(read) and all(read)
 
 
 def _group_base_name(child: ChildPlan, root: nn.Module, integer: bool = False) -> str:

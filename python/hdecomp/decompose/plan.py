@@ -518,14 +518,14 @@ def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
     for c in trig:
         if c in claimed or not _is_call(c, _TRIG_NAMES["cos"], ("cos",)) or len(c.all_input_nodes) != 1:
             continue
-        root, _ = _plumbing_root(c.all_input_nodes[0])
+        root, _ = plumbing_root(c.all_input_nodes[0])
         s = next((t for t in trig if t not in claimed and t is not c and _is_call(t, _TRIG_NAMES["sin"], ("sin",))
-                  and len(t.all_input_nodes) == 1 and _plumbing_root(t.all_input_nodes[0])[0] is root), None)
+                  and len(t.all_input_nodes) == 1 and plumbing_root(t.all_input_nodes[0])[0] is root), None)
         if s is None:
             continue
         run = {c, s}
         for t in (c, s):
-            _, chain = _plumbing_root(t.all_input_nodes[0])
+            _, chain = plumbing_root(t.all_input_nodes[0])
             run |= set(chain)
         grew = True
         while grew:
@@ -564,7 +564,7 @@ def _products(n: Any, fns: set[Any], methods: tuple[str, ...]) -> tuple[fx.Node,
     return None
 
 
-def _plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
+def plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
     """The value `n` views or slices (through parent plumbing of one tensor input), with the nodes between."""
     chain: list[fx.Node] = []
     while is_parent_plumbing(n) and not is_shape_int(n):
@@ -577,8 +577,8 @@ def _plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
 
 
 def _viewed_from(n: fx.Node) -> list[fx.Node]:
-    """`n`, then each value it is a view or slice of, back to the first that is none (_plumbing_root)."""
-    root, chain = _plumbing_root(n)
+    """`n`, then each value it is a view or slice of, back to the first that is none (plumbing_root)."""
+    root, chain = plumbing_root(n)
     return [*chain, root]
 
 

@@ -443,7 +443,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         why = op_list_name(node.name, ops)
         if why is not None:
             add("Q2", why + " (name components by role: the module's attribute or class, or the pattern)")
-        why = fallback_name(node, ops)
+        why = fallback_name(node, ops, f)
         if why is not None:
             add("Q8", why)
     if level in (0, 1):
@@ -525,15 +525,18 @@ def _role_name(name: str) -> str:
     return "_".join(t for t in _VARIANT.sub("", name).split("_") if t and not _SIGNATURE.match(t))
 
 
-def _integer_values(node: TreeNode) -> bool:
-    """Every tensor the component reads and returns is an integer or bool tensor (by the tree's dtypes)."""
-    dtypes = [str(d) for d in [*(node.input_dtypes or {}).values(), *(node.output_dtypes or {}).values()]
-              if d and str(d) not in ("NoneType", "tuple", "list", "dict", "int", "float", "bool_", "str")]
+def _integer_values(node: TreeNode, f: _File) -> bool:
+    """The component reads integer or bool tensors only (by the tree's dtypes, or a float input its file draws
+    from integers: `torch.randint(...).float()`), and holds no weights, as vocab.roles.role_of's `integer`
+    says."""
+    if f.model is not None and (_parameter_attrs(f.model) or _module_attrs(f.model)):
+        return False
+    dtypes = [str(d) for d in (node.input_dtypes or {}).values()]
     tensors = [d for d in dtypes if re.match(r"^(float|bfloat|int|uint|bool|complex)", d)]
     return bool(tensors) and all(re.match(r"^(int|uint|bool)", d) for d in tensors)
 
 
-def fallback_name(node: TreeNode, ops: list[str]) -> str | None:
+def fallback_name(node: TreeNode, ops: list[str], f: _File) -> str | None:
     """Why a fusion's or layer's name is a fallback where a role rule matches its ops, or names an op the
     component does not hold (rule Q8); None when it does neither."""
     base = _role_name(node.name)
@@ -544,7 +547,7 @@ def fallback_name(node: TreeNode, ops: list[str]) -> str | None:
         return f"{node.name!r} is named after a {absent} it does not hold (ops: {', '.join(ops)})"
     if base not in FALLBACK_ROLES:
         return None
-    role = role_of(ops, integer=_integer_values(node))
+    role = role_of(ops, integer=_integer_values(node, f))
     if role not in FALLBACK_ROLES:
         return f"{node.name!r} is a fallback name: its ops ({', '.join(ops)}) are a {role!r}"
     return None

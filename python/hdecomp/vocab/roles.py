@@ -197,9 +197,10 @@ _COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logica
 
 
 def role_of(ops: list[str], *, integer: bool = False) -> str:
-    """The role of a group of ops (graph order); see the module docstring. `integer`: every value the group
-    reads and makes is an integer or bool tensor (mask, position and routing work: `attention_mask`,
-    `position_ids`, `causal_mask`, `moe_dispatch`)."""
+    """The role of a group of ops (graph order); see the module docstring. `integer`: the group reads integer
+    or bool tensors only (through casts and views), and no weights: mask, position and routing work
+    (`attention_mask`, `position_ids`, `causal_mask`, `moe_dispatch`; a float mask made from an integer one,
+    `(1 - mask.float()) * -1e4`, is an `attention_mask`)."""
     names = [role_op_name(o) for o in ops]
     cats = [c for c in (category(o) for o in ops) if c != NEUTRAL]
     n = Counter(cats)

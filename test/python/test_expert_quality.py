@@ -1,0 +1,225 @@
+"""Expert quality, round 2 (issue 38): roles read from structure on architectures the name rules never saw, one
+file per repeated layer, the attention core whole, and no kernels of pure plumbing. Each rule on a small model of
+our own (fixtures/expert), decomposed and verified whole, and the lint rules that find what the rules fix
+(Q8 fallback names where a role matches, Q9 repeated fusions and layers, Q10 plumbing kernels) on hand-written
+trees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from decompose_checks import assert_fully_verified
+from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.toolchain.quality import check_quality
+from hdecomp.vocab.roles import named_after_absent_op, role_of
+
+FIX = Path(__file__).parent / "fixtures" / "expert"
+NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs")
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("expert")
+    return {name: decompose(FIX / f"{name}.py", out, DecomposeOptions(batch_limit=1, self_tests=False),
+                            progress=False) for name in NAMES}
+
+
+def _nodes(dec: Any) -> dict[str, dict[str, Any]]:
+    return json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+
+
+def _by_name(nodes: dict[str, dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    return [n for n in nodes.values() if n["name"].startswith(prefix)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_fixture_is_verified_whole_and_lints_clean(trees: dict[str, Any], name: str) -> None:
+    assert_fully_verified(trees[name], pipeline=False)
+    report = check_quality(trees[name].root)
+    assert report.findings == [], [f.to_dict() for f in report.findings]
+
+
+# ---- RoPE from structure -----------------------------------------------------------------------------------
+
+
+def test_interleaved_pair_rope_is_one_fusion_per_rotated_tensor(trees: dict[str, Any]) -> None:
+    """`cat([x1*cos - x2*sin, x2*cos + x1*sin])` (DeepSeek's interleaved RoPE written out) was four fusions and
+    kernels named `pointwise`, `pointwise_v2`, `mul`: now one `rope` fusion for q and one for k, each taking the
+    rotated part whole (the even/odd slicing inside) and the tables."""
+    nodes = _nodes(trees["latent_rope"])
+    ropes = [n for n in _by_name(nodes, "rope") if not n["name"].startswith("rope_tables")]
+    assert len(ropes) == 2 and all(n["level"] == "fusion" for n in ropes), [n["name"] for n in ropes]
+    for n in ropes:
+        assert sorted(n["ops"]) == ["add", "mul", "mul", "mul", "mul", "sub"], n["ops"]
+        assert list(n["input_shapes"])[1:] == ["cos", "sin"], n["input_shapes"]
+    assert not _by_name(nodes, "pointwise"), [n["name"] for n in nodes.values()]
+
+
+def test_rope_tables_computed_in_the_forward_are_one_fusion(trees: dict[str, Any]) -> None:
+    """Inverse frequencies, their outer product with the positions, cos and sin: one `rope_tables` fusion (it
+    was a `matmul_epilogue` of an outer product, with a `cos` and a `sin` kernel beside it); built from position
+    ids, the integer work on the padding mask stays a `position_ids` fusion of its own."""
+    latent = _nodes(trees["latent_rope"])
+    (tables,) = _by_name(latent, "rope_tables")
+    assert {"outer", "cos", "sin", "pow"} <= set(tables["ops"]), tables["ops"]
+    written = _nodes(trees["written_attention"])
+    (tables,) = _by_name(written, "rope_tables")
+    assert tables["ops"] == ["mul", "cos", "sin"], tables["ops"]
+    (positions,) = _by_name(written, "position_ids")
+    assert positions["ops"] == ["cumsum", "sub", "masked_fill"], positions["ops"]
+    assert all(d.startswith(("int", "bool")) for d in positions["input_dtypes"].values()), positions["input_dtypes"]
+    (causal,) = _by_name(written, "causal_mask")
+    assert causal["ops"] == ["triu", "or"], causal["ops"]
+
+
+def test_a_float_mask_made_from_an_integer_one_is_an_attention_mask(trees: dict[str, Any]) -> None:
+    (mask,) = _by_name(_nodes(trees["returned_probs"]), "attention_mask")
+    assert mask["ops"] == ["sub", "mul"] and mask["level"] == "fusion", mask
+
+
+# ---- the attention core whole ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["written_attention", "returned_probs"])
+def test_the_attention_core_is_one_fusion(trees: dict[str, Any], name: str) -> None:
+    """QK^T, scale, mask, softmax (dropout) and @ V in one fusion, where the probabilities are also handed back
+    (transformers' eager attention returns them: the @ V matmul was a kernel beside an `attention_scores`)."""
+    nodes = _nodes(trees[name])
+    (core,) = _by_name(nodes, "attention_core")
+    assert core["ops"][0] == "matmul" and core["ops"][-1] == "matmul" and "softmax" in core["ops"], core["ops"]
+    (parent,) = [n for n in nodes.values() if core["id"] in n["children"]]
+    assert not [c for c in parent["children"] if c.startswith(("attention_scores", "matmul"))], parent["children"]
+
+
+# ---- one file per repeated layer ---------------------------------------------------------------------------
+
+
+def test_layers_that_differ_only_in_an_index_they_never_read_share_one_file(trees: dict[str, Any]) -> None:
+    nodes = _nodes(trees["latent_rope"])
+    for prefix in ("decoder_layer", "latent_attention"):
+        (layer,) = _by_name(nodes, prefix)
+        assert layer["instance_count"] == 2, layer
+    dec = trees["latent_rope"]
+    assert len(list((dec.root / "level_2_layer").glob("*.py"))) == 2
+
+
+def test_layers_whose_index_changes_the_computation_keep_files_of_their_own(trees: dict[str, Any]) -> None:
+    """Blocks 0 and 2 (GELU) share a file; block 1 (SiLU, chosen by its index) has its own, and the
+    composition, built from the kernels, still matches the model."""
+    nodes = _nodes(trees["alternating_layers"])
+    blocks = sorted((n["instance_count"], n["name"]) for n in _by_name(nodes, "block"))
+    assert blocks == [(1, "block_v2"), (2, "block")], blocks
+    acts = {n["name"]: n["ops"] for n in nodes.values() if n["level"] == "fusion" and "linear" in n["ops"]
+            and len(n["ops"]) == 3}
+    assert sorted(ops[-1] for ops in acts.values()) == ["gelu", "silu"], acts
+
+
+# ---- no kernels of pure plumbing ---------------------------------------------------------------------------
+
+
+def test_copies_into_slices_of_a_fresh_tensor_stay_in_the_parent(trees: dict[str, Any]) -> None:
+    dec = trees["latent_rope"]
+    nodes = _nodes(dec)
+    assert not [n for n in nodes.values() if n["ops"] == ["copy"]], [n["name"] for n in nodes.values()]
+    (attention,) = _by_name(nodes, "latent_attention")
+    refactored = (dec.root / attention["step"] / "refactored.py").read_text()
+    assert refactored.count(".copy_(") == 4, refactored
+
+
+# ---- roles ---------------------------------------------------------------------------------------------------
+
+
+def test_roles_from_structure() -> None:
+    assert role_of(["div", "pow", "reciprocal", "outer"]) == "rope_tables"
+    assert role_of(["matmul", "cos", "sin", "mul"]) == "rope_tables"
+    assert role_of(["mul", "sin", "cos", "cat"]) == "sinusoidal_embedding"
+    assert role_of(["sum", "eq"], integer=True) == "attention_mask"
+    assert role_of(["sum", "eq"]) == "reduction"
+    assert role_of(["cumsum", "sub", "masked_fill"], integer=True) == "position_ids"
+    assert role_of(["triu", "or"], integer=True) == "causal_mask"
+    assert role_of(["sort", "floordiv"], integer=True) == "moe_dispatch"
+    assert role_of(["matmul", "add"]) == "matmul_epilogue"
+    assert named_after_absent_op("matmul_epilogue", ["div", "pow", "outer"]) == "matmul"
+    assert named_after_absent_op("matmul_epilogue", ["bmm", "add"]) is None
+    assert named_after_absent_op("conv_act", ["relu"]) == "convolution"
+
+
+# ---- the lint rules --------------------------------------------------------------------------------------------
+
+HEAD = "import torch\nimport torch.nn as nn\n\n\n"
+
+
+def _file(forward: str, inputs: str, init: str = "pass") -> str:
+    return (HEAD + f"class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        {init}\n\n"
+            + "".join(f"    {line}\n" for line in forward.splitlines())
+            + f"\n\ndef get_inputs():\n    return {inputs}\n\n\ndef get_init_inputs():\n    return []\n")
+
+
+def _tree(root: Path, spec: dict[str, dict[str, Any]]) -> Path:
+    """A tree of `spec`'s nodes (id -> level, file text, ops, children, dtypes, shapes) under a model."""
+    folders = {"model": "level_3_model", "layer": "level_2_layer", "fusion": "level_1_fusion", "kernel": "level_0_kernel"}
+    nodes = {}
+    for nid, s in spec.items():
+        rel = f"{folders[s['level']]}/{s.get('file', nid)}.py"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(s["text"])
+        nodes[nid] = {"id": nid, "name": s.get("file", nid), "level": s["level"], "path": rel,
+                      "children": s.get("children", []), "ops": s.get("ops", []),
+                      "input_shapes": s.get("shapes", {}), "input_dtypes": s.get("dtypes", {})}
+    model = next(k for k, n in nodes.items() if n["level"] == "model")
+    (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))
+    return root
+
+
+ADD = _file("def forward(self, a, b):\n    return a + b", "[torch.randn(2, 4), torch.randn(2, 4)]")
+LAYER = _file("def forward(self, x):\n    return self.inner(x)", "[torch.randn(2, 4)]", "self.inner = nn.Identity()")
+
+
+def test_q8_q9_q10_find_their_cases_and_accept_the_rest(tmp_path: Path) -> None:
+    spec: dict[str, dict[str, Any]] = {
+        "model": {"level": "model", "text": LAYER, "children": ["freqs", "mask", "plain", "block", "block_v2"]},
+        # Q8: named after a matmul it does not hold
+        "freqs": {"level": "fusion", "file": "matmul_epilogue", "ops": ["div", "pow", "reciprocal", "outer"],
+                  "text": _file("def forward(self, t, f):\n    return torch.outer(t, 1.0 / (1e4 ** f))",
+                                "[torch.randn(8), torch.randn(4)]")},
+        # Q8: a fallback name where a role matches (integer work: a causal mask)
+        "mask": {"level": "fusion", "file": "pointwise", "ops": ["triu", "or"], "dtypes": {"pad": "bool"},
+                 "text": _file("def forward(self, pad):\n    return torch.triu(pad, 1) | pad",
+                               "[torch.rand(4, 4) > 0.5]")},
+        # accepted: a fallback name where no role matches
+        "plain": {"level": "fusion", "file": "pointwise_2x4", "ops": ["mul", "add"], "dtypes": {"a": "float32"},
+                  "text": ADD},
+        # Q9: two layers of one role, shapes and children (the second repeats the first)
+        "block": {"level": "layer", "text": LAYER, "children": ["add"], "shapes": {"x": [2, 4]},
+                  "dtypes": {"x": "float32"}},
+        "block_v2": {"level": "layer", "text": LAYER.replace("return", "return  "), "children": ["add"],
+                     "shapes": {"x": [2, 4]}, "dtypes": {"x": "float32"}},
+        "add": {"level": "kernel", "file": "add_fp32", "ops": ["add"], "text": ADD},
+        # Q10: an in-place copy into a slice; accepted: a write through an index tensor (a scatter)
+        "copy": {"level": "kernel", "file": "copy_2x4_fp32", "ops": ["copy"],
+                 "text": _file("def forward(self, dest, src):\n    return dest.copy_(src)",
+                               "[torch.randn(2, 4), torch.randn(2, 4)]")},
+        "scatter": {"level": "kernel", "file": "setitem_8_i64", "ops": ["setitem"],
+                    "text": _file("def forward(self, inv, perm, ar):\n    inv[perm] = ar\n    return inv",
+                                  "[torch.zeros(8, dtype=torch.long), torch.randperm(8), torch.arange(8)]")},
+    }
+    spec["model"]["children"] += ["copy", "scatter"]
+    found = {(f.rule, f.node) for f in check_quality(_tree(tmp_path / "t", spec)).findings}
+    assert found == {("Q8", "freqs"), ("Q8", "mask"), ("Q9", "block_v2"), ("Q10", "copy")}, sorted(found)
+
+
+def test_q9_reads_repeats_from_the_leaves_up(tmp_path: Path) -> None:
+    """Two decoder layers whose attentions repeat each other repeat too, though their children are two files."""
+    attn = {"level": "layer", "text": LAYER, "children": ["add"], "shapes": {"x": [2, 4]}}
+    spec: dict[str, dict[str, Any]] = {
+        "model": {"level": "model", "text": LAYER, "children": ["layer", "layer_v2"]},
+        "layer": {"level": "layer", "text": LAYER, "children": ["attention"], "shapes": {"x": [2, 4]}},
+        "layer_v2": {"level": "layer", "text": LAYER, "children": ["attention_v2"], "shapes": {"x": [2, 4]}},
+        "attention": attn, "attention_v2": dict(attn),
+        "add": {"level": "kernel", "file": "add_fp32", "ops": ["add"], "text": ADD},
+    }
+    found = sorted((f.rule, f.node) for f in check_quality(_tree(tmp_path / "t", spec)).findings)
+    assert found == [("Q9", "attention_v2"), ("Q9", "layer_v2")], found
