@@ -18,9 +18,10 @@ HELP = "check a whole output tree against the schemas and rules"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="the decomposition's output folder")
     p.add_argument("--quality", action="store_true",
-                   help="lint the tree against what an expert would draw instead (rules Q1-Q7: fusable fusions, "
+                   help="lint the tree against what an expert would draw instead (rules Q1-Q10: fusable fusions, "
                         "names by role, kernels that take tensors and own their weights, one file per workload, "
-                        "no constant kernels, levels by size, named inputs); exit 1 on findings")
+                        "no constant kernels, levels by size, named inputs, no fallback names where a role "
+                        "matches, one file per repeated fusion or layer, no plumbing kernels); exit 1 on findings")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
