@@ -505,7 +505,9 @@ def initialise_text(module: nn.Module, prefix: str = "") -> str:
         if not math.isfinite(std) or std == 0.0:
             lines.append(f"        nn.init.zeros_(self.get_parameter({prefix + name!r}))")
         else:
-            lines.append(f"        nn.init.normal_(self.get_parameter({prefix + name!r}), std={std:.4g})")
+            # (two significant digits: a drawing scale, not a value; the instances of one layer class draw
+            # alike and share a file, where four digits told their recorded spreads apart)
+            lines.append(f"        nn.init.normal_(self.get_parameter({prefix + name!r}), std={std:.2g})")
     return "\n".join(lines) + "\n"
 
 
