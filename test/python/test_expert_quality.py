@@ -223,3 +223,31 @@ def test_q9_reads_repeats_from_the_leaves_up(tmp_path: Path) -> None:
     }
     found = sorted((f.rule, f.node) for f in check_quality(_tree(tmp_path / "t", spec)).findings)
     assert found == [("Q9", "attention_v2"), ("Q9", "layer_v2")], found
+
+
+def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shares_one() -> None:
+    """twins.computing_twin builds the written file's module (its constructor expression), gives it this
+    instance's weights and runs it on this call's inputs: the same outputs bit for bit, or no twin. A call that
+    hands the layer an object (a cache it writes its own slot of) never shares (LED's decoder layers: the shared
+    file wrote layer 1's keys into layer 0's slot, and the decoder's step failed)."""
+    import torch
+    from hdecomp.decompose.capture.init_args import record_init_args
+    from hdecomp.decompose.source import SourceContext
+    from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
+    from hdecomp.runtime.component import load_component
+
+    path = FIX / "alternating_layers.py"
+    block = load_component(path).module.Block
+    ctx = SourceContext(user_file=path)
+    x = torch.randn(2, 8, 16)
+    for idx, twin in ((2, "block"), (1, None)):   # (the even blocks run a GELU, the odd ones a SiLU)
+        with record_init_args():   # (as the decomposer builds a model: its constructor calls recorded)
+            sub = block(idx).eval()
+        with torch.no_grad():
+            out = sub(x)
+        assert computing_twin([x], {}, out, sub, [("block", "Block(0)")], SourceContext(user_file=path)) == twin
+    assert computing_twin([x], {}, out, sub, [], ctx) is None
+    assert hands_objects([x, object()], {}) and hands_objects([x], {"cache": {"k": object()}})
+    assert not hands_objects([x, (x, 2), None], {"mask": None, "scale": 0.5})
+    body = "import torch\n\n\nclass Model(Block):\n    def __init__(self):\n        super().__init__({})\n"
+    assert class_workload_key(body.format(0)) == class_workload_key(body.format(1))

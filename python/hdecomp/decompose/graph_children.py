@@ -6,7 +6,6 @@ over the graph's nodes."""
 from __future__ import annotations
 
 import keyword
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,15 +34,15 @@ from hdecomp.decompose.naming import (
 from hdecomp.decompose.plan import ChildPlan, node_op_name, plumbing_root
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
-from hdecomp.decompose.source import NotRepresentable, SourceContext, literal, module_expr
+from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
 from hdecomp.decompose.state import Node
 from hdecomp.decompose.step_draft import DraftChild, StepDraft, child_header, child_node
 from hdecomp.decompose.stepfiles import (
-    carried_namespace,
     check_expr,
     merged_in_model,
     parameter_signature,
 )
+from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.ops import SHAPE_FREE_OPS, is_compute_op
@@ -73,7 +72,9 @@ class ChildCode:
     own_slices: dict[str, list[WeightSlice]] = field(default_factory=dict)
     own_ties: list[tuple[str, str]] = field(default_factory=list)
     state: list[str] = field(default_factory=list)
-    expr: str = ""    # a submodule child's constructor expression (`Attention(config, 0)`), unwrapped
+    # a submodule child's constructor expression (`Attention(config, 0)`), where another instance of its class
+    # may share its file (twins.py): not wrapped, and handed no object (a cache) by the parent
+    expr: str = ""
 
 
 @dataclass
@@ -101,10 +102,10 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
         names = draft.names
         shape_free = is_shape_free(child.kernel, code.ops)
         content = f"{level}:{workload_key(code.canon, shape_free=shape_free)}"
-        class_key = f"{level}:{workload_key(_without_constructor_args(code.canon))}" \
-            if child.kind == "module" and code.expr else None
+        class_key = f"{level}:{class_workload_key(code.canon)}" if child.kind == "module" and code.expr else None
         if class_key is not None and content not in names.registry.by_content:
-            twin = computing_twin(code, model.get_submodule(str(child.target)), names.registry.by_class.get(class_key, []),
+            twin = computing_twin(list(code.in_args), dict(code.in_kwargs), code.out_val,
+                                  model.get_submodule(str(child.target)), names.registry.by_class.get(class_key, []),
                                   SourceContext(user_file=node.path))
             if twin is not None:   # a repeated layer that computes as the one written: that one's file
                 names.registry.by_content[content] = twin
@@ -190,6 +191,7 @@ def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: N
     # the parent's call passes None where the child's file does (verify-step checks the parent)
     positions = list(child.arg_keep or range(len(call.args)))
     dropped = {positions[i] for i, v in enumerate(plain_args) if v is None and in_args[i] is not None}
+    objects = bool(dropped or plain_kwargs != in_kwargs)   # (a cache the parent hands on: twins.py)
     if dropped or plain_kwargs != in_kwargs:
         call.args = tuple(None if n in dropped else a for n, a in enumerate(call.args))
         call.kwargs = {k: (None if plain_kwargs[k] is None and in_kwargs[k] is not None else v)
@@ -206,58 +208,8 @@ def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: N
     body = assemble(class_src, list(in_args), in_kwargs, out_val, ctx, ops=list(ops))
     return ChildCode(body=body, canon=body, attr=attr, base=base, ops=ops,
                      in_names=own_names or [f"arg{i}" for i in range(len(in_args))], in_args=in_args,
-                     in_kwargs=in_kwargs, out_val=out_val, own_map=own_map, expr="" if wrap else expr)
-
-
-_SUPER_INIT = re.compile(r"^(        super\(\)\.__init__\().*(\)\s*)$", re.MULTILINE)
-
-
-def _without_constructor_args(body: str) -> str:
-    """A submodule child's file body with the arguments of its class's constructor left out: equal for the
-    files of two instances of one class that differ only in how they were built (a `layer_idx`)."""
-    at = body.find("\nclass Model(")
-    return body if at < 0 else body[:at] + _SUPER_INIT.sub(r"\1...\2", body[at:], count=1)
-
-
-def computing_twin(code: ChildCode, sub: nn.Module, candidates: list[tuple[str, str]],
-                   ctx: SourceContext) -> str | None:
-    """The file, among `candidates` (files of `sub`'s class whose bodies differ from this child's only in
-    the constructor's arguments), whose module computes what `sub` computes: built from that file's
-    constructor expression, given `sub`'s weights and run on this call's recorded inputs, it returns the
-    recorded outputs bit for bit (and takes the same parameters and buffers). A decoder layer whose
-    `layer_idx` the computation never reads then shares the first layer's file, as one workload; one it does
-    read (a sliding window on every other layer) keeps a file of its own. None when no candidate does."""
-    import copy
-
-    if not candidates:
-        return None
-    args, kwargs = real_values(list(code.in_args), dict(code.in_kwargs))   # the recorded tensors
-    expected = flat_tensors(real_values([code.out_val], {})[0])
-    if not expected or any(t.is_meta for t in expected):
-        return None
-    try:
-        module_expr(sub, ctx)   # the names and imports the class's constructor expressions need
-    except Exception:
-        return None
-    namespace, _ = carried_namespace(ctx)
-    if namespace is None:
-        return None
-    state = sub.state_dict()
-    for stem, expr in candidates:
-        try:
-            twin = eval(expr, namespace)   # the expression we generated ourselves
-            twin.load_state_dict(state, strict=True)
-            twin.train(sub.training)
-            twin.to(next((t.device for t in state.values()), torch.device("cpu")))
-            with torch.no_grad():
-                got = twin(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-        except Exception:
-            continue
-        got_t = flat_tensors([got])
-        if len(got_t) == len(expected) and all(
-                a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(got_t, expected, strict=True)):
-            return stem
-    return None
+                     in_kwargs=in_kwargs, out_val=out_val, own_map=own_map,
+                     expr="" if wrap or objects or hands_objects(in_args, in_kwargs) else expr)
 
 
 def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: Node, used_attrs: set[str],

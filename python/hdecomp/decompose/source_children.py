@@ -44,6 +44,7 @@ class SourceChild:
     region: Region | None = None
     region_modules: list[nn.Module] = field(default_factory=list)   # a region child: the submodules it holds
     call_args: list[ast.expr] = field(default_factory=list)   # a module child: its first call's arguments
+    expr: str = ""     # a module child's constructor expression (`Attention(config, 0)`), where not wrapped
 
 
 def region_base(r: Region, attrs: dict[str, AttrInfo]) -> str:
@@ -97,14 +98,15 @@ def submodule_child(attr: str, sub: nn.Module, user_file: Any, fdef: ast.Functio
     doc = f"{type(sub).__name__} with the recorded constructor arguments."
     wrap = getattr(nn, type(sub).__name__, None) is type(sub) and any(True for _ in sub.children())
     try:
-        class_src, _ = module_child_class(sub, ctx, doc, wrap=wrap)
+        class_src, expr = module_child_class(sub, ctx, doc, wrap=wrap)
     except NotRepresentable as exc:
         raise SourceStepError(f"self.{attr} cannot be written as a child: {exc}") from exc
     inner = "layers." if wrap else ""
     wm = {key: f"{inner}{key}" for key in _state_keys(sub)}
     base = module_base_name(sub, attr)
     return SourceChild(attr=attr, kind="module", class_src=class_src, ctx=ctx, base=base, weight_map=wm,
-                       ops=[type(sub).__name__], module=sub, call_args=_call_sites(fdef, attr))
+                       ops=[type(sub).__name__], module=sub, call_args=_call_sites(fdef, attr),
+                       expr="" if wrap else expr)
 
 
 def _state_keys(m: nn.Module) -> list[str]:

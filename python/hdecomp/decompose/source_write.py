@@ -32,6 +32,7 @@ from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
+from hdecomp.decompose.source import SourceContext
 from hdecomp.decompose.source_children import SourceChild
 from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
@@ -46,6 +47,7 @@ from hdecomp.decompose.stepfiles import (
     op_kernel_name,
     tie_tied_tensors,
 )
+from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
@@ -79,6 +81,7 @@ class CallRecord:
     per_model_call: int | None = None   # its calls under the parent's first call in the model (the draw the
                                         # coverage counts): a loop over detections runs as often as the
                                         # model's detections, not the drawn inputs'
+    objects: bool = False   # the parent hands it objects (a cache) its file takes as None (_plumbing_dropped)
 
     @property
     def uses(self) -> int:
@@ -572,7 +575,8 @@ def _plumbing_dropped(dec: Decomposition, child: nn.Module, c: SourceChild, r: C
                 {k: (None if k in keys else v) for k, v in kw.items()})
     # (the state the call hands back stands as the None a call without it hands back: LED's decoder layer)
     return dataclasses.replace(r, args=args, kwargs=kwargs, out=without_state(r.out, keep=True),
-                               last=None if r.last is None else dropped(r.last), others=[dropped(o) for o in r.others])
+                               last=None if r.last is None else dropped(r.last), others=[dropped(o) for o in r.others],
+                               objects=True)
 
 
 def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
@@ -601,8 +605,21 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
     else:
         base = c.base
     shape_free = is_shape_free(kernel, c.ops)
-    stem, is_new = names.registry.name_for(base, f"{level}:{workload_key(body, shape_free=shape_free)}",
+    content = f"{level}:{workload_key(body, shape_free=shape_free)}"
+    # a repeated layer (another `layer_idx`) that computes as one written already: that one's file (twins.py)
+    # (not where the parent hands it a cache its file takes as None: a layer writes its own slot of it)
+    class_key = f"{level}:{class_workload_key(body)}" \
+        if c.kind == "module" and c.expr and not kernel and not r.objects and not hands_objects(r.args, r.kwargs) \
+        else None
+    if class_key is not None and content not in names.registry.by_content and c.module is not None:
+        twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module,
+                              names.registry.by_class.get(class_key, []), SourceContext(user_file=node.path))
+        if twin is not None:
+            names.registry.by_content[content] = twin
+    stem, is_new = names.registry.name_for(base, content,
                                            "" if shape_free else input_signature(flat_tensors(list(r.args))))
+    if is_new and class_key is not None:
+        names.registry.by_class.setdefault(class_key, []).append((stem, c.expr))
     header = child_header(level, c.ops, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs, r.out)
     if c.region is not None and c.region.in_loop:
         header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"

@@ -1,0 +1,88 @@
+"""One file per repeated layer: two calls of one submodule class whose files differ only in the arguments their
+constructor was called with (a decoder layer's `layer_idx`) are one workload where the computation does not read
+them. The graph steps (graph_children.py) and the source-level steps (source_write.py) both ask here before
+they name a submodule child's file (naming.NameRegistry.by_class keeps the candidates)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import torch
+from torch import nn
+
+from hdecomp.decompose.codegen import flat_tensors
+from hdecomp.decompose.shapes import real_values
+from hdecomp.decompose.source import SourceContext, module_expr
+from hdecomp.decompose.stepfiles import carried_namespace
+from hdecomp.vocab.workload import workload_key
+
+_SUPER_INIT = re.compile(r"^(        super\(\)\.__init__\().*(\)\s*)$", re.MULTILINE)
+
+
+def class_workload_key(body: str) -> str:
+    """The workload of a submodule child's file body up to the arguments of its class's constructor (the
+    `super().__init__(...)` of its `class Model`): equal for the files of two instances of one class that
+    differ only in how they were built."""
+    at = body.find("\nclass Model(")
+    if at >= 0:
+        body = body[:at] + _SUPER_INIT.sub(r"\1...\2", body[at:], count=1)
+    return workload_key(body)
+
+
+def hands_objects(args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """A call's inputs hold an object beyond tensors, numbers, strings and their containers (a cache a layer
+    writes its own slot of, by the index it was built with): no file is shared across such calls."""
+    def plain(v: Any) -> bool:
+        if v is None or isinstance(v, (torch.Tensor, int, float, bool, str, torch.dtype, torch.device)):
+            return True
+        if isinstance(v, (list, tuple)):
+            return all(plain(x) for x in v)
+        if isinstance(v, dict):
+            return all(plain(x) for x in v.values())
+        return False
+    return not (all(plain(a) for a in args) and all(plain(v) for v in kwargs.values()))
+
+
+def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Module,
+                   candidates: list[tuple[str, str]], ctx: SourceContext) -> str | None:
+    """The file, among `candidates` ((name, constructor expression) of files of `sub`'s class whose bodies
+    differ from this child's only in the constructor's arguments), whose module computes what `sub` computes:
+    built from that file's constructor expression, given `sub`'s weights (the same parameters and buffers,
+    strictly) and run on this call's recorded inputs (`args`, `kwargs`), it returns the recorded outputs
+    (`out`) bit for bit. A decoder layer whose `layer_idx` the computation never reads then shares the first
+    layer's file, as one workload; one it does read (a sliding window or no RoPE on every fourth layer) keeps a
+    file of its own. None when no candidate does."""
+    if not candidates:
+        return None
+    args, kwargs = real_values(list(args), dict(kwargs))   # the recorded tensors behind full-size stand-ins
+    expected = flat_tensors(real_values([out], {})[0])
+    if not expected or any(t.is_meta for t in expected):
+        return None
+    try:
+        module_expr(sub, ctx)   # the names and imports the class's constructor expressions need
+    except Exception:
+        return None
+    namespace, _ = carried_namespace(ctx)
+    if namespace is None:
+        return None
+    state = sub.state_dict()
+    for stem, expr in candidates:
+        try:
+            twin = eval(expr, namespace)   # the expression we generated ourselves
+            twin.load_state_dict(state, strict=True)
+            twin.train(sub.training)
+            twin.to(next((t.device for t in state.values()), torch.device("cpu")))
+            with torch.no_grad():
+                got = twin(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        except Exception:
+            continue
+        got_t = flat_tensors([got])
+        if len(got_t) == len(expected) and all(a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
+                                               for a, b in zip(got_t, expected, strict=True)):
+            return stem
+    return None
+
+
+__all__ = ["class_workload_key", "computing_twin", "hands_objects"]
