@@ -106,7 +106,7 @@ class NameRegistry:
     taken: dict[str, str] = field(default_factory=dict)   # name -> content key
     shapes: dict[str, str] = field(default_factory=dict)  # name -> its workload's input signature
     # submodule files by their workload up to the constructor's arguments -> [(name, the constructor
-    # expression)]: the files a repeated layer (another `layer_idx`) may share (graph_children.computing_twin)
+    # expression)]: the files a repeated layer (another `layer_idx`) may share (twins.computing_twin)
     by_class: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def copy(self) -> NameRegistry:

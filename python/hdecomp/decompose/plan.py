@@ -495,7 +495,7 @@ def pair_rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
     return runs
 
 
-_TRIG_NAMES = {"cos": {torch.cos}, "sin": {torch.sin}}
+_COS, _SIN = {torch.cos}, {torch.sin}
 # what the tables of a rotary embedding are computed with: positions times inverse frequencies, and the
 # frequencies from the base (`1 / base ** (arange / dim)`, `exp(-log(base) * arange / dim)`)
 _TABLE_OPS = frozenset({"mul", "truediv", "div", "pow", "reciprocal", "exp", "log", "neg", "outer", "matmul",
@@ -513,14 +513,12 @@ def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
     runs: list[list[fx.Node]] = []
     pos = {n: i for i, n in enumerate(graph.nodes)}
     claimed: set[fx.Node] = set()
-    trig = [n for n in graph.nodes if _is_call(n, _TRIG_NAMES["cos"], ("cos",))
-            or _is_call(n, _TRIG_NAMES["sin"], ("sin",))]
-    for c in trig:
-        if c in claimed or not _is_call(c, _TRIG_NAMES["cos"], ("cos",)) or len(c.all_input_nodes) != 1:
+    sines = [n for n in graph.nodes if _is_call(n, _SIN, ("sin",)) and len(n.all_input_nodes) == 1]
+    for c in graph.nodes:
+        if c in claimed or not _is_call(c, _COS, ("cos",)) or len(c.all_input_nodes) != 1:
             continue
         root, _ = plumbing_root(c.all_input_nodes[0])
-        s = next((t for t in trig if t not in claimed and t is not c and _is_call(t, _TRIG_NAMES["sin"], ("sin",))
-                  and len(t.all_input_nodes) == 1 and plumbing_root(t.all_input_nodes[0])[0] is root), None)
+        s = next((t for t in sines if t not in claimed and plumbing_root(t.all_input_nodes[0])[0] is root), None)
         if s is None:
             continue
         run = {c, s}
@@ -1019,15 +1017,11 @@ def _completes_attention_core(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool
 def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
     """Whether `n` is a contraction that group `g` (which holds one already) cannot take: anything but the
     attention core's `softmax(q @ k^T ...) @ v`."""
-    kind = category(node_op_name(n, root))
-    if kind not in CONTRACTION_KINDS:
+    if category(node_op_name(n, root)) not in CONTRACTION_KINDS:
         return False
-    cats = [category(node_op_name(m, root)) for m in g.compute_members]
-    held = [c for c in cats if c in CONTRACTION_KINDS]
-    if not held:
+    if not any(category(node_op_name(m, root)) in CONTRACTION_KINDS for m in g.compute_members):
         return False
-    attention_core = kind == MATMUL and held == [MATMUL] and SOFTMAX in cats[cats.index(MATMUL):]
-    return not attention_core
+    return not _completes_attention_core(g, n, root)
 
 
 def _validate_order(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:

@@ -24,7 +24,7 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
   (`matmul_epilogue` of an outer product).
 - Q9 one file per repeated component: fusions and layers of one level, one role, the same input and output
   shapes and dtypes and the same children are one workload, and one file (a `layer_idx` that does not change
-  the computation is a constructor argument, not a second file).
+  the computation is no reason for a second file).
 - Q10 no kernels of pure plumbing: a kernel whose ops only move data (an in-place copy into a slice, a write
   of one tensor into another) computes nothing; it stays plumbing in the parent.
 
@@ -526,9 +526,9 @@ def _role_name(name: str) -> str:
 
 
 def _integer_values(node: TreeNode, f: _File) -> bool:
-    """The component reads integer or bool tensors only (by the tree's dtypes, or a float input its file draws
-    from integers: `torch.randint(...).float()`), and holds no weights, as vocab.roles.role_of's `integer`
-    says."""
+    """The component reads integer or bool tensors only (by the tree's input dtypes) and holds no weights, as
+    vocab.roles.role_of's `integer` says (a float mask made from an integer one in the parent reads as float
+    here: the decomposer, which sees the cast, names it; the lint does not ask)."""
     if f.model is not None and (_parameter_attrs(f.model) or _module_attrs(f.model)):
         return False
     dtypes = [str(d) for d in (node.input_dtypes or {}).values()]
@@ -580,8 +580,8 @@ def _check_repeats(report: QualityReport, tree: DecompositionTree, files: dict[s
         if seen != rel:
             same[rel] = seen
             report.findings.append(Finding("Q9", level_name(node.level), node.id, rel,
-                                           f"repeats {seen}: the same role, shapes and children; one file, "
-                                           "with what differs (a layer index) as a constructor argument"))
+                                           f"repeats {seen}: the same role, shapes and children; calls that "
+                                           "compute alike share one file (a layer index is no reason for two)"))
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Div: "div",
