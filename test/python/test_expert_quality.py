@@ -142,6 +142,9 @@ def test_roles_from_structure() -> None:
     assert role_of(["triu", "or"], integer=True) == "causal_mask"
     assert role_of(["sort", "floordiv"], integer=True) == "moe_dispatch"
     assert role_of(["matmul", "add"]) == "matmul_epilogue"
+    # a source region that calls mask builders (BigBird-Pegasus' decoder: transformers' mask helpers)
+    assert role_of(["create_causal_mask", "create_bidirectional_mask"]) == "attention_mask"
+    assert role_of(["create_causal_mask"]) == "causal_mask"
     assert named_after_absent_op("matmul_epilogue", ["div", "pow", "outer"]) == "matmul"
     assert named_after_absent_op("matmul_epilogue", ["bmm", "add"]) is None
     assert named_after_absent_op("conv_act", ["relu"]) == "convolution"

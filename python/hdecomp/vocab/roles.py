@@ -103,6 +103,8 @@ def category(op: str) -> str:
         return ACT
     if "dropout" in name or name in ("identity", "drop_path"):
         return NEUTRAL
+    if "mask" in name:   # a function that builds a mask (transformers' `create_causal_mask`)
+        return MASK
     if "linear" in name:
         return LINEAR
     return OTHER
@@ -253,6 +255,10 @@ def role_of(ops: list[str], *, integer: bool = False) -> str:
         return "gated_act"
     if set(cats) <= {MAKE, MASK, ADD, MUL, OTHER} and n[MAKE]:
         return "causal_mask" if n[MASK] else "constants"
+    if n[MASK] and set(cats) <= {MASK, OTHER} and any("mask" in o for o in names):
+        # calls of functions that build masks (a source region calling transformers' mask helpers)
+        return "causal_mask" if any("causal" in o for o in names) and not any(
+            "bidirectional" in o or "padding" in o for o in names) else "attention_mask"
     if n[REDUCE] or n[NORM] or n[TOPK]:
         return "reduction"
     return "pointwise"
