@@ -17,7 +17,7 @@ from hdecomp.toolchain.quality import check_quality
 from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
-NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs")
+NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv")
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +127,15 @@ def test_copies_into_slices_of_a_fresh_tensor_stay_in_the_parent(trees: dict[str
     (attention,) = _by_name(nodes, "latent_attention")
     refactored = (dec.root / attention["step"] / "refactored.py").read_text()
     assert refactored.count(".copy_(") == 4, refactored
+
+
+def test_weight_standardisation_is_a_kernel_on_the_weights_named_so(trees: dict[str, Any]) -> None:
+    """NFNet's `F.batch_norm(self.weight.reshape(1, out, -1), ...)` standardises the weight: its kernel is named
+    `weight_standardization_*` (it was `batch_norm_1x8x72_8_fp32`, named after the norm it is written with)."""
+    nodes = _nodes(trees["std_conv"])
+    (ws,) = _by_name(nodes, "weight_standardization")
+    assert ws["level"] == "kernel" and ws["ops"] == ["batch_norm"] and ws["instance_count"] == 2, ws
+    assert not _by_name(nodes, "batch_norm"), [n["name"] for n in nodes.values()]
 
 
 # ---- roles ---------------------------------------------------------------------------------------------------

@@ -270,6 +270,8 @@ def kernel_base_name(child: ChildPlan, root: nn.Module, cap: Capture) -> str:
     first = next((i for i, n in enumerate(members) if is_compute_op(node_op_name(n, root))), 0)
     m = members[first]
     op = node_op_name(m, root) if first else child.op_names[0] if child.op_names else "op"
+    if _standardises_a_weight(m, op):
+        op = "weight_standardization"
     dtype = None
     sig = ""
     held = cap.values.get(m.name) if m.op == "get_attr" else None
@@ -305,6 +307,16 @@ def integer_work(child: ChildPlan, values: dict[str, Any]) -> bool:
         if tensors:
             read.append(not any(t.is_floating_point() or t.is_complex() for t in tensors[-1:]))
     return bool(read) and all(read)
+
+
+def _standardises_a_weight(m: fx.Node, op: str) -> bool:
+    """A norm whose normalised input is a view of a parameter (`F.batch_norm(self.weight.reshape(1, out, -1),
+    ...)`, NFNet's and BiT's standardised convolutions): weight standardisation, a kernel on the weights, named
+    so rather than after the norm it is written with."""
+    if category(op) != "norm" or m.op != "call_function" or not m.args or not isinstance(m.args[0], fx.Node):
+        return False
+    root, _ = plumbing_root(m.args[0])
+    return root.op == "get_attr"
 
 
 def _group_base_name(child: ChildPlan, root: nn.Module, integer: bool = False) -> str:
