@@ -90,6 +90,7 @@ def test_the_attention_core_is_one_fusion(trees: dict[str, Any], name: str) -> N
     nodes = _nodes(trees[name])
     (core,) = _by_name(nodes, "attention_core")
     assert core["ops"][0] == "matmul" and core["ops"][-1] == "matmul" and "softmax" in core["ops"], core["ops"]
+    assert core["level"] == "fusion", core
     (parent,) = [n for n in nodes.values() if core["id"] in n["children"]]
     assert not [c for c in parent["children"] if c.startswith(("attention_scores", "matmul"))], parent["children"]
 

@@ -37,9 +37,11 @@ from hdecomp.vocab.roles import (
     CONTRACTION_KINDS,
     MATMUL,
     PATTERN_MAX_OPS,
+    PATTERN_ROLES,
     SOFTMAX,
     category,
     effective_contractions,
+    role_of,
 )
 
 # What may stay in a refactored forward besides the tensor methods of hdecomp.vocab.ops.PARENT_METHODS: the
@@ -943,8 +945,11 @@ def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict
         if child.kind == "module" and contraction_ops is not None else \
         _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
     child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
-    if child.role and not child.kernel and level >= 2:
-        child.level = 1   # a pattern recognised by its dataflow (rope, rope_tables) is one fusion, whatever its size
+    # a pattern recognised by its dataflow (rope, rope_tables) is one fusion, whatever its size; so is the
+    # attention core (up to PATTERN_MAX_OPS: scale, mask, softmax and dropout between its two matmuls)
+    if not child.kernel and level >= 2 and (child.role or (
+            child.kind == "group" and child.ops <= PATTERN_MAX_OPS and role_of(child.op_names) in PATTERN_ROLES)):
+        child.level = 1
 
 
 def _group_contractions(child: ChildPlan, root: nn.Module) -> int:
