@@ -158,6 +158,9 @@ def test_roles_from_structure() -> None:
     assert named_after_absent_op("matmul_epilogue", ["div", "pow", "outer"]) == "matmul"
     assert named_after_absent_op("matmul_epilogue", ["bmm", "add"]) is None
     assert named_after_absent_op("conv_act", ["relu"]) == "convolution"
+    # NetVLAD's soft-assignment residuals (a matmul of activations, no Linear): no `linear_residual_norm`
+    assert role_of(["matmul", "sub", "normalize", "normalize"]) == "matmul_epilogue"
+    assert role_of(["linear", "add", "layer_norm"]) == "linear_residual_norm"
 
 
 # ---- the lint rules --------------------------------------------------------------------------------------------

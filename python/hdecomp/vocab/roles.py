@@ -322,10 +322,8 @@ def _linear_role(cats: list[str], n: Counter[str], k: int) -> str:
         return "norm_proj"
     if n[POOL] and cats.index(POOL) < first:
         return "classifier_head"
-    if n[NORM] and n[ADD]:
-        return "linear_residual_norm"
-    if n[NORM]:
-        return "linear_norm"
+    if n[NORM] and linears:   # (a matmul of activations is no projection: named as one would be after a linear)
+        return "linear_residual_norm" if n[ADD] else "linear_norm"
     if acts and linears:
         return "linear_act"
     if n[ADD] and linears and n[EMBED] == 0 and cats[-1] == ADD:
