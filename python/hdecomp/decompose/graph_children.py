@@ -246,10 +246,14 @@ def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: No
         code.out_val = without_packed(code.out_val, [code.in_args[i] for i in packed])
         code.in_args = [None if i in packed else v for i, v in enumerate(code.in_args)]
     integer = integer_work(child, cap.values)
-    code.base = kernel_base_name(child, model, cap) if child.kernel else _group_base_name(child, model, integer)
+    made = [cap.values.get(o.name) for o in child.outputs]
+    float_out = any(isinstance(t, torch.Tensor) and t.is_floating_point() for t in made)
+    code.base = kernel_base_name(child, model, cap) if child.kernel else \
+        _group_base_name(child, model, integer, float_out)
     single = child.compute_members
     attr = (str(single[0].target).replace(".", "_") if len(single) == 1 and single[0].op in ("call_module", "get_attr")
-            else code.base if child.kernel else child.role or role_of(child.op_names, integer=integer))
+            else code.base if child.kernel else child.role or role_of(child.op_names, integer=integer,
+                                                                         float_out=float_out))
     code.attr = child.attr = _unique_attr(attr, used_attrs)
     code.body = assemble(class_src, list(code.in_args), {}, code.out_val, ctx, ops=list(code.ops))
     code.canon = assemble(canon_src, list(code.in_args), {}, code.out_val, canon_ctx, ops=list(code.ops))
@@ -319,11 +323,11 @@ def _standardises_a_weight(m: fx.Node, op: str) -> bool:
     return root.op == "get_attr"
 
 
-def _group_base_name(child: ChildPlan, root: nn.Module, integer: bool = False) -> str:
+def _group_base_name(child: ChildPlan, root: nn.Module, integer: bool = False, float_out: bool = False) -> str:
     """A fusion's or layer's file name: its role (vocab/roles.py: `conv_norm_act`, `attention_core`), then
     the signature of its first contraction module where it has one (`conv_norm_act_64x3x7x7`), so that
     groups of one role with other weights are told apart by name rather than by a `_vN`."""
-    role = child.role or role_of(child.op_names, integer=integer)
+    role = child.role or role_of(child.op_names, integer=integer, float_out=float_out)
     for m in child.compute_members:
         if m.op != "call_module":
             continue

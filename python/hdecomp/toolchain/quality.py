@@ -547,7 +547,8 @@ def fallback_name(node: TreeNode, ops: list[str], f: _File) -> str | None:
         return f"{node.name!r} is named after a {absent} it does not hold (ops: {', '.join(ops)})"
     if base not in FALLBACK_ROLES:
         return None
-    role = role_of(ops, integer=_integer_values(node, f))
+    floats = [str(d) for d in (node.output_dtypes or {}).values() if re.match(r"^(float|bfloat)", str(d))]
+    role = role_of(ops, integer=_integer_values(node, f), float_out=bool(floats))
     if role not in FALLBACK_ROLES:
         return f"{node.name!r} is a fallback name: its ops ({', '.join(ops)}) are a {role!r}"
     return None

@@ -169,7 +169,10 @@ ROLE_LIST: tuple[Role, ...] = (
     Role("causal_mask", "a mask built from sizes"),
     Role("attention_mask", "an attention or padding mask prepared from integer or bool tensors"),
     Role("position_ids", "positions counted from a mask or from sizes (integer work)"),
-    Role("moe_dispatch", "the token sort, counts and offsets of a mixture of experts (integer routing)"),
+    Role("moe_dispatch", "the expert counts of a mixture of experts (integer routing)"),
+    Role("mask", "a boolean mask compared out of integer or bool values"),
+    Role("indices", "the indices a condition or an order selects (nonzero, where(cond), sort, unique)"),
+    Role("index_math", "arithmetic on integer values (ids, offsets, counts)"),
     Role("constants", "tensors computed from sizes and literals"),
     Role("gating", "a sigmoid-like gate times a value"),
     Role("transformer_block", "attention and MLP with their norms"),
@@ -193,21 +196,22 @@ PATTERN_MAX_OPS = 8
 # the positions times the inverse frequencies of rotary tables) is no matmul a name may be made of
 _OUTER = frozenset({"outer", "ger"})
 _FREQUENCY = frozenset({"pow", "exp", "reciprocal", "rsqrt", "log"})
-_MOE_DISPATCH = frozenset({"sort", "argsort", "histc", "bincount", "unique", "nonzero", "one_hot"})
+_INDICES = frozenset({"nonzero", "argwhere", "where", "sort", "argsort", "unique", "unique_consecutive", "topk",
+                      "one_hot", "searchsorted", "bucketize"})
 _COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "and",
                       "or", "xor", "invert", "bitwise_and", "bitwise_or", "bitwise_not", "all", "any", "sum"})
 
 
-def role_of(ops: list[str], *, integer: bool = False) -> str:
+def role_of(ops: list[str], *, integer: bool = False, float_out: bool = False) -> str:
     """The role of a group of ops (graph order); see the module docstring. `integer`: the group reads integer
     or bool tensors only (through casts and views), and no weights: mask, position and routing work
     (`attention_mask`, `position_ids`, `causal_mask`, `moe_dispatch`; a float mask made from an integer one,
-    `(1 - mask.float()) * -1e4`, is an `attention_mask`)."""
+    `(1 - mask.float()) * -1e4`, is an `attention_mask`). `float_out`: such a group makes a float tensor."""
     names = [role_op_name(o) for o in ops]
     cats = [c for c in (category(o) for o in ops) if c != NEUTRAL]
     n = Counter(cats)
     if integer and not any(c in CONTRACTION_KINDS for c in cats):
-        return _integer_role(names, n)
+        return _integer_role(names, n, float_out)
     outer = sum(1 for o in names if o in _OUTER)
     if outer and not n[TRIG] and any(o in _FREQUENCY for o in names):
         return "rope_tables"     # inverse frequencies `1 / base ** (arange / dim)`, times the positions
@@ -264,18 +268,26 @@ def role_of(ops: list[str], *, integer: bool = False) -> str:
     return "pointwise"
 
 
-def _integer_role(names: list[str], n: Counter[str]) -> str:
-    """The role of integer or bool work (no contraction): a mask built from sizes, positions counted from a
-    mask, an attention mask prepared from one, or the token routing of a mixture of experts."""
-    if n[MASK] and any(o in ("triu", "tril") for o in names):
+def _integer_role(names: list[str], n: Counter[str], float_out: bool) -> str:
+    """The role of integer or bool work (no contraction): a mask built from sizes (`triu`), a mask-building
+    function's, a float mask made from an integer one (`(1 - mask.float()) * -1e4`), positions counted from a
+    mask, the expert counts of a mixture of experts, the indices a condition or an order selects, a boolean
+    mask compared out of values, else arithmetic on integers."""
+    if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names):
         return "causal_mask"
-    if any(o in _MOE_DISPATCH for o in names):
-        return "moe_dispatch"
+    if any("mask" in o and o not in _SIMPLE for o in names) or float_out:
+        return "attention_mask"
     if any(o in ("cumsum", "cumprod") for o in names):
         return "position_ids"
+    if any(o in ("histc", "bincount") for o in names):
+        return "moe_dispatch"
+    if any(o in _INDICES for o in names):
+        return "indices"
     if n[MAKE] and not any(o in _COMPARE for o in names):
         return "position_ids" if "arange" in names else "constants"
-    return "attention_mask"
+    if any(o in _COMPARE for o in names):
+        return "mask"
+    return "index_math"
 
 
 def _conv_role(cats: list[str], n: Counter[str], k: int) -> str:
