@@ -273,3 +273,29 @@ def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shar
     assert not hands_objects([x, (x, 2), None], {"mask": None, "scale": 0.5})
     body = "import torch\n\n\nclass Model(Block):\n    def __init__(self):\n        super().__init__({})\n"
     assert class_workload_key(body.format(0)) == class_workload_key(body.format(1))
+
+
+def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:
+    """plan.is_local_write: a write into a slice of a tensor the forward made (`new_zeros`) or computed (MViT's
+    scores), also after an earlier write into it (LED's chunks), stays in the parent; a write into an input,
+    or through an index tensor (a scatter), is a kernel."""
+    import operator
+
+    import torch.fx as fx
+    from hdecomp.decompose.plan import is_local_write
+
+    # (as a recording writes them: the value of a setitem is the tensor written into)
+    g = fx.Graph()
+    x, idx = g.placeholder("x"), g.placeholder("idx")
+    every = (slice(None), slice(None, 2))
+    q = g.call_method("new_zeros", (x, 2, 8))
+    first = g.call_function(operator.setitem, (q, every, x))
+    again = g.call_function(operator.setitem, (first, (slice(None), slice(4, None)), g.call_function(operator.mul, (x, 2))))
+    y = g.call_function(operator.mul, (x, 3))
+    into_computed = g.call_function(operator.setitem, (y, every, g.call_function(operator.getitem, (x, every))))
+    into_input = g.call_function(operator.setitem, (x, every, g.call_function(operator.getitem, (y, every))))
+    scatter = g.call_function(operator.setitem, (q, idx, y))
+    part = g.call_function(operator.getitem, (g.call_method("new_empty", (x, 2, 4)), every))
+    copied = g.call_method("copy_", (part, x))
+    writes = [first, again, into_computed, into_input, scatter, copied]
+    assert [is_local_write(n) for n in writes] == [True, True, True, False, False, True]

@@ -204,7 +204,7 @@ def is_parent_plumbing(n: fx.Node) -> bool:
     return False
 
 
-# tensors a forward makes from sizes or copies (what a write into a slice of may fill)
+# tensors a forward makes from sizes or copies (plumbing, yet values of its own a write may fill)
 _MADE_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full", "clone"})
 _MADE_FUNCTIONS = {torch.empty, torch.zeros, torch.ones, torch.full, torch.empty_like, torch.zeros_like,
                    torch.ones_like, torch.full_like, torch.clone}
@@ -212,9 +212,11 @@ _MADE_FUNCTIONS = {torch.empty, torch.zeros, torch.ones, torch.full, torch.empty
 
 def is_local_write(n: fx.Node) -> bool:
     """A copy of a value into a slice of a tensor the forward made itself (`q = x.new_empty(...)`, then
-    `q[..., :8].copy_(q_pass)` and `q[..., 8:] = q_rot`): assembling a tensor from its parts, as `cat` does,
-    which moves data and computes nothing; it stays in the parent (a write into an input, a buffer or a cache
-    is a kernel). The slice is indexed by numbers and sizes only (a tensor index makes it a scatter)."""
+    `q[..., :8].copy_(q_pass)` and `q[..., 8:] = q_rot`; LED's chunks written one after another into one
+    `new_zeros`) or computed (MViT's `attn[:, :, 1:, 1:] = ...` into the scores a child returned): assembling
+    a tensor from its parts, as `cat` does, which moves data and computes nothing; it stays in the parent (a
+    write into an input, a parameter or a buffer is a kernel). The slice is indexed by numbers and sizes only
+    (a tensor index makes it a scatter)."""
     if n.op == "call_method" and str(n.target) == "copy_":
         dest = n.args[0] if n.args else None
     elif n.op == "call_function" and n.target is operator.setitem and len(n.args) == 3:
@@ -224,11 +226,12 @@ def is_local_write(n: fx.Node) -> bool:
     else:
         return False
     while isinstance(dest, fx.Node):
-        if (dest.op == "call_method" and str(dest.target) in _MADE_METHODS) or \
+        if dest.op not in ("call_method", "call_function", "call_module"):
+            return False     # (an input of the forward, a parameter or a buffer)
+        if not is_parent_plumbing(dest) or is_local_write(dest) or \
+                (dest.op == "call_method" and str(dest.target) in _MADE_METHODS) or \
                 (dest.op == "call_function" and dest.target in _MADE_FUNCTIONS):
-            return True
-        if dest.op not in ("call_method", "call_function") or is_local_write(dest) or not is_parent_plumbing(dest):
-            return False
+            return True      # a value this forward made or computed (or wrote into before)
         if dest.op == "call_function" and dest.target is operator.getitem and _tensor_index(dest.args[1]):
             return False
         ins = [a for a in dest.all_input_nodes if not is_shape_int(a)]
