@@ -299,3 +299,25 @@ def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:
     copied = g.call_method("copy_", (part, x))
     writes = [first, again, into_computed, into_input, scatter, copied]
     assert [is_local_write(n) for n in writes] == [True, True, True, False, False, True]
+
+
+def test_a_twin_returns_the_same_objects_too() -> None:
+    """Two instances whose tensors agree but whose returned objects differ (a decoder built `cross` hands back a
+    pair of caches, one built otherwise a single cache: fixtures/reach/cache_by_kind.py) are no twins."""
+    import torch
+    from hdecomp.decompose.capture.init_args import record_init_args
+    from hdecomp.decompose.source import SourceContext
+    from hdecomp.decompose.twins import computing_twin
+    from hdecomp.runtime.component import load_component
+
+    path = Path(__file__).parent / "fixtures" / "reach" / "cache_by_kind.py"
+    decoder = load_component(path).module.Decoder
+    with record_init_args():
+        crossed = decoder(32, 2, True).eval()
+    x = torch.randn(1, 6, 32)
+    with torch.no_grad():
+        out = crossed(x)
+    ctx = SourceContext(user_file=path)
+    assert type(out[1]).__name__ == "PairCache"
+    assert computing_twin([x], {}, out, crossed, [("decoder", "Decoder(32, 2, False)")], ctx) is None
+    assert computing_twin([x], {}, out, crossed, [("decoder", "Decoder(32, 2, True)")], ctx) == "decoder"

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.decompose.capture.common import same_outputs
 from hdecomp.decompose.codegen import flat_tensors
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import SourceContext, module_expr
@@ -52,12 +53,13 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
     built from that file's constructor expression, given `sub`'s weights (the same parameters and buffers,
     strictly) and run on this call's recorded inputs (`args`, `kwargs`), it returns the recorded outputs
     (`out`) bit for bit. A decoder layer whose `layer_idx` the computation never reads then shares the first
-    layer's file, as one workload; one it does read (a sliding window or no RoPE on every fourth layer) keeps a
-    file of its own. None when no candidate does."""
+    layer's file, as one workload; one it does read (a sliding window or no RoPE on every fourth layer, another
+    kind of cache handed back) keeps a file of its own. None when no candidate does."""
     if not candidates:
         return None
     args, kwargs = real_values(list(args), dict(kwargs))   # the recorded tensors behind full-size stand-ins
-    expected = flat_tensors(real_values([out], {})[0])
+    recorded = real_values([out], {})[0][0]
+    expected = flat_tensors([recorded])
     if not expected or any(t.is_meta for t in expected):
         return None
     try:
@@ -78,9 +80,10 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
                 got = twin(*copy.deepcopy(args), **copy.deepcopy(kwargs))
         except Exception:
             continue
-        got_t = flat_tensors([got])
-        if len(got_t) == len(expected) and all(a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
-                                               for a, b in zip(got_t, expected, strict=True)):
+        # the outputs whole, as the verifier reads them: tensors bit for bit, and the objects and containers
+        # around them alike (a decoder built `cross` hands back a pair of caches where one built otherwise
+        # hands back one: the same tensors, not the same computation)
+        if same_outputs(got, recorded, rtol=0.0, atol=0.0):
             return stem
     return None
 
