@@ -187,7 +187,7 @@ ROLES: frozenset[str] = frozenset(r.name for r in ROLE_LIST)
 # the same ops, such a name is a quality finding (hdecomp validate --quality, rule Q8)
 FALLBACK_ROLES: frozenset[str] = frozenset({"pointwise", "reduction", "matmul_epilogue", "linear_epilogue",
                                             "conv_epilogue"})
-# fusions the decomposer recognises by their dataflow (decompose/plan.py: rope_runs, pair_rope_runs,
+# fusions the decomposer recognises by their dataflow (decompose/patterns.py: rope_runs, pair_rope_runs,
 # rope_table_runs) and keeps whole, whatever their size: one kernel a library ships (Liger's RoPE, a
 # flash-attention core); the quality lint (Q6) sizes them up to PATTERN_MAX_OPS
 PATTERN_ROLES: frozenset[str] = frozenset({"rope", "rope_tables", "attention_core"})
