@@ -32,7 +32,7 @@ from hdecomp.decompose.naming import (
     snake,
 )
 from hdecomp.decompose.patterns import plumbing_root
-from hdecomp.decompose.plan import ChildPlan, node_op_name
+from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, node_op_name
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
@@ -306,7 +306,7 @@ def integer_work(child: ChildPlan, values: dict[str, Any]) -> bool:
         return False
     read = []
     for a in child.inputs:   # (through the casts and views the parent keeps: `mask[:, None].float()`)
-        root, chain = plumbing_root(a)
+        root, chain = plumbing_root(a, is_parent_plumbing)
         kinds = [values.get(n.name) for n in [*chain, root]]
         tensors = [t for t in kinds if isinstance(t, torch.Tensor)]
         if tensors:
@@ -320,7 +320,7 @@ def _standardises_a_weight(m: fx.Node, op: str) -> bool:
     so rather than after the norm it is written with."""
     if category(op) != "norm" or m.op != "call_function" or not m.args or not isinstance(m.args[0], fx.Node):
         return False
-    root, _ = plumbing_root(m.args[0])
+    root, _ = plumbing_root(m.args[0], is_parent_plumbing)
     return root.op == "get_attr"
 
 

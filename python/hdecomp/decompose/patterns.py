@@ -7,13 +7,17 @@ fusion, named by its role (vocab.roles.PATTERN_ROLES)."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import torch
 import torch.fx as fx
 
 from hdecomp.decompose.capture.common import is_shape_int
-from hdecomp.decompose.plan import INTEGER_WORK, is_parent_plumbing
+
+# what the planner keeps in a parent (plan.is_parent_plumbing), handed in: views, slicing, casts, assembly
+Plumbing = Callable[[fx.Node], bool]
+INTEGER_WORK = "hdecomp_integer_work"   # node meta: an op on integer/bool tensors only (plan.mark_integer_work)
 
 _ADDS = {operator.add, torch.add, operator.iadd}
 _MULS = {operator.mul, torch.mul, operator.imul}
@@ -27,7 +31,7 @@ def _is_call(n: Any, fns: set[Any], methods: tuple[str, ...]) -> bool:
                                        (n.op == "call_method" and str(n.target) in methods))
 
 
-def rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+def rope_runs(graph: fx.Graph, plumbing: Plumbing) -> list[list[fx.Node]]:
     """Rotary position embeddings applied to a tensor, `x * cos + rotate(x) * sin`, each as its nodes in
     graph order: `rotate(x)` is data plumbing of `x` around one negation (`cat(-x2, x1)` of its halves, or
     `stack(-x2, x1).flatten()` of its even and odd items), and cos and sin do not come from `x`. Every
@@ -42,14 +46,14 @@ def rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
         if not (_is_call(m1, _MULS, ("mul", "__mul__")) and _is_call(m2, _MULS, ("mul", "__mul__"))):
             continue
         for direct, rotated in ((m1, m2), (m2, m1)):
-            run = _rope_run(add, direct, rotated)
+            run = _rope_run(add, direct, rotated, plumbing)
             if run is not None:
                 runs.append(sorted(run, key=pos.__getitem__))
                 break
     return runs
 
 
-def pair_rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+def pair_rope_runs(graph: fx.Graph, plumbing: Plumbing) -> list[list[fx.Node]]:
     """Rotary position embeddings written on pairs, `cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin])` (x1, x2
     the halves or the even and odd items of x: DeepSeek's interleaved RoPE, GPT-J's and Meta's written out),
     each as its nodes in graph order: the join, the sub, the add, the four products, and the plumbing that
@@ -63,7 +67,7 @@ def pair_rope_runs(graph: fx.Graph) -> list[list[fx.Node]]:
             continue
         first, second = join.args[0]
         for sub, add in ((first, second), (second, first)):
-            run = _pair_rope_run(join, sub, add)
+            run = _pair_rope_run(join, sub, add, plumbing)
             if run is not None:
                 runs.append(sorted(run, key=pos.__getitem__))
                 break
@@ -78,7 +82,7 @@ _TABLE_OPS = frozenset({"mul", "truediv", "div", "pow", "reciprocal", "exp", "lo
 _TABLE_MAX_OPS = 8
 
 
-def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
+def rope_table_runs(graph: fx.Graph, plumbing: Plumbing) -> list[list[fx.Node]]:
     """The cos/sin tables of a rotary embedding computed in the forward: a `cos` and a `sin` of one value
     (through views and a `cat(freqs, freqs)`), with the ops that compute that value from positions and
     inverse frequencies as far as only the tables read them (an outer product or a matmul of two vectors,
@@ -92,13 +96,13 @@ def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
     for c in graph.nodes:
         if c in claimed or not _is_call(c, _COS, ("cos",)) or len(c.all_input_nodes) != 1:
             continue
-        root, _ = plumbing_root(c.all_input_nodes[0])
-        s = next((t for t in sines if t not in claimed and plumbing_root(t.all_input_nodes[0])[0] is root), None)
+        root, _ = plumbing_root(c.all_input_nodes[0], plumbing)
+        s = next((t for t in sines if t not in claimed and plumbing_root(t.all_input_nodes[0], plumbing)[0] is root), None)
         if s is None:
             continue
         run = {c, s}
         for t in (c, s):
-            _, chain = plumbing_root(t.all_input_nodes[0])
+            _, chain = plumbing_root(t.all_input_nodes[0], plumbing)
             run |= set(chain)
         grew = True
         while grew:
@@ -109,14 +113,14 @@ def rope_table_runs(graph: fx.Graph) -> list[list[fx.Node]]:
                             a.meta.get(INTEGER_WORK) or not all(u in run for u in a.users):
                         continue
                     name = getattr(a.target, "__name__", str(a.target)).strip("_").lower()
-                    if not (is_parent_plumbing(a) or name in _TABLE_OPS) or is_shape_int(a) or \
-                            sum(1 for x in run if not is_parent_plumbing(x)) >= _TABLE_MAX_OPS:
+                    if not (plumbing(a) or name in _TABLE_OPS) or is_shape_int(a) or \
+                            sum(1 for x in run if not plumbing(x)) >= _TABLE_MAX_OPS:
                         continue
                     run.add(a)
                     grew = True
         # plumbing at the run's start (a view of the positions) reads values from outside: it stays out
         while True:
-            edge = {m for m in run if is_parent_plumbing(m) and not any(a in run for a in m.all_input_nodes)}
+            edge = {m for m in run if plumbing(m) and not any(a in run for a in m.all_input_nodes)}
             if not edge:
                 break
             run -= edge
@@ -137,10 +141,10 @@ def _products(n: Any, fns: set[Any], methods: tuple[str, ...]) -> tuple[fx.Node,
     return None
 
 
-def plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
+def plumbing_root(n: fx.Node, plumbing: Plumbing) -> tuple[fx.Node, list[fx.Node]]:
     """The value `n` views or slices (through parent plumbing of one tensor input), with the nodes between."""
     chain: list[fx.Node] = []
-    while is_parent_plumbing(n) and not is_shape_int(n):
+    while plumbing(n) and not is_shape_int(n):
         ins = [a for a in n.all_input_nodes if not is_shape_int(a)]
         if len(ins) != 1:
             break
@@ -149,13 +153,13 @@ def plumbing_root(n: fx.Node) -> tuple[fx.Node, list[fx.Node]]:
     return n, chain
 
 
-def _viewed_from(n: fx.Node) -> list[fx.Node]:
+def _viewed_from(n: fx.Node, plumbing: Plumbing) -> list[fx.Node]:
     """`n`, then each value it is a view or slice of, back to the first that is none (plumbing_root)."""
-    root, chain = plumbing_root(n)
+    root, chain = plumbing_root(n, plumbing)
     return [*chain, root]
 
 
-def _pair_rope_run(join: fx.Node, sub: Any, add: Any) -> set[fx.Node] | None:
+def _pair_rope_run(join: fx.Node, sub: Any, add: Any, plumbing: Plumbing) -> set[fx.Node] | None:
     minus = _products(sub, _SUBS, ("sub", "__sub__"))
     plus = _products(add, _ADDS, ("add", "__add__"))
     if minus is None or plus is None:
@@ -165,7 +169,7 @@ def _pair_rope_run(join: fx.Node, sub: Any, add: Any) -> set[fx.Node] | None:
         for b, s in (minus[1].all_input_nodes, reversed(minus[1].all_input_nodes)):
             if len({a, b, c, s}) != 4 or plus_operands != {frozenset((b, c)), frozenset((a, s))}:
                 continue
-            up_a, up_b = _viewed_from(a), _viewed_from(b)
+            up_a, up_b = _viewed_from(a, plumbing), _viewed_from(b, plumbing)
             common = next((n for n in up_a if n in up_b), None)
             if common is None or common in (a, b, c, s):
                 continue
@@ -182,14 +186,14 @@ def _pair_rope_run(join: fx.Node, sub: Any, add: Any) -> set[fx.Node] | None:
     return None
 
 
-def _rope_run(add: fx.Node, direct: fx.Node, rotated: fx.Node) -> set[fx.Node] | None:
+def _rope_run(add: fx.Node, direct: fx.Node, rotated: fx.Node, plumbing: Plumbing) -> set[fx.Node] | None:
     if len(direct.all_input_nodes) != 2 or len(rotated.all_input_nodes) != 2:
         return None
     for x, cos in (direct.all_input_nodes, reversed(direct.all_input_nodes)):
         for rot, sin in (rotated.all_input_nodes, reversed(rotated.all_input_nodes)):
             if cos is sin or x in (cos, sin):
                 continue
-            inner = _rotation_of(rot, x)
+            inner = _rotation_of(rot, x, plumbing)
             if inner is None:
                 continue
             run = {add, direct, rotated} | inner
@@ -198,7 +202,7 @@ def _rope_run(add: fx.Node, direct: fx.Node, rotated: fx.Node) -> set[fx.Node] |
     return None
 
 
-def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
+def _rotation_of(rot: fx.Node, x: fx.Node, plumbing: Plumbing) -> set[fx.Node] | None:
     """The nodes from `x` to `rot` when they are plumbing around exactly one negation, else None."""
     seen: set[fx.Node] = set()
     negs = 0
@@ -214,7 +218,7 @@ def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
         seen.add(n)
         if _is_call(n, _NEGS, ("neg", "__neg__")):
             negs += 1
-        elif not is_parent_plumbing(n) or is_shape_int(n):
+        elif not plumbing(n) or is_shape_int(n):
             return None
         ins = [a for a in n.all_input_nodes if not is_shape_int(a)]
         if not ins:
@@ -223,4 +227,4 @@ def _rotation_of(rot: fx.Node, x: fx.Node) -> set[fx.Node] | None:
     return seen if reached and negs == 1 else None
 
 
-__all__ = ["pair_rope_runs", "plumbing_root", "rope_runs", "rope_table_runs"]
+__all__ = ["INTEGER_WORK", "Plumbing", "pair_rope_runs", "plumbing_root", "rope_runs", "rope_table_runs"]

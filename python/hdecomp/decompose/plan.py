@@ -29,6 +29,7 @@ from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.packed import packed_pieces
+from hdecomp.decompose.patterns import INTEGER_WORK, pair_rope_runs, rope_runs, rope_table_runs
 from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
@@ -319,7 +320,6 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
                     n.meta[HOST_SOURCE] = True
 
 
-INTEGER_WORK = "hdecomp_integer_work"   # node meta: an op on integer/bool tensors only (mark_integer_work)
 
 
 def mark_integer_work(graph: fx.Graph, values: dict[str, Any]) -> None:
@@ -513,12 +513,12 @@ class _Grouping:
             for m in run_nodes:
                 self.run_of[m] = new_run
         if level > 1:   # under a fusion, its ops are kernels
-            from hdecomp.decompose.patterns import pair_rope_runs, rope_runs, rope_table_runs
-            tables = [("rope_tables", r) for r in rope_table_runs(graph)]
+            tables = [("rope_tables", r) for r in rope_table_runs(graph, is_parent_plumbing)]
             # (a run that is the whole forward is the component itself, not a child of it: anti-cheat HD305)
             computing = {n for n in self.nodes if n.op in ("call_function", "call_method", "call_module")
                          and not is_parent_plumbing(n) and not is_shape_int(n)}
-            for role, run_nodes in [("rope", r) for r in rope_runs(graph) + pair_rope_runs(graph)] + tables:
+            ropes = rope_runs(graph, is_parent_plumbing) + pair_rope_runs(graph, is_parent_plumbing)
+            for role, run_nodes in [("rope", r) for r in ropes] + tables:
                 if not any(m in self.run_of for m in run_nodes) and not computing <= set(run_nodes):
                     new_run = ChildPlan(attr="", kind="group", members=[], role=role)
                     for m in run_nodes:
