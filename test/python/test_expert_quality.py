@@ -17,7 +17,7 @@ from hdecomp.toolchain.quality import check_quality
 from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
-NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv")
+NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks")
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +73,18 @@ def test_rope_tables_computed_in_the_forward_are_one_fusion(trees: dict[str, Any
     assert all(d.startswith(("int", "bool")) for d in positions["input_dtypes"].values()), positions["input_dtypes"]
     (causal,) = _by_name(written, "causal_mask")
     assert causal["ops"] == ["triu", "or"], causal["ops"]
+
+
+def test_integer_work_split_at_the_source_level_is_named_by_its_role(trees: dict[str, Any]) -> None:
+    """A mixture of experts whose loop over the experts hit is chosen by the values is split at the source
+    level; its `greater(expert_mask.sum(...), 0).nonzero()` region reads an int64 mask and no weight: an
+    `indices` fusion, as the lint reads it (it was `reduction`, a Q8 finding: the region's name was read
+    from its calls alone, without the dtypes its call was recorded with)."""
+    nodes = _nodes(trees["routed_masks"])
+    (hit,) = [n for n in nodes.values() if "nonzero" in n["ops"] and n["level"] == "fusion"]
+    assert hit["name"] == "indices", hit["name"]
+    assert all(d.startswith(("int", "bool")) for d in hit["input_dtypes"].values()), hit["input_dtypes"]
+    assert not _by_name(nodes, "reduction"), [n["name"] for n in nodes.values()]
 
 
 def test_a_float_mask_made_from_an_integer_one_is_an_attention_mask(trees: dict[str, Any]) -> None:

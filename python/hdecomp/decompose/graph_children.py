@@ -309,8 +309,8 @@ def integer_work(child: ChildPlan, values: dict[str, Any]) -> bool:
         root, chain = plumbing_root(a, is_parent_plumbing)
         kinds = [values.get(n.name) for n in [*chain, root]]
         tensors = [t for t in kinds if isinstance(t, torch.Tensor)]
-        if tensors:
-            read.append(not any(t.is_floating_point() or t.is_complex() for t in tensors[-1:]))
+        if tensors:   # (the value read, or the one it is cast from: a float mask cast to bool is mask work)
+            read.append(any(not (t.is_floating_point() or t.is_complex()) for t in (tensors[0], tensors[-1])))
     return bool(read) and all(read)
 
 

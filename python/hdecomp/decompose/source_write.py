@@ -55,7 +55,7 @@ from hdecomp.runtime.component import Component, clone_nested, load_component, m
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
 from hdecomp.vocab.ops import is_compute_op, snake
-from hdecomp.vocab.roles import STRUCTURE_KINDS, category, effective_contractions
+from hdecomp.vocab.roles import FALLBACK_ROLES, STRUCTURE_KINDS, category, effective_contractions, role_of
 from hdecomp.vocab.workload import is_shape_free, workload_key
 
 
@@ -579,6 +579,20 @@ def _plumbing_dropped(dec: Decomposition, child: nn.Module, c: SourceChild, r: C
                                objects=True)
 
 
+def _region_role(c: SourceChild, r: CallRecord) -> str:
+    """A region's file name base: the role its ops make with what the call read and made (vocab.roles.role_of,
+    as the graph steps' groups and the quality lint read them): a region of integer or bool work with no
+    weights, `(input_ids == pad).sum(-1)`, an expert mask's `greater(mask.sum(...), 0).nonzero()`, is mask,
+    position or routing work, not a `reduction`; named statically (`c.base`) where its role needs no dtype."""
+    if c.kind != "region" or c.base not in FALLBACK_ROLES or c.weight_map or c.region_modules:
+        return c.base
+    read = flat_tensors([list(r.args), dict(r.kwargs)])
+    if not read or any(t.is_floating_point() or t.is_complex() for t in read):
+        return c.base
+    float_out = any(t.is_floating_point() for t in flat_tensors(r.out))
+    return role_of(c.ops, integer=True, float_out=float_out)
+
+
 def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
                 one_kernel: set[int]) -> tuple[str, str, int, bool]:
     """(stem, file text, level, is new) for one child with its recorded call; `one_kernel`: the ids of the
@@ -603,7 +617,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
         base = module_kernel_name(held[0], r.args) if len(held) == 1 and is_kernel_module(held[0]) and \
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
-        base = c.base
+        base = _region_role(c, r)
     shape_free = is_shape_free(kernel, c.ops)
     content = f"{level}:{workload_key(body, shape_free=shape_free)}"
     # a repeated layer (another `layer_idx`) that computes as one written already: that one's file (twins.py)

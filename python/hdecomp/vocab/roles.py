@@ -273,7 +273,8 @@ def _integer_role(names: list[str], n: Counter[str], float_out: bool) -> str:
     function's, a float mask made from an integer one (`(1 - mask.float()) * -1e4`), positions counted from a
     mask, the expert counts of a mixture of experts, the indices a condition or an order selects, a boolean
     mask compared out of values, else arithmetic on integers."""
-    if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names):
+    if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names) and not any(
+            "bidirectional" in o or "padding" in o for o in names):
         return "causal_mask"
     if any("mask" in o and o not in _SIMPLE for o in names) or float_out:
         return "attention_mask"
