@@ -80,6 +80,11 @@ def test_the_same_code_up_to_names_docstrings_and_the_self_test_is_one_workload(
     ints = KERNEL.replace("torch.rand(2, 4)", "torch.tensor([[1, 2], [3, 4]], dtype=torch.int64)")
     assert workload_key(ints) == workload_key(ints.replace("[[1, 2], [3, 4]]", "[[0, -5], [7, 1]]"))
     assert workload_key(ints) != workload_key(ints.replace("[[1, 2], [3, 4]]", "[[1, 2, 3], [3, 4, 5]]"))
+    # (nor how they are written: a constant column broadcast, NLLB-MoE's one-hot rows of a router that sent
+    # every token to expert 0, is the values of that shape; broadcast to another shape, another workload)
+    wide = ints.replace("[[1, 2], [3, 4]]", "[[1], [3]]").replace("dtype=torch.int64)", "dtype=torch.int64).expand(2, 2)")
+    assert ".expand(2, 2)" in wide and workload_key(wide) == workload_key(ints)
+    assert workload_key(wide.replace("expand(2, 2)", "expand(2, 3)")) != workload_key(ints)
 
 
 def test_what_the_code_computes_and_what_its_names_mean_are_the_workload() -> None:

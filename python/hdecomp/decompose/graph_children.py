@@ -192,7 +192,6 @@ def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: N
     # the parent's call passes None where the child's file does (verify-step checks the parent)
     positions = list(child.arg_keep or range(len(call.args)))
     dropped = {positions[i] for i, v in enumerate(plain_args) if v is None and in_args[i] is not None}
-    objects = bool(dropped or plain_kwargs != in_kwargs)   # (a cache the parent hands on: twins.py)
     if dropped or plain_kwargs != in_kwargs:
         call.args = tuple(None if n in dropped else a for n, a in enumerate(call.args))
         call.kwargs = {k: (None if plain_kwargs[k] is None and in_kwargs[k] is not None else v)
@@ -210,7 +209,9 @@ def _module_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: N
     return ChildCode(body=body, canon=body, attr=attr, base=base, ops=ops,
                      in_names=own_names or [f"arg{i}" for i in range(len(in_args))], in_args=in_args,
                      in_kwargs=in_kwargs, out_val=out_val, own_map=own_map,
-                     expr="" if wrap or objects or hands_objects(in_args, in_kwargs) else expr)
+                     # (a cache the parent handed on is None in the parent's call too: a layer that wrote its own
+                     # slot of it computes alike with any index; twins.py)
+                     expr="" if wrap or hands_objects(in_args, in_kwargs) else expr)
 
 
 def _group_child_code(child: ChildPlan, model: nn.Module, cap: Capture, node: Node, used_attrs: set[str],

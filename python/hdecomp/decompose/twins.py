@@ -20,15 +20,18 @@ from hdecomp.decompose.stepfiles import carried_namespace
 from hdecomp.vocab.workload import workload_key
 
 _SUPER_INIT = re.compile(r"^(        super\(\)\.__init__\().*(\)\s*)$", re.MULTILINE)
+# the draws of parameters a constructor leaves uninitialised (codegen.initialise_text), scaled like the model's
+# own values: the weights every file is given before it runs (verify.weights) replace them
+_INIT_DRAW = re.compile(r"^(        nn\.init\.normal_\(.*, std=)[-+.e\d]+(\)\s*)$", re.MULTILINE)
 
 
 def class_workload_key(body: str) -> str:
     """The workload of a submodule child's file body up to the arguments of its class's constructor (the
-    `super().__init__(...)` of its `class Model`): equal for the files of two instances of one class that
-    differ only in how they were built."""
+    `super().__init__(...)` of its `class Model`) and the scales its uninitialised parameters are drawn with:
+    equal for the files of two instances of one class that differ only in how they were built."""
     at = body.find("\nclass Model(")
     if at >= 0:
-        body = body[:at] + _SUPER_INIT.sub(r"\1...\2", body[at:], count=1)
+        body = body[:at] + _INIT_DRAW.sub(r"\1...\2", _SUPER_INIT.sub(r"\1...\2", body[at:], count=1))
     return workload_key(body)
 
 

@@ -159,7 +159,30 @@ class _ValueFree(ast.NodeTransformer):
                     [k.arg for k in node.keywords] == ["dtype"] and _integers_only(node.args[0]):
                 dtype = ast.unparse(node.keywords[0].value)
                 return ast.Constant(value=f"<{_nested_shape(node.args[0])} {dtype}>")
+        if isinstance(func, ast.Attribute) and func.attr == "expand" and not node.keywords:
+            # recorded values written with their constant columns broadcast (input_code: `torch.tensor([[0],
+            # ...]).index_select(...).expand(n, 4)`) are the values of that shape written out
+            literal = _literal_under(func.value)
+            dims = _VALUE_FREE.match(str(literal.value)) if literal is not None else None
+            if literal is not None and dims is not None:
+                have = dims.group(1).split("x")
+                want = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) and a.value != -1 else None
+                        for a in node.args]
+                if len(want) == len(have):
+                    shape = "x".join(h if w is None else str(w) for h, w in zip(have, want, strict=True))
+                    literal.value = f"<{shape} {dims.group(2)}>"
+                    return func.value
         return node
+
+
+_VALUE_FREE = re.compile(r"^<([\dx]+) (.+)>$")
+
+
+def _literal_under(node: ast.expr) -> ast.Constant | None:
+    """The value-free literal (`<32x1 torch.int64>`) a chain of method calls (`.index_select(...)`) is made on."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    return node if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _integers_only(node: ast.expr) -> bool:
