@@ -18,13 +18,15 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks")
+# decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
+OTHERS = ("cached_layers",)
 
 
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("expert")
     return {name: decompose(FIX / f"{name}.py", out, DecomposeOptions(batch_limit=1, self_tests=False),
-                            progress=False) for name in NAMES}
+                            progress=False) for name in (*NAMES, *OTHERS)}
 
 
 def _nodes(dec: Any) -> dict[str, dict[str, Any]]:
@@ -117,6 +119,23 @@ def test_layers_that_differ_only_in_an_index_they_never_read_share_one_file(tree
         assert layer["instance_count"] == 2, layer
     dec = trees["latent_rope"]
     assert len(list((dec.root / "level_2_layer").glob("*.py"))) == 2
+
+
+def test_layers_handed_a_live_cache_share_one_file_built_with_their_own_index(trees: dict[str, Any]) -> None:
+    """A decoder split at the source level hands its layers the live DynamicCache each writes its own slot of
+    by `layer_idx`: the three layers were `decoder_layer`, `_v2` and `_v3` (Q9). Now one file, whose class
+    takes `layer_idx` as a constructor parameter defaulting to the first layer's, which the parent builds
+    with each layer's own index; every step, the self-tests and the composition PASS."""
+    dec = trees["cached_layers"]
+    assert_fully_verified(dec, pipeline=False)
+    nodes = _nodes(dec)
+    layers = [n for n in nodes.values() if n["name"].startswith("decoder_layer")]
+    assert [(n["name"], n["instance_count"]) for n in layers] == [("decoder_layer", 3)], layers
+    text = next(dec.root.glob("level_2_layer/decoder_layer.py")).read_text()
+    assert "    def __init__(self, layer_idx=0):\n        super().__init__(32, layer_idx)\n" in text, text
+    parent = next(dec.root.glob("steps/step_1_*/refactored.py")).read_text()
+    assert "[DecoderLayer(), DecoderLayer(layer_idx=1), DecoderLayer(layer_idx=2)]" in parent, parent
+    assert not [f for f in check_quality(dec.root).findings if f.rule == "Q9"]
 
 
 def test_layers_whose_index_changes_the_computation_keep_files_of_their_own(trees: dict[str, Any]) -> None:

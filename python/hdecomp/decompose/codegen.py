@@ -788,8 +788,9 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     lines += ctx.import_lines()
     lines += imports
     lines += ["", "", "class RefactoredModel(nn.Module):", f'    """{doc}"""', "",
-              "    def __init__(self, *init_inputs):",
-              "        # Built like the original (same get_init_inputs()); the children have the recorded sizes.",
+              "    def __init__(self, *init_inputs, **init_kwargs):",
+              "        # Built like the original (its get_init_inputs(), or a parent's own constructor arguments:",
+              "        # a layer sharing this file); the children have the recorded sizes.",
               "        super().__init__()"]
     lines += init
     lines += ["", f"    def forward(self, {', '.join(params)}):" if params else "    def forward(self):"]

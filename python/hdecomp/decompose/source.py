@@ -559,10 +559,12 @@ def constructor_expr(module: Any, ctx: SourceContext) -> str:
     return expr
 
 
-def constructor_call(module: Any, ctx: SourceContext) -> tuple[str, list[Patch]]:
+def constructor_call(module: Any, ctx: SourceContext, named: frozenset[str] = frozenset()) -> tuple[str, list[Patch]]:
     """(`module`'s class called with its recorded constructor arguments, the changes the model's constructor
     made after that call: construction_patches, less a cast of the whole module that the call's `dtype=`
-    makes already, `nn.Linear(4, 4).double()` as `nn.Linear(4, 4, dtype=torch.float64)`)."""
+    makes already, `nn.Linear(4, 4).double()` as `nn.Linear(4, 4, dtype=torch.float64)`). `named`: parameters
+    passed as the variable of their own name (`layer_idx=layer_idx`, a shared file's constructor parameter)
+    rather than their recorded value."""
     cls = plain_class(module) if isinstance(module, nn.Module) else type(module)
     if cls in (nn.Sequential, nn.ModuleList, nn.ModuleDict):
         return container_expr(module, ctx), []
@@ -592,6 +594,11 @@ def constructor_call(module: Any, ctx: SourceContext) -> tuple[str, list[Patch]]
             continue
         if kind == "varkw":
             parts.extend(f"{k}={literal(v, ctx)}" for k, v in value.items())
+            continue
+        if name in named and kind in ("arg", "kwonly") and not has_varargs:
+            parts.append(name if positional_run and kind == "arg" and i < 2 and name not in defaults
+                         else f"{name}={name}")
+            positional_run = positional_run and parts[-1] == name
             continue
         if kind == "posonly" or (has_varargs and kind != "kwonly"):
             # by position: a positional-only parameter has no name to pass, and before a non-empty *args

@@ -94,6 +94,9 @@ class SourcePlan:
     # the prefix of the original keys the children's weight maps are relative to (`model.`)
     methods: list[ast.FunctionDef] = field(default_factory=list)
     key_prefix: str = ""
+    # constructor arguments the parent builds a child's class with (a layer sharing the file of another, built
+    # with its own `layer_idx`: twins.constructor_overrides)
+    init_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def parent_source(self, stems: dict[str, str], doc: str) -> str:
         """refactored.py (without its inputs block); `stems`: child attr -> child file stem."""
@@ -109,17 +112,22 @@ class SourcePlan:
                 imports.append(f"from children.{stem} import Model as {alias}")
         init = []
         in_container = {a for items in self.containers.values() for a in items}
+
+        def build(attr: str) -> str:
+            kwargs = ", ".join(f"{k}={literal(v, self.ctx)}" for k, v in self.init_kwargs.get(attr, {}).items())
+            return f"{aliases[stems[attr]]}({kwargs})"
+
         for c in self.children:
             if c.attr not in in_container:
-                init.append(f"        self.{c.attr} = {aliases[stems[c.attr]]}()")
+                init.append(f"        self.{c.attr} = {build(c.attr)}")
         for name, items in self.containers.items():
             typ = self.container_types[name]
             if typ is nn.ModuleDict:
                 keys = [a.split(".", 1)[1] for a in items]
-                body = ", ".join(f"{k!r}: {aliases[stems[a]]}()" for k, a in zip(keys, items, strict=True))
+                body = ", ".join(f"{k!r}: {build(a)}" for k, a in zip(keys, items, strict=True))
                 init.append(f"        self.{name} = nn.ModuleDict({{{body}}})")
             else:
-                body = ", ".join(f"{aliases[stems[a]]}()" for a in items)
+                body = ", ".join(build(a) for a in items)
                 init.append(f"        self.{name} = nn.{typ.__name__}([{body}])")
         for name, value in self.consts.items():
             init.append(f"        self.{name} = {literal(value, self.ctx)}")
@@ -136,8 +144,9 @@ class SourcePlan:
         if defs:
             lines += ["", "", "# ---- carried over from the model file ----", "", defs]
         lines += ["", "", "class RefactoredModel(nn.Module):", f'    """{doc}"""', "",
-                  "    def __init__(self, *init_inputs):",
-                  "        # Built like the original (same get_init_inputs()); the children have the recorded sizes.",
+                  "    def __init__(self, *init_inputs, **init_kwargs):",
+                  "        # Built like the original (its get_init_inputs(), or a parent's own constructor arguments:",
+                  "        # a layer sharing this file); the children have the recorded sizes.",
                   "        super().__init__()"]
         lines += init
         lines.append("")

@@ -47,7 +47,13 @@ from hdecomp.decompose.stepfiles import (
     op_kernel_name,
     tie_tied_tensors,
 )
-from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
+from hdecomp.decompose.twins import (
+    class_workload_key,
+    computing_twin,
+    constructor_overrides,
+    hands_objects,
+    with_constructor_parameters,
+)
 from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
@@ -397,14 +403,27 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
     one_kernel = {id(m) for q, m in model.named_modules() if q and id(m) in module_children and
                   runs_one_kernel(model, q, expected.per_module, expected.module_calls)}
     final: dict[str, str] = {}
+    shared = _SharedLayers()
     for c in plan.children:
         r = rec.calls[c.attr]
-        stem, text, level, is_new = _final_text(draft.names, node, c, r, one_kernel)
+        stem, text, level, is_new, overrides = _final_text(draft.names, node, c, r, one_kernel, shared)
+        if overrides:
+            plan.init_kwargs[c.attr] = overrides
         final[c.attr] = stem
         new_node = child_node(dec.root, node, stem, level, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs,
                               r.out, c.ops, max(1, r.ops // max(r.calls, 1)), in_model.get(c.attr, [])) \
             if is_new else None
         draft.children.append(DraftChild(stem, text, r.uses, new_node))
+    for stem, params in shared.params.items():   # (the files later calls build with their own arguments)
+        if params:
+            text = with_constructor_parameters(draft.names.texts[stem], shared.firsts[stem], sorted(params),
+                                               SourceContext(user_file=node.path))
+            if text is None:
+                raise SourceStepError(f"{stem}: its constructor arguments cannot be written as parameters")
+            draft.names.texts[stem] = text
+            for dc in draft.children:
+                if dc.stem == stem:
+                    dc.text = text
     draft.refactored = plan.parent_source(final, doc) + "\n\n" + inputs_text
     loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
     notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
@@ -593,10 +612,20 @@ def _region_role(c: SourceChild, r: CallRecord) -> str:
     return role_of(c.ops, integer=True, float_out=float_out)
 
 
-def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
-                one_kernel: set[int]) -> tuple[str, str, int, bool]:
-    """(stem, file text, level, is new) for one child with its recorded call; `one_kernel`: the ids of the
-    submodules that run one kernel module and nothing else (plan.runs_one_kernel)."""
+@dataclass
+class _SharedLayers:
+    """The layer files of one step that later calls share with constructor arguments of their own: the module
+    each file of the step was written for, and the constructor parameters its class takes (twins.py)."""
+
+    firsts: dict[str, nn.Module] = field(default_factory=dict)
+    params: dict[str, set[str]] = field(default_factory=dict)
+
+
+def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, one_kernel: set[int],
+                shared: _SharedLayers) -> tuple[str, str, int, bool, dict[str, int] | None]:
+    """(stem, file text, level, is new, the constructor arguments the parent builds the file's class with) for
+    one child with its recorded call; `one_kernel`: the ids of the submodules that run one kernel module and
+    nothing else (plan.runs_one_kernel); `shared`: this step's layer files so far."""
     ops_per_call = r.ops // max(r.calls, 1) if r.calls else len(c.ops)
     if c.kind == "module":
         assert c.module is not None
@@ -621,23 +650,40 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord,
     shape_free = is_shape_free(kernel, c.ops)
     content = f"{level}:{workload_key(body, shape_free=shape_free)}"
     # a repeated layer (another `layer_idx`) that computes as one written already: that one's file (twins.py)
-    # (not where the parent hands it a cache its file takes as None: a layer writes its own slot of it)
     class_key = f"{level}:{class_workload_key(body)}" \
-        if c.kind == "module" and c.expr and not kernel and not r.objects and not hands_objects(r.args, r.kwargs) \
-        else None
+        if c.kind == "module" and c.expr and not kernel and not hands_objects(r.args, r.kwargs) else None
+    overrides: dict[str, int] | None = None
     if class_key is not None and content not in names.registry.by_content and c.module is not None:
-        twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module,
-                              names.registry.by_class.get(class_key, []), SourceContext(user_file=node.path))
+        ctx = SourceContext(user_file=node.path)
+        candidates = names.registry.by_class.get(class_key, [])
+        own: dict[str, dict[str, int]] = {}
+        if r.objects:
+            # the parent's code hands the live cache on, and a layer writes its own slot of it by the index it
+            # was built with: only a file of this step whose class the parent can build with this layer's own
+            # constructor arguments (`DecoderLayer(layer_idx=1)`)
+            for stem, _ in candidates:
+                ov = constructor_overrides(shared.firsts[stem], c.module, ctx) if stem in shared.firsts else None
+                params = sorted(shared.params.get(stem, set()) | set(ov or {}))
+                if ov is not None and with_constructor_parameters(
+                        names.texts[stem], shared.firsts[stem], params, ctx) is not None:
+                    own[stem] = ov
+            candidates = [(stem, e) for stem, e in candidates if stem in own]
+        twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module, candidates, ctx)
         if twin is not None:
             names.registry.by_content[content] = twin
+            if r.objects:
+                overrides = own[twin]
+                shared.params.setdefault(twin, set()).update(overrides)
     stem, is_new = names.registry.name_for(base, content,
                                            "" if shape_free else input_signature(flat_tensors(list(r.args))))
     if is_new and class_key is not None:
         names.registry.by_class.setdefault(class_key, []).append((stem, c.expr))
+        if c.module is not None:
+            shared.firsts[stem] = c.module
     header = child_header(level, c.ops, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs, r.out)
     if c.region is not None and c.region.in_loop:
         header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"
     text = ComponentText(body, header).text(stem, level, node.id)
     if is_new:
         names.texts[stem] = text
-    return stem, names.texts.get(stem, text), level, is_new
+    return stem, names.texts.get(stem, text), level, is_new, overrides

@@ -12,10 +12,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.decompose.capture import init_call
 from hdecomp.decompose.capture.common import same_outputs
 from hdecomp.decompose.codegen import flat_tensors
 from hdecomp.decompose.shapes import real_values
-from hdecomp.decompose.source import SourceContext, module_expr
+from hdecomp.decompose.source import NotRepresentable, SourceContext, constructor_call, literal, module_expr
 from hdecomp.decompose.stepfiles import carried_namespace
 from hdecomp.vocab.workload import workload_key
 
@@ -91,4 +92,53 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
     return None
 
 
-__all__ = ["class_workload_key", "computing_twin", "hands_objects"]
+def constructor_overrides(first: nn.Module, other: nn.Module, ctx: SourceContext) -> dict[str, int] | None:
+    """The constructor arguments `other` was built with that differ from those `first` was built with, by
+    name, where all of them are ints passed by name (a decoder layer's `layer_idx`): what a parent passes the
+    file written for `first` to build `other`. None where they differ otherwise (another config, a value
+    passed by position only or through `*args`) or were not recorded."""
+    a, b = init_call(first), init_call(other)
+    if a is None or b is None or type(first) is not type(other) or len(a.params) != len(b.params):
+        return None
+    out: dict[str, int] = {}
+    for (name, va, kind), (name_b, vb, kind_b) in zip(a.params, b.params, strict=True):
+        if (name, kind) != (name_b, kind_b):
+            return None
+        if type(va) is int and type(vb) is int and kind in ("arg", "kwonly"):
+            if va != vb:
+                out[name] = vb
+            continue
+        try:
+            if literal(va, ctx) != literal(vb, ctx):
+                return None
+        except NotRepresentable:
+            return None
+    return out
+
+
+def with_constructor_parameters(text: str, module: nn.Module, params: list[str], ctx: SourceContext) -> str | None:
+    """A submodule child's file `text` (written for `module`) whose class takes `params` (constructor
+    arguments by name, constructor_overrides) as parameters of its own, defaulting to the values `module` was
+    built with: `def __init__(self, layer_idx=0): super().__init__(config, layer_idx)`. The file still builds
+    and runs as it did; a parent builds another instance of the class with its own values. None where the
+    text does not hold the constructor call as written for `module`."""
+    call = init_call(module)
+    if call is None:
+        return None
+    values = {name: value for name, value, _ in call.params}
+    try:
+        old, _ = constructor_call(module, ctx)
+        new, _ = constructor_call(module, ctx, named=frozenset(params))
+    except NotRepresentable:
+        return None
+    old_args, new_args = old.partition("(")[2][:-1], new.partition("(")[2][:-1]
+    head = "    def __init__(self):\n        super().__init__("
+    target = f"{head}{old_args})\n"
+    if text.count(target) != 1 or any(name not in values for name in params):
+        return None
+    signature = ", ".join(f"{name}={values[name]!r}" for name in params)
+    return text.replace(target, f"    def __init__(self, {signature}):\n        super().__init__({new_args})\n")
+
+
+__all__ = ["class_workload_key", "computing_twin", "constructor_overrides", "hands_objects",
+           "with_constructor_parameters"]
