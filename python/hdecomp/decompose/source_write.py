@@ -416,14 +416,14 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
         draft.children.append(DraftChild(stem, text, r.uses, new_node))
     for stem, params in shared.params.items():   # (the files later calls build with their own arguments)
         if params:
-            text = with_constructor_parameters(draft.names.texts[stem], shared.firsts[stem], sorted(params),
-                                               SourceContext(user_file=node.path))
-            if text is None:
+            with_params = with_constructor_parameters(draft.names.texts[stem], shared.firsts[stem], sorted(params),
+                                                      SourceContext(user_file=node.path))
+            if with_params is None:   # (each was checked before its call shared the file: never)
                 raise SourceStepError(f"{stem}: its constructor arguments cannot be written as parameters")
-            draft.names.texts[stem] = text
+            draft.names.texts[stem] = with_params
             for dc in draft.children:
                 if dc.stem == stem:
-                    dc.text = text
+                    dc.text = with_params
     draft.refactored = plan.parent_source(final, doc) + "\n\n" + inputs_text
     loops = sum(1 for c in plan.children if c.region is not None and c.region.in_loop)
     notes.insert(0, f"split at the source level: {len(plan.regions)} region(s) of compute moved into children"
