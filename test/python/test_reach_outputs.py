@@ -241,3 +241,42 @@ def test_a_weight_map_naming_state_the_first_forward_makes_is_verified_on_the_se
     result = verify_step(step / "original.py", step / "refactored.py", VerifyOptions(batch_limit=1))
     assert result.status == "PASS", (result.error, result.fail_reasons)
     assert any("holds only once its first forward ran" in w for w in result.warnings), result.warnings
+
+
+def test_a_self_test_counts_an_output_objects_tensors_by_its_fields(tmp_path: Path) -> None:
+    """transformers' SwinEncoder sets its output's `reshaped_hidden_states` after `hidden_states` inside its model
+    and before them when called alone (OneFormer's backbone): a self-test that counted the tensors in the order
+    the keys were set expected a (2, 1024, 32) output where its own run gave a (2, 32, 32, 32) one. Both the
+    recorded shapes and the self-test's count go by the fields the output class declares."""
+    import subprocess
+
+    from hdecomp.decompose.codegen import self_test_block
+    recorded = BaseModelOutput(last_hidden_state=torch.zeros(2, 4))
+    recorded["attentions"] = (torch.zeros(2, 3, 3),)     # set before hidden_states, unlike the field order
+    recorded["hidden_states"] = (torch.zeros(2, 4, 8),)
+    assert list(recorded) == ["last_hidden_state", "attentions", "hidden_states"]
+    body = '''import torch
+import torch.nn as nn
+from transformers.modeling_outputs import BaseModelOutput
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return BaseModelOutput(last_hidden_state=x, hidden_states=(torch.zeros(2, 4, 8),),
+                               attentions=(torch.zeros(2, 3, 3),))
+
+
+batch_size = 2
+
+
+def get_inputs():
+    return [torch.zeros(2, 4)]
+
+
+def get_init_inputs():
+    return []
+'''
+    path = tmp_path / "component.py"
+    path.write_text(body + "\n\n" + self_test_block(recorded, kwargs_fn=False, symbolic=False))
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -62,7 +62,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
-                                  "cache_in_output", "config_default_decorator", "cache_by_kind"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind",
+                                  "numpy_dispatch"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)

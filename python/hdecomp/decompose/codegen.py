@@ -335,9 +335,21 @@ def _holds_plain_objects(value: Any, depth: int = 0) -> bool:
     return fields is not None and any(_holds_plain_objects(v, depth + 1) for v in fields.values())
 
 
+def _by_fields(value: Any) -> Any:
+    """`value` with each output dataclass that is a dict (a transformers ModelOutput) as a dict of its set fields
+    in the order the class declares them: SwinEncoder sets `reshaped_hidden_states` before `hidden_states` when
+    called alone and after them inside its model, so the order of its keys is no order a self-test can count."""
+    if isinstance(value, dict):
+        keys = [k for k in getattr(value, "__dataclass_fields__", {}) if k in value] or list(value)
+        return {k: _by_fields(value[k]) for k in keys}
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return [_by_fields(v) for v in value]
+    return value
+
+
 def _self_test(outputs: Any, symbolic: bool = True, value_sized: bool = False, maskable: bool = False) -> str:
     expected = []
-    for t in flat_tensors(outputs):
+    for t in flat_tensors(_by_fields(outputs)):
         s = sample(t)
         finite = bool(torch.isfinite(s).all()) if (s.is_floating_point() or s.is_complex()) else True
         dims = dims_source(t) if symbolic else [str(int(d)) for d in t.shape]
@@ -373,8 +385,9 @@ def _tensors(value):
         return [value]
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in _tensors(v)]
-    if isinstance(value, dict):
-        return [t for k in value for t in _tensors(value[k])]
+    if isinstance(value, dict):   # (a ModelOutput by its fields: the order its keys were set in varies)
+        keys = [k for k in getattr(value, "__dataclass_fields__", {{}}) if k in value] or list(value)
+        return [t for k in keys for t in _tensors(value[k])]
     if hasattr(value, "__dataclass_fields__"):
         return [t for k in value.__dataclass_fields__ for t in _tensors(getattr(value, k))]{clause}
     return []{helpers}{scaled}
@@ -474,7 +487,7 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
     extra += "".join(f"        {line}\n" for line in hook_registrations(module, "self", ctx))
     extra += "".join(f"        {p.statement('self')}\n" for p in patches)
     extra += initialise_text(module)
-    src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n"
+    src = (f"class Model({cls_name}):\n    \"\"\"{doc}\"\"\"\n\n{_library_flags(module, cls_name)}    def __init__(self):\n"
            f"        super().__init__({args})\n{extra}")
     if built:
         names = positional or []
@@ -486,6 +499,18 @@ def module_child_class(module: nn.Module, ctx: SourceContext, doc: str, wrap: bo
         src += (f"\n    def forward(self, {', '.join([*taken, '**kwargs'])}):\n"
                 f"        return super().forward({', '.join([*passed, '**kwargs'])})\n")
     return src, expr
+
+
+_CAN_SET = re.compile(r"^_can_set_\w+_implementation$")
+
+
+def _library_flags(module: nn.Module, cls_name: str) -> str:
+    """Class attributes a subclass of `module`'s class needs to build as the class does: transformers decides
+    whether a model may be told its attention or experts implementation by reading the source of the module
+    its class is defined in (`_can_set_experts_implementation`), which for `class Model(ZayaModel)` is the
+    generated file; the answer for the model's own class is cached on it, which the subclass reads."""
+    names = sorted(n for n in dir(type(module)) if _CAN_SET.match(n) and callable(getattr(type(module), n, None)))
+    return "".join(f"    {n}_cached_value = {cls_name}.{n}()\n" for n in names) + ("\n" if names else "")
 
 
 def initialise_text(module: nn.Module, prefix: str = "") -> str:

@@ -109,7 +109,7 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
                                   model.get_submodule(str(child.target)), names.registry.by_class.get(class_key, []),
                                   SourceContext(user_file=node.path))
             if twin is not None:   # a repeated layer that computes as the one written: that one's file
-                names.registry.by_content[content] = twin
+                names.registry.twin(content, twin)
         stem, is_new = names.registry.name_for(code.base, content,
                                                "" if shape_free else input_signature(flat_tensors(list(code.in_args))))
         if is_new and class_key is not None:

@@ -108,10 +108,18 @@ class NameRegistry:
     # submodule files by their workload up to the constructor's arguments -> [(name, the constructor
     # expression)]: the files a repeated layer (another `layer_idx`) may share (twins.computing_twin)
     by_class: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # the workloads named after the file of another instance they compute as (a twin, not the same body): a
+    # parent that hands the layer a live cache cannot build that file with this instance's arguments
+    twinned: set[str] = field(default_factory=set)
 
     def copy(self) -> NameRegistry:
         return NameRegistry(dict(self.by_content), dict(self.taken), dict(self.shapes),
-                            {k: list(v) for k, v in self.by_class.items()})
+                            {k: list(v) for k, v in self.by_class.items()}, set(self.twinned))
+
+    def twin(self, content_key: str, name: str) -> None:
+        """The workload `content_key` is named after `name`'s file, whose module computes as it does."""
+        self.by_content[content_key] = name
+        self.twinned.add(content_key)
 
     def name_for(self, base: str, content_key: str, shapes: str = "") -> tuple[str, bool]:
         """(name, is_new). `content_key` identifies the workload (the generated body); `shapes` is its input

@@ -74,6 +74,7 @@ from hdecomp.decompose.source_rewrites import (
     global_callee,
 )
 from hdecomp.formats.keys import access_path
+from hdecomp.vocab.ops import SOURCE_PLUMBING_OPS
 
 _MODULE_LEVEL_ONLY = frozenset({"batch_size", "get_inputs", "get_input_kwargs", "get_init_inputs", "EXPECTED_OUTPUTS"})
 
@@ -285,7 +286,8 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
         calls = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
             if len(regions) == 1 else []
-        if calls and all(_called_method(st, attrs) is not None for st in calls):
+        if calls and all(_called_method(st, attrs) is not None for st in calls) and \
+                not _submodules_read(as_written, attrs):
             # the only compute is in the module's own methods it calls (torchvision's AnchorGenerator:
             # `self.set_cell_anchors(...)`, `self.grid_anchors(...)`; a `return self._grid(sizes)`): one child
             # holding them would be the parent in disguise; their bodies are split instead, as methods of the
@@ -455,8 +457,13 @@ def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
     else None."""
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
     while isinstance(value, ast.Attribute) or \
-            (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)):
-        value = value.value   # (a field or constant item of the call's result: plumbing)
+            (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)) or \
+            (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
+             isinstance(value.func.value, ast.Call) and value.func.attr in SOURCE_PLUMBING_OPS):
+        # (a field or constant item of the call's result, or a view of it: `self.moe_infer(x, i, w).view(*shape)`,
+        # HiDream's MoE: plumbing)
+        value = value.func.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) else \
+            value.value  # type: ignore[union-attr]
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
             isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
         info = attrs.get(value.func.attr)

@@ -653,6 +653,10 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
     class_key = f"{level}:{class_workload_key(body)}" \
         if c.kind == "module" and c.expr and not kernel and not hands_objects(r.args, r.kwargs) else None
     overrides: dict[str, int] | None = None
+    if r.objects and content in names.registry.twinned:
+        # (named after another instance's file where a None cache made them compute alike: this parent hands
+        # the live cache on, and builds the file with no arguments of this instance's; a file of its own)
+        content += ":built-as-recorded"
     if class_key is not None and content not in names.registry.by_content and c.module is not None:
         ctx = SourceContext(user_file=node.path)
         candidates = names.registry.by_class.get(class_key, [])
@@ -670,7 +674,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
             candidates = [(stem, e) for stem, e in candidates if stem in own]
         twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module, candidates, ctx)
         if twin is not None:
-            names.registry.by_content[content] = twin
+            names.registry.twin(content, twin)
             if r.objects:
                 overrides = own[twin]
                 shared.params.setdefault(twin, set()).update(overrides)

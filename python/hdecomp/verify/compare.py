@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 from torch.fx.immutable_collections import immutable_dict, immutable_list
 
@@ -426,6 +427,14 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
             out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
             return
         out.append(_compare_tensors(path, a.detach(), b.detach(), rtol, atol))
+        return
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        # (a numpy array a forward made, HiDream's `bincount().cpu().numpy().cumsum(0)`: as the tensor it holds)
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype == object or b.dtype == object:
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
+            return
+        out.append(_compare_tensors(path, torch.from_numpy(np.ascontiguousarray(a)),
+                                    torch.from_numpy(np.ascontiguousarray(b)), rtol, atol))
         return
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)):

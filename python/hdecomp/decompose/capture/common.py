@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 import torch.fx as fx
 from torch import nn
@@ -160,6 +161,11 @@ def same_outputs(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool
                 if not _allclose_chunked(x.detach().cpu(), y.detach().cpu(), rtol, atol):
                     return False
             elif not torch.equal(x.cpu(), y.cpu()):
+                return False
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            # (a numpy array a forward made: equal in shape, dtype and values, NaN == NaN)
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and
+                    x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc")):
                 return False
         elif x != y and not (isinstance(x, float) and x != x and y != y):
             # (an object that compares by identity: the same value when of one class with equal attributes,
