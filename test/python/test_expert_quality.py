@@ -181,7 +181,13 @@ def test_roles_from_structure() -> None:
     assert role_of(["sum", "eq"]) == "reduction"
     assert role_of(["cumsum", "sub", "masked_fill"], integer=True) == "position_ids"
     assert role_of(["triu", "or"], integer=True) == "causal_mask"
-    assert role_of(["histc", "cumsum"], integer=True) == "position_ids"
+    # the tokens per expert and their offsets (a grouped-GEMM MoE's `histc` then `cumsum`, DeepSeek-MoE's
+    # `bincount().cumsum(0)`): dispatch work, not positions
+    assert role_of(["histc", "cumsum"], integer=True) == "moe_dispatch"
+    assert role_of(["argsort", "bincount", "cumsum", "floordiv"], integer=True) == "moe_dispatch"
+    # a mask helper that builds a bidirectional mask beside the causal one is no causal mask
+    assert role_of(["create_causal_mask", "create_bidirectional_mask"], integer=True) == "attention_mask"
+    assert role_of(["create_causal_mask"], integer=True) == "causal_mask"
     assert role_of(["bincount", "floordiv"], integer=True) == "moe_dispatch"
     assert role_of(["sub", "mul"], integer=True, float_out=True) == "attention_mask"
     # Faster R-CNN's `torch.where(labels == k)`: the detections of one class, no attention mask

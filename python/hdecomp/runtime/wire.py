@@ -19,6 +19,8 @@ buffers, each length-prefixed. Inside `value`:
   of that name that holds nothing;
 - `{"size": [...]}`, `{"torch": "float32"}` (a dtype, memory format or layout), `{"device": "cpu"}`,
   `{"complex": [re, im]}`, `{"slice": [start, stop, step]}`, `{"ellipsis": true}`;
+- `{"ndarray": {"tensor": ...}}`: a numpy array of numbers, sent as the tensor it holds (a numpy number is
+  sent as the Python number it is);
 - `{"object": "module.Qualname"}`: anything else, named only (its values do not cross; an `Opaque` equals
   nothing, as two distinct objects of a class without an equality of its own do).
 """
@@ -35,6 +37,7 @@ import os
 import struct
 from typing import Any, BinaryIO
 
+import numpy as np
 import torch
 
 _LEN = struct.Struct(">Q")
@@ -74,6 +77,11 @@ def encode(value: Any) -> tuple[Any, list[bytes]]:
                     "layout": str(t.layout).removeprefix("torch."), "meta": bool(t.is_meta)}
         if v is None or isinstance(v, (bool, int, str)):
             return v
+        if isinstance(v, np.ndarray) and v.dtype.kind in "biufc":
+            # (a numpy array a forward made, `bincount().cpu().numpy().cumsum(0)`: its values as a tensor's)
+            return {"ndarray": walk(torch.from_numpy(np.ascontiguousarray(v)))}
+        if isinstance(v, np.generic) and v.dtype.kind in "biufc":
+            return walk(v.item())   # (a numpy number: an item of such an array, `for end in counts:`)
         if isinstance(v, torch.Size):
             return {"size": [int(x) for x in v]}
         if isinstance(v, float):
@@ -127,6 +135,11 @@ def decode(desc: Any, buffers: list[bytes]) -> Any:
             if not raw:
                 return torch.empty(shape, dtype=dtype)
             return torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(shape)
+        if "ndarray" in desc:
+            t = decode(desc["ndarray"], buffers)
+            if not isinstance(t, torch.Tensor):
+                raise WireError("an ndarray description holds no tensor")
+            return t.numpy()
         if "float" in desc:
             return float(desc["float"])
         if "list" in desc:

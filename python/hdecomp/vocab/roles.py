@@ -270,18 +270,18 @@ def role_of(ops: list[str], *, integer: bool = False, float_out: bool = False) -
 
 def _integer_role(names: list[str], n: Counter[str], float_out: bool) -> str:
     """The role of integer or bool work (no contraction): a mask built from sizes (`triu`), a mask-building
-    function's, a float mask made from an integer one (`(1 - mask.float()) * -1e4`), positions counted from a
-    mask, the expert counts of a mixture of experts, the indices a condition or an order selects, a boolean
-    mask compared out of values, else arithmetic on integers."""
+    function's, a float mask made from an integer one (`(1 - mask.float()) * -1e4`), the expert counts of a
+    mixture of experts (and their offsets), positions counted from a mask, the indices a condition or an order
+    selects, a boolean mask compared out of values, else arithmetic on integers."""
     if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names) and not any(
             "bidirectional" in o or "padding" in o for o in names):
         return "causal_mask"
     if any("mask" in o and o not in _SIMPLE for o in names) or float_out:
         return "attention_mask"
+    if any(o in ("histc", "bincount") for o in names):
+        return "moe_dispatch"   # (the tokens per expert, cumsummed into offsets or not)
     if any(o in ("cumsum", "cumprod") for o in names):
         return "position_ids"
-    if any(o in ("histc", "bincount") for o in names):
-        return "moe_dispatch"
     if any(o in _INDICES for o in names):
         return "indices"
     if n[MAKE] and not any(o in _COMPARE for o in names):
