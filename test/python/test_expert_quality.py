@@ -17,7 +17,8 @@ from hdecomp.toolchain.quality import check_quality
 from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
-NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks")
+NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
+         "sampled_layers")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -119,6 +120,15 @@ def test_layers_that_differ_only_in_an_index_they_never_read_share_one_file(tree
         assert layer["instance_count"] == 2, layer
     dec = trees["latent_rope"]
     assert len(list((dec.root / "level_2_layer").glob("*.py"))) == 2
+
+
+def test_layers_that_draw_random_numbers_share_one_file_proven_from_one_seed(trees: dict[str, Any]) -> None:
+    """Two attentions that sample their keys with `torch.randint` and never read their `layer_idx` (Informer's
+    ProbSparse attention): their recorded draws cannot be replayed, so the twin was never proven and each kept a
+    file (`sampled_attention`, `_v2`: Q9). Run from one seed, the second layer computes as the first's file."""
+    nodes = _nodes(trees["sampled_layers"])
+    layers = [(n["name"], n["instance_count"]) for n in nodes.values() if n["name"].startswith("sampled_attention")]
+    assert layers == [("sampled_attention", 2)], layers
 
 
 def test_layers_handed_a_live_cache_share_one_file_built_with_their_own_index(trees: dict[str, Any]) -> None:

@@ -87,9 +87,31 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
         # the outputs whole, as the verifier reads them: tensors bit for bit, and the objects and containers
         # around them alike (a decoder built `cross` hands back a pair of caches where one built otherwise
         # hands back one: the same tensors, not the same computation)
-        if same_outputs(got, recorded, rtol=0.0, atol=0.0):
+        if same_outputs(got, recorded, rtol=0.0, atol=0.0) or _alike_under_one_seed(twin, sub, args, kwargs):
             return stem
     return None
+
+
+def _alike_under_one_seed(twin: nn.Module, sub: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Where the module draws random numbers (Informer's ProbSparse attention samples the keys it scores), the
+    recording's draws cannot be replayed: `twin` and `sub` itself, run on the same inputs from the same seed
+    (two seeds), give the same outputs bit for bit. Plain attributes a run of `sub` sets are put back."""
+    from hdecomp.runtime.component import plain_attributes, restore_plain_attributes
+    before = plain_attributes(sub)
+    try:
+        for seed in (0, 1):
+            outs = []
+            for m in (sub, twin):
+                with torch.random.fork_rng(devices=[]), torch.no_grad():
+                    torch.manual_seed(seed)
+                    outs.append(m(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+            if not same_outputs(outs[0], outs[1], rtol=0.0, atol=0.0):
+                return False
+        return True
+    except Exception:
+        return False
+    finally:
+        restore_plain_attributes(sub, before)
 
 
 def constructor_overrides(first: nn.Module, other: nn.Module, ctx: SourceContext) -> dict[str, int] | None:
