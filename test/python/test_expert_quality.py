@@ -122,6 +122,20 @@ def test_layers_that_differ_only_in_an_index_they_never_read_share_one_file(tree
     assert len(list((dec.root / "level_2_layer").glob("*.py"))) == 2
 
 
+def test_the_attention_core_is_only_the_core_where_weight_absorbing_contractions_surround_it(
+        tmp_path: Path) -> None:
+    """DeepSeek-V3.2's sparse attention in its weight-absorbed form (the zoo's reference): `einsum(q, W_uk)`,
+    the scores against the selected latent keys, scale, mask, softmax, `@ kv`, then `einsum(o, W_uv)`. The
+    eight ops were one group, which the attention-core rule made a fusion of four contractions (Q1); now the
+    core is the fusion, and the two absorbing contractions are kernels beside it in a layer."""
+    model = Path(__file__).parents[2] / "bench" / "zoo" / "models" / "ref_deepseek_sparse_attention.py"
+    dec = decompose(model, tmp_path, DecomposeOptions(batch_limit=1, self_tests=False), progress=False)
+    assert_fully_verified(dec, pipeline=False)
+    assert check_quality(dec.root).findings == []
+    cores = [n for n in _nodes(dec).values() if n["level"] == "fusion" and n["name"].startswith("attention_core")]
+    assert [n["ops"].count("einsum") for n in cores] == [2], [(n["name"], n["ops"]) for n in cores]
+
+
 def test_layers_that_draw_random_numbers_share_one_file_proven_from_one_seed(trees: dict[str, Any]) -> None:
     """Two attentions that sample their keys with `torch.randint` and never read their `layer_idx` (Informer's
     ProbSparse attention): their recorded draws cannot be replayed, so the twin was never proven and each kept a

@@ -742,9 +742,12 @@ def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict
         _group_contractions(child, root) if child.kind == "group" and not child.kernel else None
     child.level = child_level(level, size, child.kernel, module=child.kind == "module", contractions=held)
     # a pattern recognised by its dataflow (rope, rope_tables) is one fusion, whatever its size; so is the
-    # attention core (up to PATTERN_MAX_OPS: scale, mask, softmax and dropout between its two matmuls)
+    # attention core (up to PATTERN_MAX_OPS: scale, mask, softmax and dropout between its two matmuls), and
+    # only the core: a group that also holds the weight-absorbing contractions around it (DeepSeek's latent
+    # attention in its absorbed form, `einsum(q, W_uk)` before and `einsum(o, W_uv)` after) is a layer (Q1)
     if not child.kernel and level >= 2 and (child.role or (
-            child.kind == "group" and child.ops <= PATTERN_MAX_OPS and role_of(child.op_names) in PATTERN_ROLES)):
+            child.kind == "group" and child.ops <= PATTERN_MAX_OPS and role_of(child.op_names) in PATTERN_ROLES
+            and (held is None or held <= 1))):
         child.level = 1
 
 
