@@ -456,14 +456,15 @@ def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
     self.grid_anchors(g, s)`; a field or item of its result read, `decoded = self._decode(z).sample`),
     else None."""
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AnnAssign)) else None
-    while isinstance(value, ast.Attribute) or \
-            (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)) or \
-            (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
-             isinstance(value.func.value, ast.Call) and value.func.attr in SOURCE_PLUMBING_OPS):
-        # (a field or constant item of the call's result, or a view of it: `self.moe_infer(x, i, w).view(*shape)`,
-        # HiDream's MoE: plumbing)
-        value = value.func.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) else \
-            value.value  # type: ignore[union-attr]
+    while True:   # (a field or constant item of the call's result, or a view of it: plumbing)
+        if isinstance(value, ast.Attribute) or \
+                (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)):
+            value = value.value
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                isinstance(value.func.value, ast.Call) and value.func.attr in SOURCE_PLUMBING_OPS:
+            value = value.func.value   # (`self.moe_infer(x, i, w).view(*shape)`, HiDream's MoE)
+        else:
+            break
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
             isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
         info = attrs.get(value.func.attr)

@@ -261,11 +261,16 @@ def role_of(ops: list[str], *, integer: bool = False, float_out: bool = False) -
         return "causal_mask" if n[MASK] else "constants"
     if n[MASK] and set(cats) <= {MASK, OTHER} and any("mask" in o for o in names):
         # calls of functions that build masks (a source region calling transformers' mask helpers)
-        return "causal_mask" if any("causal" in o for o in names) and not any(
-            "bidirectional" in o or "padding" in o for o in names) else "attention_mask"
+        return "causal_mask" if any("causal" in o for o in names) and not _other_masks(names) else "attention_mask"
     if n[REDUCE] or n[NORM] or n[TOPK]:
         return "reduction"
     return "pointwise"
+
+
+def _other_masks(names: list[str]) -> bool:
+    """A call that builds a mask other than a causal one beside it (transformers' `create_bidirectional_mask`,
+    a padding mask): the group is no causal mask alone."""
+    return any("bidirectional" in o or "padding" in o for o in names)
 
 
 def _integer_role(names: list[str], n: Counter[str], float_out: bool) -> str:
@@ -273,8 +278,8 @@ def _integer_role(names: list[str], n: Counter[str], float_out: bool) -> str:
     function's, a float mask made from an integer one (`(1 - mask.float()) * -1e4`), the expert counts of a
     mixture of experts (and their offsets), positions counted from a mask, the indices a condition or an order
     selects, a boolean mask compared out of values, else arithmetic on integers."""
-    if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names) and not any(
-            "bidirectional" in o or "padding" in o for o in names):
+    if n[MASK] and any(o in ("triu", "tril") or ("mask" in o and "causal" in o) for o in names) and \
+            not _other_masks(names):
         return "causal_mask"
     if any("mask" in o and o not in _SIMPLE for o in names) or float_out:
         return "attention_mask"
