@@ -872,6 +872,23 @@ def build_issue12() -> None:
               extra_files={"lib/act.py": "import torch\n\n\ndef activate(t):\n    return torch.relu(t)\n"},
               range_text="sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), \"lib\"))")
 
+    # a library's call handed plain data only is host code (a cache object, a flag); one that computes is the
+    # parent's compute, which only the run sees
+    honest_mlp("honest_library_host_call", "a library call on plain data",
+               "builds transformers' cache object and asks its compile flag, both from plain data only",
+               "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\nh = self.fc1(x)\n"
+               "if not is_torchdynamo_compiling() and cache.get_seq_length() == 0:\n    h = self.act(h)\n"
+               "return self.fc2(h)", init="self.act = ReLU()",
+               imports="from transformers.cache_utils import DynamicCache, EncoderDecoderCache\n"
+                       "from transformers.utils import is_torchdynamo_compiling")
+    case("runtime_library_host_compute", "cheat", ["HD401"], "a library call on plain data that computes",
+         "diffusers' get_1d_rotary_pos_embed(16, 2) builds a cos table with aten ops in the parent's own code "
+         "(only its size is used)", mlp_original("torch.relu(h)"),
+         mlp_refactored("rows = get_1d_rotary_pos_embed(16, 2, use_real=True)[0].shape[0]\nh = self.fc1(x)\n"
+                        "return self.fc2(self.act(h))[:rows]", children=("linear", "relu"), init="self.act = ReLU()",
+                        imports="from diffusers.models.embeddings import get_1d_rotary_pos_embed"),
+         ("linear", "relu"), MLP_MAP, static_detectable=False)
+
     # ---- 2. the parent picks a generic child's op through its constructor --------------------------------
     cheat_mlp("cheat_ctor_torch_fn", ["HD214"], "op passed to a child's constructor",
               "self.act = Pointwise(torch.sigmoid): the generic child runs whatever it is given",

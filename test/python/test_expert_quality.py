@@ -18,7 +18,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
-         "sampled_layers")
+         "sampled_layers", "host_calls")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -43,6 +43,18 @@ def test_every_fixture_is_verified_whole_and_lints_clean(trees: dict[str, Any], 
     assert_fully_verified(trees[name], pipeline=False)
     report = check_quality(trees[name].root)
     assert report.findings == [], [f.to_dict() for f in report.findings]
+
+
+def test_library_calls_on_plain_data_stay_in_the_parent(trees: dict[str, Any]) -> None:
+    """`EncoderDecoderCache(DynamicCache(), DynamicCache())` and `is_torchdynamo_compiling()` are handed plain
+    data only: host code the parent keeps as written (the static check and the planner read them alike), not
+    kernels with no tensor input; the branch on the mask values stays the parent's too."""
+    dec = trees["host_calls"]
+    ref = (dec.root / "steps" / "step_1_host_calls" / "refactored.py").read_text()
+    assert "EncoderDecoderCache(DynamicCache(), DynamicCache())" in ref and "is_torchdynamo_compiling()" in ref
+    assert "if self." in ref   # the padding check, a child's answer the parent branches on
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert not [k for k in kernels if "cache" in k or "compiling" in k or k.endswith("_any")], kernels
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

@@ -170,3 +170,34 @@ def test_a_packaged_module_fusion_is_judged_by_its_step(tmp_path: Path) -> None:
     assert found == {("Q1", "mlp")}, found
     # Q6 counts the kernels the step calls (4 and 3), not the 9 aten ops an activation module spells out
     assert not [f for f in findings if f.rule == "Q6"], [f.to_dict() for f in findings]
+
+
+def test_a_library_function_fusion_is_judged_by_its_step(tmp_path: Path) -> None:
+    """A fusion recorded as one library function (transformers' `create_causal_mask`, torchvision's
+    `postprocess_detections`) holds the kernels its step calls, in its forward and in the methods it carries
+    (the function's body split as one): three calls are a fusion; one call is a fusion of one op (Q6)."""
+    opaque = HEAD + "class Model(nn.Module):\n    pass\n\n\ndef get_inputs():\n    return [torch.randn(2, 4)]\n"
+    files = {"level_3_model/model.py": FILES["level_3_model/model.py"], "level_1_fusion/postprocess.py": opaque,
+             "level_1_fusion/create_mask.py": opaque}
+    root = _tree(tmp_path / "t", files)
+    tree = json.loads((root / "decomposition_tree.json").read_text())
+    head = ("import torch.nn as nn\nfrom children.softmax_fp32 import Model as Softmax\n"
+            "from children.clamp_fp32 import Model as Clamp\nfrom children.topk_fp32 import Model as TopK\n\n\n"
+            "class RefactoredModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.softmax = Softmax()\n        self.clamp = Clamp()\n        self.topk = TopK()\n\n")
+    bodies = {"postprocess": "    def forward(self, x):\n        return self._per_image(self.softmax(x))\n\n"
+                             "    def _per_image(self, p):\n        return self.topk(self.clamp(p))\n",
+              "create_mask": "    def forward(self, x):\n        return self.clamp(x)\n"}
+    for name, body in bodies.items():
+        step = root / "steps" / f"step_{name}"
+        step.mkdir(parents=True)
+        (step / "refactored.py").write_text(head + body)
+        tree["nodes"][name]["step"] = f"steps/step_{name}"
+        tree["nodes"][name]["ops"] = [name]
+    for stem, op in (("softmax_fp32", "softmax"), ("clamp_fp32", "clamp"), ("topk_fp32", "topk")):
+        tree["nodes"][stem] = {"id": stem, "name": stem, "level": "kernel", "path": f"level_0_kernel/{stem}.py",
+                               "ops": [op], "children": []}
+    (root / "decomposition_tree.json").write_text(json.dumps(tree))
+    found = {(Path(f.file or "").stem, f.message.split(":")[0]) for f in check_quality(root).findings
+             if f.rule == "Q6"}
+    assert found == {("create_mask", "1 compute ops")}, found

@@ -396,6 +396,8 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
     ("honest_sys_path_step_dir", set()),
     ("honest_loop_residuals", set()),
     ("cheat_loop_sum", {"HD116"}),
+    ("honest_library_host_call", set()),   # a cache object and a flag built from plain data: host code
+    ("runtime_library_host_compute", {"HD401"}),   # a library call on plain data that computes: the run sees it
 ])
 def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str]) -> None:
     from hdecomp.verify.result import VerifyOptions

@@ -201,11 +201,14 @@ def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | N
 
 
 def _kernel_calls(view: _File) -> int:
-    """The calls of a step view's forward to children that compute (a constant child holds a tensor)."""
+    """The calls of a step view's forward, and of the methods it carries (a library function's body split as
+    one: torchvision's `postprocess_detections`), to children that compute (a constant child holds a
+    tensor)."""
     modules = view.modules or {}
-    if view.forward is None:
+    code = view.model if view.model is not None else view.forward
+    if code is None:
         return 0
-    return sum(1 for c in ast.walk(view.forward)
+    return sum(1 for c in ast.walk(code)
                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                and isinstance(c.func.value, ast.Name) and c.func.value.id == "self" and c.func.attr in modules
                and modules[c.func.attr] not in ("parameter", "buffer") and _compute([modules[c.func.attr]]))
@@ -428,9 +431,10 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _without(_compute(ops), _host_ops(f))
         size = len(compute)
-        if len(compute) == 1 and compute[0].lstrip("_")[:1].isupper():
-            # one packaged module: the kernels its step calls (an activation module is one op), else its
-            # recorded op count
+        if len(compute) == 1:
+            # one packaged module or library function (`create_causal_mask`, torchvision's
+            # `postprocess_detections`): the kernels its step calls (an activation module is one op), else
+            # its recorded op count
             view = _step_view(report.root, tree, node)
             if view is not None and view.modules:
                 size = _kernel_calls(view)

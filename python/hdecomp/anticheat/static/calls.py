@@ -284,6 +284,12 @@ class CallEval(ExpressionEval):
             if all(_plain_data(v) for v in [*args, *kwargs.values()]):
                 return V_SCALAR
             return V_DATA
+        if not qual.startswith("<helper:") and all(_plain_data(v) for v in [*args, *kwargs.values()]):
+            # host code: a library's call handed plain data only (`EncoderDecoderCache(DynamicCache(),
+            # DynamicCache())`, `is_torchdynamo_compiling()`): it is given none of the model's tensors, and
+            # its result is a plain value, which an op with a tensor still reports (apply and binop on
+            # SCALAR). Any aten compute it runs is the parent's at run time (HD401).
+            return V_SCALAR
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
         self.report("HD112", call, f"calls `{spelled()}` ({where}): it cannot be proven to be plumbing",
                     op=rc.op, related=fv.origin)
