@@ -218,6 +218,11 @@ def test_only_a_float_input_that_mixes_whole_number_columns_keeps_them() -> None
     alibi = torch.arange(6.0)[None, :] * torch.rand(4, 1)   # (position 0's column: zeros, no ids)
     assert input_expr(alibi, ctx) == "torch.rand(4, 6)"
     assert input_expr(torch.randint(0, 255, (3, 5)).float(), ctx) == "torch.rand(3, 5)"   # (whole numbers only)
+    # rows of probabilities (a softmax's output, Nystromformer's landmark kernels) are drawn as such, along the
+    # dimension they sum to one on
+    assert input_expr(torch.randn(2, 4, 6).softmax(dim=-1), ctx) == "torch.randn(2, 4, 6).softmax(dim=-1)"
+    assert input_expr(torch.randn(3, 5).softmax(dim=0), ctx) == "torch.randn(3, 5).softmax(dim=-2)"
+    assert input_expr(torch.rand(3, 5), ctx) == "torch.rand(3, 5)"
     # a log-decay mask's causal column (`-inf, ..., 0`, Bamba's SSD segment sums) holds no ids: no literal of
     # infinities (`-inf` is no Python name: the file raised NameError), the tensor drawn as before
     decay = torch.cat([torch.full((4, 1), float("-inf")), torch.tensor([[0.0]] * 4), -torch.rand(4, 3)], dim=1)

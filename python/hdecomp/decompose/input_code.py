@@ -74,6 +74,11 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
             columns = _id_columns(value, dims, dt)
             if columns is not None:
                 return columns
+            along = _distribution_dim(value)
+            if along is not None:
+                # (rows of probabilities, a softmax's output: Nystromformer's iterative pseudo-inverse of its
+                # landmark kernel converges for those and diverges to NaN for uniform draws)
+                return f"torch.randn({shape}{dt}{dev}).softmax(dim={along})"
             if value.numel() and float(value.detach().min()) >= 0:
                 return f"torch.rand({shape}{dt}{dev})" if shape else f"torch.rand((){dt})"
             # (a value never above zero, a log of a gate in (0, 1), stays so: RecurrentGemma's RG-LRU takes
@@ -154,6 +159,18 @@ def _id_columns(value: torch.Tensor, dims: list[str], dt: str) -> str | None:
     draw = f"torch.rand({', '.join(dims)}{dt})" if float(rest.min()) >= 0 else \
         f"(-torch.rand({', '.join(dims)}{dt}))" if float(rest.max()) <= 0 else f"torch.randn({', '.join(dims)}{dt})"
     return f"{draw}.index_copy({rec.dim() - 1}, torch.tensor({idx}), {text})"
+
+
+def _distribution_dim(value: torch.Tensor) -> int | None:
+    """The dimension (negative) along which a recorded float tensor of non-negative values sums to one
+    everywhere: probability rows, as a softmax makes them; None where there is none."""
+    if value.dim() == 0 or value.numel() == 0 or float(value.detach().min()) < 0:
+        return None
+    v = value.detach().double()
+    for d in range(v.dim() - 1, -1, -1):
+        if v.shape[d] > 1 and bool(torch.allclose(v.sum(d), torch.ones((), dtype=v.dtype), atol=1e-4)):
+            return d - v.dim()
+    return None
 
 
 def _tiled_recording(value: torch.Tensor) -> str | None:
