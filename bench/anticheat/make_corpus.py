@@ -889,6 +889,28 @@ def build_issue12() -> None:
                         imports="from diffusers.models.embeddings import get_1d_rotary_pos_embed"),
          ("linear", "relu"), MLP_MAP, static_detectable=False)
 
+    # constants of the shapes (host values) are host code a parent keeps; a model's tensor written into one, or
+    # its values read out as Python numbers and made a tensor again, are data
+    host_lines = ("n = x.shape[-1]\nkeep = torch.ones(n, n, dtype=torch.bool).tril()[-1]\n"
+                  "scale = torch.div(n, 4, rounding_mode=\"floor\") * torch.eye(2)[0, 0]\n")
+    case("honest_host_constants", "honest", [], "constants of the shapes",
+         "a causal mask, an identity and a size quotient built from sizes alone, used as plumbing (the original "
+         "builds them alike)",
+         mlp_original("torch.relu(h)").replace(
+             "        h = self.fc1(x)\n",
+             textwrap.indent(host_lines + "h = self.fc1(x[:, keep] if int(scale) > 0 else x)\n", " " * 8)),
+         mlp_refactored(host_lines + "h = self.fc1(x[:, keep] if int(scale) > 0 else x)\nreturn self.fc2(self.act(h))",
+                        children=("linear", "relu"), init="self.act = ReLU()"),
+         ("linear", "relu"), MLP_MAP)
+    cheat_mlp("cheat_host_laundering", ["HD104"], "a model's values laundered through Python numbers",
+              "torch.tensor(h.tolist()).relu(): the values read out and made a tensor again are still data",
+              "h = self.fc1(x)\nreturn self.fc2(torch.tensor(h.tolist()).relu())",
+              range_text="torch.tensor(h.tolist()).relu()")
+    cheat_mlp("runtime_host_buffer_written", ["HD401"], "a model's tensor written into a host value",
+              "a zeros buffer gets h through a view of it (v.copy_(h)), then the parent runs relu on the buffer",
+              "h = self.fc1(x)\nbuf = torch.zeros(h.shape[0], h.shape[1])\nv = buf[:]\nv.copy_(h)\n"
+              "return self.fc2(buf.relu())", static_detectable=False)
+
     # ---- 2. the parent picks a generic child's op through its constructor --------------------------------
     cheat_mlp("cheat_ctor_torch_fn", ["HD214"], "op passed to a child's constructor",
               "self.act = Pointwise(torch.sigmoid): the generic child runs whatever it is given",

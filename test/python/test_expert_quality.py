@@ -47,14 +47,18 @@ def test_every_fixture_is_verified_whole_and_lints_clean(trees: dict[str, Any], 
 
 def test_library_calls_on_plain_data_stay_in_the_parent(trees: dict[str, Any]) -> None:
     """`EncoderDecoderCache(DynamicCache(), DynamicCache())` and `is_torchdynamo_compiling()` are handed plain
-    data only: host code the parent keeps as written (the static check and the planner read them alike), not
-    kernels with no tensor input; the branch on the mask values stays the parent's too."""
+    data only, and `torch.ones(S, S).tril()` computes on sizes alone: host code the parent keeps as written (the
+    static check, the run and the planner read them alike), not kernels with no tensor input; the branch on
+    the mask values stays the parent's too."""
     dec = trees["host_calls"]
     ref = (dec.root / "steps" / "step_1_host_calls" / "refactored.py").read_text()
     assert "EncoderDecoderCache(DynamicCache(), DynamicCache())" in ref and "is_torchdynamo_compiling()" in ref
     assert "if self." in ref   # the padding check, a child's answer the parent branches on
     kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
     assert not [k for k in kernels if "cache" in k or "compiling" in k or k.endswith("_any")], kernels
+    # the causal mask built from sizes alone is a constant of the shapes: the parent's (runtime.host_values)
+    assert "torch.ones(x.shape[1], x.shape[1], dtype=torch.bool).tril()" in ref
+    assert not [k for k in kernels if k.startswith(("tril", "ones"))], kernels
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from collections import Counter
 
 import torch
 import torch.nn.functional as F
-from hdecomp.runtime.ops import format_counter_diff, is_identity_op, record_ops, record_ops_meta
+from hdecomp.runtime.ops import OpTrace, format_counter_diff, is_identity_op, record_ops, record_ops_meta
 from hdecomp.vocab.ops import is_plumbing
 from torch import nn
 
@@ -215,3 +215,28 @@ def test_an_op_with_a_neutral_number_computes_nothing() -> None:
     _, trace = record_ops(nn.Identity(), [torch.randn(3)], {}, call=lambda: (0 - torch.ones(3), 1 / torch.ones(3)))
     assert trace.compute_inventory("function") == Counter({"sub": 1, "div": 1})
     assert trace.compute_inventory("aten") == Counter({"sub": 1, "reciprocal": 1})
+
+
+def test_compute_on_host_values_alone_is_marked_host() -> None:
+    """Tensors built from sizes alone (a factory, `torch.tensor(n / 2)`, `torch.div(64, 8)`) and what is computed
+    from them alone are host values (runtime.host_values): a draw is none, nor anything that reads the model's
+    tensors, nor a host value a model's tensor was written into, through a view of it too. Each recorded op
+    says so, and the trace carries it to another process."""
+    class Consts(nn.Module):
+        def forward(self, x):
+            n = x.shape[1]
+            mask = torch.ones(n, n).tril()                              # tril: host
+            half = torch.log2(torch.tensor(n / 2.0))                    # log2: host
+            quot = torch.div(64, 8, rounding_mode="trunc") * 13         # div, mul: host
+            drawn = torch.randn(n) * 3                                  # randn and its mul: no constants
+            buf = torch.zeros(n)
+            view = buf[1:]
+            view.copy_(x[0, 1:])                                        # data written through a view
+            return x * mask[0] + half + quot + drawn + buf.exp()        # mul, add, exp: data
+
+    _, trace = record_ops(Consts().eval(), (torch.randn(2, 4),))
+    computed = [(e.name, e.host) for e in trace.events if e.level == "aten" and e.compute]
+    assert [n for n, host in computed if host] == ["tril", "log2", "div", "mul"], computed
+    assert {n for n, host in computed if not host} >= {"randn", "mul", "exp", "add"}, computed
+    again = OpTrace.from_plain(trace.to_plain())
+    assert [e.host for e in again.events] == [e.host for e in trace.events]

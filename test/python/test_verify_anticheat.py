@@ -398,6 +398,9 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
     ("cheat_loop_sum", {"HD116"}),
     ("honest_library_host_call", set()),   # a cache object and a flag built from plain data: host code
     ("runtime_library_host_compute", {"HD401"}),   # a library call on plain data that computes: the run sees it
+    ("honest_host_constants", set()),   # a causal mask, an identity, a size quotient: constants of the shapes
+    ("cheat_host_laundering", {"HD104"}),   # values read out as Python numbers and made a tensor again: data
+    ("runtime_host_buffer_written", {"HD401"}),   # a model's tensor written into a host value through a view
 ])
 def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str]) -> None:
     from hdecomp.verify.result import VerifyOptions

@@ -191,7 +191,7 @@ def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> fr
     """The (file, line) where one run of `model` computes in its own code, not in a submodule's (aten compute
     ops that are not residual adds, where the verifier's HD401 would find them in a parent that kept the
     line): `xy_preds[i, 0, :] = x + offset_x[i]` adds a 0-dim tensor, which no static reading tells from a
-    residual. Empty where the run raises. A probe: the model is left as built."""
+    residual. Compute on host values (runtime.host_values) marks the lines calling into it only. Empty where the run raises. A probe: the model is left as built."""
     from hdecomp.runtime.component import clone_nested, plain_attributes, restore_plain_attributes
     from hdecomp.runtime.ops import record_ops
     before = plain_attributes(model)
@@ -202,8 +202,10 @@ def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> fr
         return frozenset()
     finally:
         restore_plain_attributes(model, before)
-    return frozenset(f for e in trace.events
-                     if e.level == "aten" and e.compute and not e.residual and e.module == "" for f in e.frames)
+    # (compute on host values alone is the parent's where its code runs it, HD401 exempts it there: not that
+    # line, but every line that calls into the code running it, a library's helper that builds a table)
+    return frozenset(f for e in trace.events if e.level == "aten" and e.compute and not e.residual and e.module == ""
+                     for f in (e.frames[1:] if e.host else e.frames))
 
 
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,

@@ -30,6 +30,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from hdecomp.runtime.host_values import HostValues
 from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.vocab.ops import canonical_op_name, is_neutral_operand, is_plumbing
 
@@ -74,12 +75,13 @@ class OpEvent:
     residual: bool = False  # aten add of two tensors: a residual connection, allowed in a parent's forward
     where: tuple[str, int] | None = None  # innermost user source location (recorded for root compute only)
     frames: tuple[tuple[str, int], ...] = ()   # every frame outside torch it was called from (on request)
+    host: bool = False   # aten compute on host values alone (runtime.host_values: a constant of the shapes)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "level": self.level, "module": self.module,
                 "module_type": self.module_type, "compute": self.compute, "inplace": self.inplace,
                 "raw": self.raw, "aten_invisible": self.aten_invisible, "residual": self.residual,
-                "where": list(self.where) if self.where else None}
+                "where": list(self.where) if self.where else None, "host": self.host}
 
 
 @dataclass
@@ -126,7 +128,7 @@ class OpTrace:
     def to_plain(self) -> dict[str, Any]:
         """Everything of the trace as JSON-able data (for a judge in another process: `from_plain`)."""
         return {"events": [[e.name, e.level, e.module, e.module_type, e.compute, e.inplace, e.raw, e.aten_invisible,
-                            e.residual, list(e.where) if e.where else None, [list(f) for f in e.frames]]
+                            e.residual, list(e.where) if e.where else None, [list(f) for f in e.frames], e.host]
                            for e in self.events],
                 "module_calls": [[k, n] for k, n in self.module_calls.items()],
                 "call_edges": [[a, b, n] for (a, b), n in self.call_edges.items()]}
@@ -136,7 +138,7 @@ class OpTrace:
         events = [OpEvent(name=str(e[0]), level=e[1], module=str(e[2]), module_type=str(e[3]), compute=bool(e[4]),
                           inplace=bool(e[5]), raw=str(e[6]), aten_invisible=bool(e[7]), residual=bool(e[8]),
                           where=(str(e[9][0]), int(e[9][1])) if e[9] else None,
-                          frames=tuple((str(f), int(n)) for f, n in e[10]))
+                          frames=tuple((str(f), int(n)) for f, n in e[10]), host=bool(e[11]))
                   for e in data["events"]]
         return cls(events=events, module_calls=Counter({str(k): int(n) for k, n in data["module_calls"]}),
                    call_edges=Counter({(a, str(b)): int(n) for a, b, n in data["call_edges"]}))
@@ -187,6 +189,7 @@ class _Recorder:
         self.want_locations = want_locations
         self.frames = frames
         self.aten_compute_count = 0
+        self.host = HostValues()
 
     def current(self) -> tuple[str, str]:
         return self.stack[-1] if self.stack else ("", "")
@@ -223,9 +226,12 @@ class _DispatchRecorder(TorchDispatchMode):
                     and args[1].dim() > 0)
         if compute:
             self.rec.aten_compute_count += 1
-        self.rec.add(OpEvent(name=name, level="aten", module=module, module_type=mtype, compute=compute,
-                             inplace=_is_inplace(packet), raw=raw, residual=residual))
-        return func(*args, **kwargs)
+        event = OpEvent(name=name, level="aten", module=module, module_type=mtype, compute=compute,
+                        inplace=_is_inplace(packet), raw=raw, residual=residual)
+        self.rec.add(event)
+        out = func(*args, **kwargs)
+        event.host = self.rec.host.op(func, packet, args, kwargs, out) and compute
+        return out
 
 
 class _FunctionRecorder(TorchFunctionMode):

@@ -71,7 +71,7 @@ class Inventory:
 
 def plumbing_inventory(trace: OpTrace) -> Counter[str]:
     """Aten-level data plumbing (views, copies, cat, ...): excluded from coverage, reported alongside."""
-    return Counter(e.name for e in trace.events if e.level == "aten" and (not e.compute or e.residual))
+    return Counter(e.name for e in trace.events if e.level == "aten" and (not e.compute or e.residual or e.host))
 
 
 def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str]], dict[str, str]]:
@@ -81,7 +81,9 @@ def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str
     by_module: dict[str, Counter[str]] = {}
     types: dict[str, str] = {}
     for e in trace.events:
-        if not e.compute or e.residual:  # a residual `+` is plumbing a parent may keep (as verify-step allows)
+        if not e.compute or e.residual or e.host:
+            # a residual `+`, and compute on host values alone (a constant of the shapes), are what a parent may
+            # keep (as verify-step allows)
             continue
         if e.level == "aten" or e.aten_invisible:
             total[e.name] += 1

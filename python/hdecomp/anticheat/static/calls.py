@@ -17,6 +17,7 @@ from hdecomp.anticheat.static.values import (
     CHILD_MODULE,
     CHILD_OUT,
     CHILDREN,
+    HOST,
     LOCAL_CLASS,
     LOCAL_FN,
     METHOD,
@@ -33,9 +34,11 @@ from hdecomp.anticheat.static.values import (
     V_CHILD,
     V_DATA,
     V_EMPTY,
+    V_HOST,
     V_PYDATA,
     V_SCALAR,
     Val,
+    builds_host,
     camel_to_op,
     const_str,
     is_child_out,
@@ -51,6 +54,14 @@ from hdecomp.anticheat.static.vocab import (
     OPERATOR_BINOPS,
     PATCH_ATTRS,
 )
+
+# random draws, by op name (torch's and the Tensor methods'): a draw is no constant
+RANDOM_DRAWS = frozenset("""
+rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
+multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ dropout
+""".split())
+_SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "dsplit",
+                     "unsafe_chunk", "unsafe_split", "broadcast_tensors"})
 
 
 def _plain_data(v: Val, depth: int = 0) -> bool:
@@ -216,6 +227,12 @@ class CallEval(ExpressionEval):
             v.kind in TENSORISH for v in kwargs.values()) if w in ("neutral", "const", "namespace", "math") else False
         if self.quiet and w in ("compute", "plumb") and qual.startswith("torch"):
             return Val(TCONST, qual=rc.op)
+        if w in ("compute", "plumb") and qual.startswith("torch") and rc.op not in RANDOM_DRAWS and \
+                fv.via in ("", "import", "star") and not (fv.origin and fv.via == "") and \
+                builds_host([*args, *kwargs.values()]):
+            # torch's op on plain data and host values alone (`torch.div(64, 8)`, `torch.ones(S, S).tril()`):
+            # a constant of the shapes, host code (a draw is no constant)
+            return seq_val(V_HOST) if rc.op in _SPLITS else V_HOST
         if w == "compute":
             if fv.via == "dynamic":
                 self.report("HD103", call, f"`{spelled()}` looks up `{qual}` by name at run time: compute "
@@ -388,6 +405,15 @@ class CallEval(ExpressionEval):
         recv = fv.elem or V_DATA
         name = fv.qual
         rk = recv.kind
+        if rk == HOST and name != "<name>" and name not in RANDOM_DRAWS and fv.via != "dynamic" and \
+                builds_host([*args, *kwargs.values()]):
+            rc = classify_method(name)
+            if name in ("item", "tolist") or rc.what == "shape":
+                return seq_val(V_SCALAR) if name == "tolist" else V_SCALAR   # numbers of the shapes
+            return seq_val(V_HOST) if name in _SPLITS else V_HOST
+        if rk == HOST:
+            recv = V_DATA   # a model's tensor handed to a host value's method: judged as any tensor's
+            rk = recv.kind
         if rk in TENSORISH:
             if name == "<name>":
                 self.report("HD103", call, "calls a tensor method chosen by name at run time", op=None)

@@ -23,6 +23,7 @@ from hdecomp.anticheat.static.values import (
     CHILDREN,
     DATA,
     HELPER_PATH,
+    HOST,
     LOCAL_CLASS,
     LOCAL_FN,
     METHOD,
@@ -39,14 +40,18 @@ from hdecomp.anticheat.static.values import (
     V_CHILD_OUT,
     V_DATA,
     V_EMPTY,
+    V_HOST,
     V_SCALAR,
     V_SELF,
     Val,
     as_data,
+    builds_host,
     const_str,
     function_kind,
     iter_elem,
     merge,
+    plain_or_host,
+    root_name,
     seq_val,
     source_range,
     unpack,
@@ -137,6 +142,9 @@ class ExpressionEval(ABC):
             self.ev(target.slice)
             if base.kind == SEQ and base.elem is not None:
                 self.env_update_seq(target.value, val)
+            name = root_name(target.value)
+            if base.kind == HOST and not plain_or_host(val) and name is not None and name in self.env:
+                self.env[name] = V_DATA   # a host value with a model's tensor written into it holds data
         elif isinstance(target, ast.Starred):
             self.bind(target.value, seq_val(val), value)
 
@@ -323,6 +331,12 @@ class ExpressionEval(ABC):
             if attr in TENSOR_VIEW_ATTRS:
                 return base
             return Val(METHOD, qual=attr, elem=base, via=via)
+        if k == HOST:
+            if attr in TENSOR_SCALAR_ATTRS:
+                return V_SCALAR
+            if attr in TENSOR_VIEW_ATTRS:
+                return base
+            return Val(METHOD, qual=attr, elem=base, via=via)
         if k == SCALAR:
             return V_SCALAR  # cfg.n_head, "sep".join, ...: calling a scalar gives a scalar
         if k == SEQ:
@@ -413,6 +427,8 @@ class ExpressionEval(ABC):
             return base if isinstance(node.slice, ast.Slice) else V_CHILD  # self.layers[1:] is a container
         if base.kind == SCALAR:
             return V_SCALAR
+        if base.kind == HOST:
+            return base if plain_or_host(idx) else V_DATA
         if base.kind in (TCONST, CHILD_ATTR) or (base.kind == DATA and base.qual == CHILD_OUT):
             return base
         del idx
@@ -427,6 +443,12 @@ class ExpressionEval(ABC):
     def binop(self, node: ast.AST, op: ast.operator, left: Val, right: Val, lnode: ast.expr,
               rnode: ast.expr) -> Val:
         left, right = as_data(left), as_data(right)
+        if HOST in (left.kind, right.kind):
+            if builds_host([left, right]):
+                return V_HOST   # arithmetic on constants of the shapes: host code
+            if isinstance(op, ast.Add) and {left.kind, right.kind} <= {*TENSORISH, HOST} and TCONST not in (
+                    left.kind, right.kind):
+                return V_DATA   # residual: tensor + tensor
         lt, rt = left.kind in TENSORISH, right.kind in TENSORISH
         sym = OP_SYMBOLS.get(type(op), "?")
         opname = OP_NAMES_BINOP.get(type(op), "op")
@@ -457,6 +479,8 @@ class ExpressionEval(ABC):
     def compare(self, node: ast.Compare) -> Val:
         operands = [node.left, *node.comparators]
         vals = [as_data(self.ev(o)) for o in operands]
+        if any(v.kind == HOST for v in vals) and builds_host(vals):
+            return V_HOST   # a mask of constants of the shapes
         for i, op in enumerate(node.ops):
             if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
                 continue

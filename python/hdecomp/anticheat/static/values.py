@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hdecomp.anticheat.rules import RelatedLocation, SourceRange
+from hdecomp.anticheat.static.names import classify_ref
 
 # Kinds of abstract value:
 DATA = "data"            # a tensor, or a value of unknown origin (treated as a tensor)
@@ -30,6 +31,10 @@ SEQ = "seq"              # list / tuple / dict / set (elts when the shape is kno
 METHOD = "method"        # a bound method: recv + name
 SUPER = "super"
 AUTOGRAD_APPLY = "autograd_apply"
+# a tensor forward() builds from plain data alone (sizes, numbers it is handed), and what is computed from such
+# tensors alone: a constant of the shapes (`torch.ones(S, S).tril()`, `torch.div(64, 8)`), host code the parent
+# may keep; the run judges the same (hdecomp.runtime.host_values)
+HOST = "host"
 
 TENSORISH = frozenset({DATA, TCONST, CHILD_ATTR})
 SUSPECT = frozenset({REF, METHOD, CHILD_ATTR, LOCAL_FN, RAW_MODULE})  # kinds value_use() must look at
@@ -65,6 +70,7 @@ CHILD_OUT = "child-output"
 V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
 V_EMPTY = Val(DATA, qual="empty")  # the element of an empty list: merges into whatever is appended
 V_SCALAR = Val(SCALAR)
+V_HOST = Val(HOST)
 V_SELF = Val(SELF)
 V_CHILD = Val(CHILD)
 
@@ -83,7 +89,7 @@ def merge(a: Val | None, b: Val) -> Val:
             return b
         return a if len(a.ctx or ()) <= len(b.ctx or ()) else b
     rank = {REF: 9, LOCAL_FN: 8, RAW_MODULE: 8, METHOD: 7, AUTOGRAD_APPLY: 9, TCONST: 6, DATA: 5,
-            CHILD_ATTR: 5, SEQ: 4, CHILD: 3, CHILDREN: 3, SCALAR: 1}
+            CHILD_ATTR: 5, SEQ: 4, CHILD: 3, CHILDREN: 3, HOST: 2, SCALAR: 1}
     return a if rank.get(a.kind, 2) >= rank.get(b.kind, 2) else b
 
 
@@ -176,7 +182,26 @@ def iter_elem(it: Val) -> Val:
         return V_CHILD
     if it.kind == SCALAR:
         return V_SCALAR
+    if it.kind == HOST:
+        return V_HOST
     return V_DATA
+
+
+def plain_or_host(v: Val, depth: int = 0) -> bool:
+    """Plain data (a number, string, bool or None, a dtype or other constant of torch, a list/tuple/dict of
+    them) or a host value."""
+    if v.kind in (SCALAR, HOST) or (v.kind == REF and classify_ref(v.qual).what == "const"):
+        return True
+    if v.kind == SEQ and depth < 4:
+        parts = [*(v.elts or ()), *([v.elem] if v.elem is not None else [])]
+        return all(plain_or_host(p, depth + 1) for p in parts)
+    return False
+
+
+def builds_host(vals: Iterable[Val]) -> bool:
+    """An op on these values alone computes a host value: plain data and host values only, one at least a
+    host value or all of them plain (a factory: `torch.div(64, 8)`)."""
+    return all(plain_or_host(v) for v in vals)
 
 
 def unpack(val: Val, i: int) -> Val:
@@ -185,8 +210,8 @@ def unpack(val: Val, i: int) -> Val:
         if val.elts is not None and i < len(val.elts):
             return val.elts[i]
         return val.elem or V_DATA
-    if val.kind in (SCALAR, CHILDREN):
-        return V_SCALAR if val.kind == SCALAR else V_CHILD
+    if val.kind in (SCALAR, CHILDREN, HOST):
+        return {SCALAR: V_SCALAR, CHILDREN: V_CHILD, HOST: V_HOST}[val.kind]
     if val.kind == DATA and val.qual == CHILD_OUT:
         return val  # `y, state = self.cell(x, state)`: still the child's output
     return V_DATA

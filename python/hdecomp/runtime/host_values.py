@@ -1,0 +1,71 @@
+"""Host values at run time: the tensors a forward builds from plain data alone (sizes, Python numbers), such as
+a causal mask from `torch.ones(S, S).tril()`, `torch.div(64, 8)` or `torch.log2(torch.tensor(scale))`.
+
+They are constants of the shapes: what is computed from them alone is host code, which a parent may keep
+(hdecomp.anticheat.runtime exempts it where the parent's own code runs it, as the static check's `HOST` values
+say). A tensor is a host value when an op made it with no tensor input (a factory), or from host values only,
+and no op has since written anything else into its storage (a write of a model's tensor into a view of it
+makes the whole base data). Random draws are never host values (a draw is no constant)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+
+# aten ops that draw random numbers (their outputs are no constants), by overload packet name
+RANDOM_OPS = frozenset("""
+rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
+multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ native_dropout dropout
+""".split())
+# aten ops that make a tensor from Python data handed in (`torch.tensor(5)` lifts a fresh constant)
+_LIFTS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
+
+
+def _base(t: torch.Tensor) -> torch.Tensor:
+    return t._base if t._base is not None else t
+
+
+class HostValues:
+    """Which tensors of one recorded run are host values (by their view base, held weakly)."""
+
+    def __init__(self) -> None:
+        self._bases: dict[int, weakref.ref[torch.Tensor]] = {}
+
+    def holds(self, t: torch.Tensor) -> bool:
+        b = _base(t)
+        ref = self._bases.get(id(b))
+        return ref is not None and ref() is b
+
+    def _mark(self, t: torch.Tensor) -> None:
+        b = _base(t)
+        try:
+            self._bases[id(b)] = weakref.ref(b)
+        except TypeError:   # (a tensor subclass that takes no weak reference: not a host value)
+            pass
+
+    def _unmark(self, t: torch.Tensor) -> None:
+        self._bases.pop(id(_base(t)), None)
+
+    def op(self, func: Any, packet: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> bool:
+        """Record one aten op that ran (`out` its result): whether it computed from host values alone."""
+        inputs = [a for a in torch.utils._pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        host = packet not in RANDOM_OPS and (packet in _LIFTS or all(self.holds(t) for t in inputs))
+        if host:
+            for t in torch.utils._pytree.tree_leaves(out):
+                if isinstance(t, torch.Tensor):
+                    self._mark(t)
+            return True
+        # a write of anything else into a tensor (an in-place op, an `out=`): its storage holds data now
+        for i, arg in enumerate(func._schema.arguments):
+            alias = arg.alias_info
+            if alias is not None and alias.is_write:
+                value = args[i] if i < len(args) else kwargs.get(arg.name)
+                for t in torch.utils._pytree.tree_leaves(value):
+                    if isinstance(t, torch.Tensor):
+                        self._unmark(t)
+        return False
+
+
+__all__ = ["RANDOM_OPS", "HostValues"]
