@@ -18,7 +18,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
-         "sampled_layers", "host_calls")
+         "sampled_layers", "host_calls", "host_graph")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -61,6 +61,18 @@ def test_library_calls_on_plain_data_stay_in_the_parent(trees: dict[str, Any]) -
     assert not [k for k in kernels if k.startswith(("tril", "ones"))], kernels
 
 
+def test_constants_of_the_shapes_stay_in_a_graph_steps_parent(trees: dict[str, Any]) -> None:
+    """A chunk count computed with torch from sizes, an identity and a causal mask from ones, in a forward
+    captured as a graph: host values (plan.mark_host_values), which the generated parent computes itself and
+    hands the kernels that read them with the model's tensors; no `div_any`, `eye` or `tril` kernel."""
+    dec = trees["host_graph"]
+    ref = (dec.root / "steps" / "step_1_host_graph" / "refactored.py").read_text()
+    assert "torch.div(" in ref and "torch.eye(" in ref and "torch.tril(" in ref, ref
+    names = [n["name"] for n in _nodes(dec).values() if n["level"] in ("kernel", "fusion")]
+    assert not [k for k in names if k.startswith(("div_any", "eye", "tril", "ones", "bitwise_not", "causal_mask",
+                                                  "constants", "pointwise"))], names
+
+
 # ---- RoPE from structure -----------------------------------------------------------------------------------
 
 
@@ -90,8 +102,11 @@ def test_rope_tables_computed_in_the_forward_are_one_fusion(trees: dict[str, Any
     (positions,) = _by_name(written, "position_ids")
     assert positions["ops"] == ["cumsum", "sub", "masked_fill"], positions["ops"]
     assert all(d.startswith(("int", "bool")) for d in positions["input_dtypes"].values()), positions["input_dtypes"]
-    (causal,) = _by_name(written, "causal_mask")
-    assert causal["ops"] == ["triu", "or"], causal["ops"]
+    # the constant causal mask (`triu` of ones) is a host value its parent computes; the mask the padding mask
+    # makes of it is one kernel
+    assert not _by_name(written, "causal_mask") and not _by_name(written, "triu"), list(written)
+    (combined,) = _by_name(written, "or_")
+    assert combined["level"] == "kernel" and combined["ops"] == ["or"], combined
 
 
 def test_integer_work_split_at_the_source_level_is_named_by_its_role(trees: dict[str, Any]) -> None:

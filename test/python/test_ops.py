@@ -218,10 +218,11 @@ def test_an_op_with_a_neutral_number_computes_nothing() -> None:
 
 
 def test_compute_on_host_values_alone_is_marked_host() -> None:
-    """Tensors built from sizes alone (a factory, `torch.tensor(n / 2)`, `torch.div(64, 8)`) and what is computed
-    from them alone are host values (runtime.host_values): a draw is none, nor anything that reads the model's
-    tensors, nor a host value a model's tensor was written into, through a view of it too. Each recorded op
-    says so, and the trace carries it to another process."""
+    """Tensors built from sizes alone (a factory, `torch.tensor(n / 2)`, `torch.div(64, 8)`) and the numbers and
+    masks computed from them alone are host values (runtime.host_values): a table of floats computed from
+    them is none, nor a draw, nor anything that reads the model's tensors, nor a host value a model's tensor
+    was written into, through a view of it too. Each recorded op says so, and the trace carries it to another
+    process."""
     class Consts(nn.Module):
         def forward(self, x):
             n = x.shape[1]
@@ -229,14 +230,16 @@ def test_compute_on_host_values_alone_is_marked_host() -> None:
             half = torch.log2(torch.tensor(n / 2.0))                    # log2: host
             quot = torch.div(64, 8, rounding_mode="trunc") * 13         # div, mul: host
             drawn = torch.randn(n) * 3                                  # randn and its mul: no constants
+            additive = torch.full((n, n), float("-inf")).triu(1)        # triu selects: host
+            table = torch.cos(torch.arange(n) / n)                      # float arithmetic on a whole table: none
             buf = torch.zeros(n)
             view = buf[1:]
             view.copy_(x[0, 1:])                                        # data written through a view
-            return x * mask[0] + half + quot + drawn + buf.exp()        # mul, add, exp: data
+            return x * mask[0] + half + quot + drawn + buf.exp() + additive[0] + table   # mul, add, exp: data
 
     _, trace = record_ops(Consts().eval(), (torch.randn(2, 4),))
     computed = [(e.name, e.host) for e in trace.events if e.level == "aten" and e.compute]
-    assert [n for n, host in computed if host] == ["tril", "log2", "div", "mul"], computed
-    assert {n for n, host in computed if not host} >= {"randn", "mul", "exp", "add"}, computed
+    assert [n for n, host in computed if host] == ["tril", "log2", "div", "mul", "triu"], computed
+    assert {n for n, host in computed if not host} >= {"randn", "mul", "exp", "add", "cos"}, computed
     again = OpTrace.from_plain(trace.to_plain())
     assert [e.host for e in again.events] == [e.host for e in trace.events]

@@ -33,6 +33,7 @@ from hdecomp.decompose.patterns import INTEGER_WORK, pair_rope_runs, rope_runs, 
 from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
+from hdecomp.runtime.host_values import RANDOM_OPS, host_result
 from hdecomp.vocab.ops import PARENT_METHODS, is_compute_op, is_neutral_operand
 from hdecomp.vocab.roles import (
     CONTRACTION_KINDS,
@@ -197,6 +198,8 @@ def is_host_scalar(n: fx.Node) -> bool:
 
 
 def is_parent_plumbing(n: fx.Node) -> bool:
+    if HOST_VALUE in n.meta:
+        return True
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n) or is_local_write(n)
     if n.op == "call_function":
@@ -271,6 +274,7 @@ def is_identity_node(n: fx.Node) -> bool:
 
 
 HOST_NUMBER = "hdecomp_host_number"   # node meta: a Python number of the forward (mark_host_numbers)
+HOST_VALUE = "hdecomp_host_value"     # node meta: a tensor of constants of the shapes (mark_host_values)
 HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
 
 
@@ -320,6 +324,45 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
                     n.meta[HOST_SOURCE] = True
 
 
+
+
+def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
+    """Mark the tensors the forward makes from plain data alone (sizes, literals, the numbers it is handed), and
+    the numbers, masks and indices it computes from such tensors alone (runtime.host_values.host_result): a
+    causal mask from `torch.ones(S, S).tril()`, `torch.div(64, 8)`, `torch.eye(n)`. They are constants of the
+    shapes, host code that stays in the parent, as the run
+    (hdecomp.runtime.host_values) and the static check (its HOST values) judge them; a random draw is none,
+    nor a number a child returns, nor a tensor something is written into (a conservative reading of the run's
+    rule: its every use is a child's)."""
+    written: set[fx.Node] = set()
+    for n in graph.nodes:
+        name = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+        mutates = (n.op == "call_function" and n.target is operator.setitem) or (
+            n.op == "call_method" and name.endswith("_") and not name.endswith("__"))
+        dest = n.args[0] if mutates and n.args else None
+        while isinstance(dest, fx.Node) and dest not in written:
+            written.add(dest)
+            dest = dest.args[0] if dest.args else None
+    for n in graph.nodes:
+        if n.op not in ("call_function", "call_method") or n in written or \
+                not isinstance(values.get(n.name), torch.Tensor):
+            continue
+        name = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+        home = getattr(n.target, "__module__", None) or ""
+        if name in RANDOM_OPS or not (n.op == "call_method" or home.startswith(("torch", "_operator"))):
+            continue
+        ins = n.all_input_nodes
+        made = not any(isinstance(values.get(a.name), torch.Tensor) for a in ins)   # (a factory)
+        if all(HOST_VALUE in a.meta or is_shape_int(a) or _tensor_attribute(a) or
+               (HOST_NUMBER in a.meta and HOST_SOURCE not in a.meta) for a in ins) and \
+                (made or host_result(name, is_compute_op(name), [values[n.name]])):
+            n.meta[HOST_VALUE] = True
+
+
+def _tensor_attribute(n: fx.Node) -> bool:
+    """`x.dtype`, `x.device`: a plain value of a tensor, as its sizes are."""
+    return n.op == "call_function" and n.target is builtins.getattr and len(n.args) > 1 and \
+        n.args[1] in ("dtype", "device", "layout")
 
 
 def mark_integer_work(graph: fx.Graph, values: dict[str, Any]) -> None:

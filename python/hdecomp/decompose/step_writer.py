@@ -45,6 +45,7 @@ from hdecomp.decompose.plan import (
     is_output_object_call,
     is_parent_plumbing,
     mark_host_numbers,
+    mark_host_values,
     mark_integer_work,
     node_op_name,
     oversized_module_children,
@@ -353,6 +354,7 @@ def choose_children(node: Node, run: StepInputs, cap: Capture) -> list[ChildPlan
     into fusions); or why there are none."""
     expected, total = run.expected, run.expected.total
     mark_host_numbers(cap.graph, cap.values)
+    mark_host_values(cap.graph, cap.values)
     mark_integer_work(cap.graph, cap.values)
     children: list[ChildPlan] = []
     last_err = None

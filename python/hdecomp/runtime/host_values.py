@@ -3,9 +3,12 @@ a causal mask from `torch.ones(S, S).tril()`, `torch.div(64, 8)` or `torch.log2(
 
 They are constants of the shapes: what is computed from them alone is host code, which a parent may keep
 (hdecomp.anticheat.runtime exempts it where the parent's own code runs it, as the static check's `HOST` values
-say). A tensor is a host value when an op made it with no tensor input (a factory), or from host values only,
-and no op has since written anything else into its storage (a write of a model's tensor into a view of it
-makes the whole base data). Random draws are never host values (a draw is no constant)."""
+say). A tensor is a host value when an op made it with no tensor input (a factory), or from host values only
+as a number, a mask or an index (a 0-dim result, an integer or bool one, or one of the ops that select
+values: `tril`, `where`, `masked_fill`), and no op has since written anything else into its storage (a write
+of a model's tensor into a view of it makes the whole base data). Float arithmetic on whole host tensors
+(`cos(positions * inv_freq)`: a table of RoPE) is the model's compute, a component of its own; random draws
+are never host values (a draw is no constant)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,15 @@ multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ native_d
 """.split())
 # aten ops that make a tensor from Python data handed in (`torch.tensor(5)` lifts a fresh constant)
 _LIFTS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
+# compute ops that select or rearrange values rather than compute new ones (a causal mask's `triu` of -inf)
+SELECTION_OPS = frozenset("tril triu tril_ triu_ where masked_fill masked_fill_ flip roll rot90".split())
+
+
+def host_result(op: str, compute: bool, outputs: list[torch.Tensor]) -> bool:
+    """Whether an op on host values alone makes host values: plumbing does, and compute whose results are
+    numbers, masks or indices (0-dim, integer or bool) or that only selects values (SELECTION_OPS)."""
+    return not compute or op in SELECTION_OPS or all(
+        t.dim() == 0 or not (t.is_floating_point() or t.is_complex()) for t in outputs)
 
 
 def _base(t: torch.Tensor) -> torch.Tensor:
@@ -48,14 +60,17 @@ class HostValues:
     def _unmark(self, t: torch.Tensor) -> None:
         self._bases.pop(id(_base(t)), None)
 
-    def op(self, func: Any, packet: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> bool:
-        """Record one aten op that ran (`out` its result): whether it computed from host values alone."""
+    def op(self, func: Any, packet: str, compute: bool, args: tuple[Any, ...], kwargs: dict[str, Any],
+           out: Any) -> bool:
+        """Record one aten op that ran (`out` its result): whether it made host values (module docstring)."""
         inputs = [a for a in torch.utils._pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
-        host = packet not in RANDOM_OPS and (packet in _LIFTS or all(self.holds(t) for t in inputs))
+        outputs = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor)]
+        made = not inputs or packet in _LIFTS   # (a factory: its values come from Python data)
+        host = packet not in RANDOM_OPS and (made or (all(self.holds(t) for t in inputs) and
+                                                      host_result(packet, compute, outputs)))
         if host:
-            for t in torch.utils._pytree.tree_leaves(out):
-                if isinstance(t, torch.Tensor):
-                    self._mark(t)
+            for t in outputs:
+                self._mark(t)
             return True
         # a write of anything else into a tensor (an in-place op, an `out=`): its storage holds data now
         for i, arg in enumerate(func._schema.arguments):
@@ -68,4 +83,4 @@ class HostValues:
         return False
 
 
-__all__ = ["RANDOM_OPS", "HostValues"]
+__all__ = ["RANDOM_OPS", "SELECTION_OPS", "HostValues", "host_result"]

@@ -230,7 +230,7 @@ class _DispatchRecorder(TorchDispatchMode):
                         inplace=_is_inplace(packet), raw=raw, residual=residual)
         self.rec.add(event)
         out = func(*args, **kwargs)
-        event.host = self.rec.host.op(func, packet, args, kwargs, out) and compute
+        event.host = self.rec.host.op(func, packet, compute, args, kwargs, out) and compute
         return out
 
 
