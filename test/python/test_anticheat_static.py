@@ -684,3 +684,34 @@ def test_seeding_and_scoping_the_random_state_is_plumbing() -> None:
     body = ("with torch.random.fork_rng(devices=[]):\n    torch.manual_seed(1234)\n    state = torch.get_rng_state()\n"
             "    y = self.fc(x)\n    torch.set_rng_state(state)\nreturn y")
     assert errors(analyze_source(model(body))) == []
+
+
+@pytest.mark.parametrize(("body", "rules"), [
+    ("flag = is_torchdynamo_compiling()\ny = self.fc(x)\nreturn y if not flag else x", []),
+    ("cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\nreturn self.fc(x)", []),
+    ("kw = {'config': None, 'input_embeds': x}\nmask = create_causal_mask(**kw)\nreturn self.fc(x)", ["HD112"]),
+    ("mask = create_causal_mask(config=None, input_embeds=x)\nreturn self.fc(x)", ["HD112"]),
+])
+def test_a_library_call_handed_plain_data_only_is_host_code(body: str, rules: list[str]) -> None:
+    """A library's call handed plain data only (a cache object, a flag) is host code the parent may keep; one
+    handed a tensor, as a keyword or among the values of a `**mapping`, cannot be proven plumbing (HD112)."""
+    src = model(body, module="from transformers.cache_utils import DynamicCache, EncoderDecoderCache\n"
+                             "from transformers.masking_utils import create_causal_mask\n"
+                             "from transformers.utils import is_torchdynamo_compiling\n")
+    assert [v.rule for v in errors(analyze_source(src))] == rules
+
+
+@pytest.mark.parametrize(("body", "rules"), [
+    ("n = x.shape[-1]\nkeep = torch.ones(n, n, dtype=torch.bool).tril()[-1]\nreturn self.fc(x[:, keep])", []),
+    ("q = torch.div(x.shape[1], 4, rounding_mode='trunc') - 1\nreturn self.fc(x)[:, :int(q)]", []),
+    ("e = 13 * torch.eye(x.shape[-1])\nreturn self.fc(x) + e", []),   # a residual of a host value
+    ("e = torch.eye(x.shape[-1])\nreturn self.fc(x) * e", ["HD106"]),   # a model's tensor times it: compute
+    ("noise = torch.randn(x.shape[-1]).abs()\nreturn self.fc(x) + noise", ["HD101", "HD104"]),   # a draw: none
+    ("v = torch.tensor(x.tolist()).abs()\nreturn self.fc(v)", ["HD104"]),   # values read out: still data
+    ("buf = torch.zeros(x.shape)\nbuf[:] = x\nreturn self.fc(buf.abs())", ["HD104"]),   # data written in
+])
+def test_host_values_are_constants_of_the_shapes(body: str, rules: list[str]) -> None:
+    """A tensor built from sizes and literals alone, and what is computed from such tensors alone, is a host
+    value the parent may compute (runtime.host_values judges the run alike); a draw, values read out of a
+    model's tensor, or a host value a model's tensor was written into are data."""
+    assert [v.rule for v in errors(analyze_source(model(body)))] == rules

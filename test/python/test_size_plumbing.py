@@ -124,3 +124,59 @@ def test_a_module_without_compute_ops_is_one_kernel(tmp_path: Path) -> None:
     text = (dec.root / shuffle["path"]).read_text()
     assert ".transpose(1, 2).contiguous()" in text       # the user's module carried over as it is
     assert [p.name for p in (dec.root / "steps").iterdir()] == ["step_1_shuffle_unit"]
+
+
+def _masked_projection(with_projection: bool) -> fx.GraphModule:
+    """A recorded forward's graph, as the step writer captures one: constants of the shapes (a causal mask from
+    ones, a chunk count with torch.div, a float table from arange) beside a projection (or the constants
+    alone)."""
+    import operator
+    root = nn.Module()
+    root.fc = nn.Linear(4, 4)
+    g = fx.Graph()
+    x = g.placeholder("x")
+    ones = g.call_function(torch.ones, (6, 6), {"dtype": torch.bool})
+    tril = g.call_method("tril", (ones,))
+    invert = g.call_function(operator.invert, (tril,))
+    div = g.call_function(torch.div, (6, 2), {"rounding_mode": "trunc"})
+    sub = g.call_function(operator.sub, (div, 1))
+    if not with_projection:   # (only constants: the mask and the count)
+        g.output((invert, sub))
+        return fx.GraphModule(root, g)
+    arange = g.call_function(torch.arange, (6,))
+    table = g.call_function(operator.truediv, (arange, 6))   # float arithmetic on a whole table
+    y = g.call_module("fc", (x,))
+    row = g.call_function(operator.getitem, (invert, (-1, None, slice(None), None)))
+    masked = g.call_method("masked_fill", (y, row, 0.0))
+    scaled = g.call_function(operator.mul, (masked, sub))
+    g.output(g.call_function(operator.add, (scaled, g.call_function(operator.getitem, (table, (None, slice(None), None))))))
+    return fx.GraphModule(root, g)
+
+
+def _values(gm: fx.GraphModule, *args: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+
+    class Keep(fx.Interpreter):
+        def run_node(self, n: fx.Node) -> Any:
+            values[n.name] = out = super().run_node(n)
+            return out
+
+    Keep(gm).run(*args)
+    return values
+
+
+def test_constants_of_the_shapes_are_host_values_where_the_forward_computes_more() -> None:
+    """mark_host_values: a mask from ones, its negation and a chunk count computed with torch from sizes stay in
+    the parent (host values, as the run judges them); a float table computed from them does not. A forward
+    that computes nothing but constants keeps them as its compute (a region the parent could not keep, LED's
+    `create_causal_mask`: its children)."""
+    from hdecomp.decompose.plan import HOST_VALUE, mark_host_values
+    x = torch.randn(2, 6, 4)
+    for with_projection, expected in ((True, {"ones", "tril", "div", "sub", "invert"}), (False, set())):
+        gm = _masked_projection(with_projection)
+        mark_host_values(gm.graph, _values(gm, x))
+        host = {n.name for n in gm.graph.nodes if HOST_VALUE in n.meta}
+        assert {h.rstrip("_0123456789") for h in host} >= expected, host
+        assert not any(h.startswith(("truediv", "masked_fill", "mul", "add")) for h in host), host
+        if not with_projection:
+            assert host == set(), host

@@ -357,6 +357,12 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
                (HOST_NUMBER in a.meta and HOST_SOURCE not in a.meta) for a in ins) and \
                 (made or host_result(name, is_compute_op(name), [values[n.name]])):
             n.meta[HOST_VALUE] = True
+    if not any(n.op == "call_module" or (n.op in ("call_function", "call_method") and not is_parent_plumbing(n)
+                                         and not is_host_scalar(n)) for n in graph.nodes):
+        # (a forward that only computes constants of the shapes, a region the parent could not keep since a
+        # library it calls computes them: LED's `create_causal_mask`; its compute is its children's)
+        for n in graph.nodes:
+            n.meta.pop(HOST_VALUE, None)
 
 
 def _tensor_attribute(n: fx.Node) -> bool:

@@ -92,8 +92,8 @@ class CallEval(ExpressionEval):
             v = self.ev(kw.value)
             if v.kind in SUSPECT:
                 self.value_use(kw.value, v)
-            if kw.arg is not None:
-                kwargs[kw.arg] = v
+            # (`**mask_kwargs`: the mapping's values are handed too, under a name no parameter has)
+            kwargs[kw.arg if kw.arg is not None else f"**{len(kwargs)}"] = v
         return args, kwargs
 
     def call(self, call: ast.Call) -> Val:

@@ -190,8 +190,8 @@ def iter_elem(it: Val) -> Val:
 def plain_or_host(v: Val, depth: int = 0) -> bool:
     """Plain data (a number, string, bool or None, a dtype or other constant of torch, a list/tuple/dict of
     them) or a host value."""
-    if v.kind in (SCALAR, HOST) or (v.kind == REF and classify_ref(v.qual).what == "const"):
-        return True
+    if v.kind in (SCALAR, HOST) or (v.kind == REF and classify_ref(v.qual).what == "const") or v is V_EMPTY:
+        return True   # (the element of an empty tuple, `torch.zeros(())`: nothing)
     if v.kind == SEQ and depth < 4:
         parts = [*(v.elts or ()), *([v.elem] if v.elem is not None else [])]
         return all(plain_or_host(p, depth + 1) for p in parts)
