@@ -344,6 +344,9 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
             written.add(dest)
             dest = dest.args[0] if dest.args else None
     for n in graph.nodes:
+        if is_host_scalar(n) and all(HOST_VALUE in a.meta or is_shape_int(a) for a in n.all_input_nodes):
+            n.meta[HOST_VALUE] = True   # a host value's number (`positions.max().item()`) and int arithmetic on it
+            continue
         if n.op not in ("call_function", "call_method") or n in written or \
                 not isinstance(values.get(n.name), torch.Tensor):
             continue
