@@ -323,6 +323,16 @@ def test_config_literal_writes_non_default_fields_and_rebuilds() -> None:
     assert text is not None and "vision_config=CLIPVisionConfig(" in text and "hidden_size=48" in text, text
 
 
+def test_config_literal_writes_a_chosen_implementation_once() -> None:
+    """A config that lists `attn_implementation` among its own fields (SuperPoint, which LightGlue builds) and
+    chose one: written once, as the constructor takes it (written twice, the code did not parse)."""
+    from transformers import LightGlueConfig, SuperPointConfig
+    config = LightGlueConfig(keypoint_detector_config=SuperPointConfig(encoder_hidden_sizes=[32, 32, 64, 64]),
+                             attn_implementation="eager").keypoint_detector_config
+    text = config_literal(config, SourceContext(user_file=None))
+    assert text is not None and text.count("attn_implementation=") == 1, text
+
+
 def test_config_literal_keeps_a_sub_configs_own_attention_implementation() -> None:
     """OmDet-Turbo builds its text model with sdpa, then the model sets eager on its own config: a plain
     `attn_implementation="eager"` would pass eager down to the text config, and a child rebuilt from it would

@@ -373,9 +373,13 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
     except Exception as exc:
         raise NotRepresentable(f"{cls.__name__} cannot be built with its defaults ({exc})") from exc
     current, base = value.to_dict(), default.to_dict()
+    # the implementations the model chose at build time (attention: sdpa / eager; MoE experts: grouped_mm /
+    # eager), which the config's defaults leave unset: written as the constructor's `X_implementation=` below,
+    # once (a config that also lists the field among its own, SuperPoint's, is not written it twice)
+    chosen = _implementations(value)
     parts = []
     for key in current:
-        if key in _CONFIG_SKIP:
+        if key in _CONFIG_SKIP or key in {f"{kind}_implementation" for kind in chosen}:
             continue
         if key.startswith("_"):
             # a field kept private behind a property of the public name (SmolVLM's `_pad_token_id`, set by
@@ -394,9 +398,6 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
         if key in base and _same_value(current[key], base[key]):
             continue
         parts.append(f"{key}={literal(mine, ctx)}")
-    # the implementations the model chose at build time (attention: sdpa / eager; MoE experts: grouped_mm /
-    # eager), which the config's defaults leave unset: written as the constructor's `X_implementation=`
-    chosen = _implementations(value)
     for kind, impl in chosen.items():
         parts.append(f"{kind}_implementation={impl!r}")
     home = import_home(cls)
@@ -446,10 +447,13 @@ def _implementation(config: Any, kind: str) -> Any:
 
 
 def _config_dict(config: Any) -> dict[str, Any]:
+    """The config's fields to compare, without the implementations chosen (`_implementations` compares those:
+    a sub-config its parent built with `attn_implementation=` lists it among its fields too)."""
     d = config.to_dict()
     for k in _CONFIG_SKIP:
         d.pop(k, None)
-    return d
+    return {k: v for k, v in d.items() if not (k.endswith("_implementation") and k[:-len("_implementation")]
+                                               in _implementations(config))}
 
 
 def _same_value(a: Any, b: Any) -> bool:

@@ -15,8 +15,8 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
   (a random draw is no constant).
 - Q6 levels by size: a fusion holds 2-5 compute ops (a pattern kept whole, `rope`, `rope_tables`,
-  `attention_core`, up to 8), a kernel one (arithmetic on Python numbers, such as
-  `(t.max().item() + 4) // 4`, is host code, no compute op).
+  `attention_core`, up to 8; one packaged module or library function counts the kernels its step calls), a
+  kernel one (arithmetic on Python numbers, such as `(t.max().item() + 4) // 4`, is host code, no compute op).
 - Q7 readable signatures: a kernel's or fusion's inputs are not the generator's positional `x0`, `x1`, ...
 - Q8 roles from structure: a fusion or layer named by a fallback (`pointwise`, `reduction`, `matmul_epilogue`,
   `linear_epilogue`, `conv_epilogue`) where a role rule (hdecomp.vocab.roles.role_of) matches its ops, with
