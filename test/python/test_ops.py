@@ -243,3 +243,16 @@ def test_compute_on_host_values_alone_is_marked_host() -> None:
     assert {n for n, host in computed if not host} >= {"randn", "mul", "exp", "add", "cos"}, computed
     again = OpTrace.from_plain(trace.to_plain())
     assert [e.host for e in again.events] == [e.host for e in trace.events]
+
+
+def test_a_torch_function_called_on_host_values_is_marked_host() -> None:
+    """`repeat_interleave` of a host mask leaves no aten compute (HD402 would judge it by its call): the call is
+    marked host where every tensor it is handed is a host value, not where one is the model's."""
+    class Repeat(nn.Module):
+        def forward(self, x):
+            mask = torch.ones(3, dtype=torch.bool).repeat_interleave(2)
+            return x[0].repeat_interleave(2), mask
+
+    _, trace = record_ops(Repeat().eval(), (torch.randn(2, 3),))
+    calls = [e.host for e in trace.events if e.level == "function" and e.name == "repeat_interleave"]
+    assert calls == [True, False], calls

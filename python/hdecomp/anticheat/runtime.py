@@ -60,7 +60,7 @@ def root_compute_events(trace: OpTrace, own_file: str | Path | None = None) -> l
             if e.host and e.where is not None and _same_file(e.where[0], own):
                 continue
             out.append(e)
-        elif e.aten_invisible:
+        elif e.aten_invisible and not (e.host and e.where is not None and _same_file(e.where[0], own)):
             out.append(e)
     return out
 

@@ -60,6 +60,11 @@ class HostValues:
     def _unmark(self, t: torch.Tensor) -> None:
         self._bases.pop(id(_base(t)), None)
 
+    def called_on_host(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        """Whether a torch function's call was handed host values (one at least) and plain data only."""
+        inputs = [a for a in torch.utils._pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        return name not in RANDOM_OPS and bool(inputs) and all(self.holds(t) for t in inputs)
+
     def op(self, func: Any, packet: str, compute: bool, args: tuple[Any, ...], kwargs: dict[str, Any],
            out: Any) -> bool:
         """Record one aten op that ran (`out` its result): whether it made host values (module docstring)."""

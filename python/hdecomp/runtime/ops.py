@@ -260,6 +260,8 @@ class _FunctionRecorder(TorchFunctionMode):
         self.rec.add(event)
         out = func(*args, **kwargs)
         event.aten_invisible = compute and self.rec.aten_compute_count == before
+        # (a call on host values alone, which may leave no aten compute: `repeat_interleave` of a host mask)
+        event.host = compute and self.rec.host.called_on_host(name, args, kwargs)
         return out
 
 
