@@ -1169,3 +1169,16 @@ def test_the_attributes_a_library_decorator_reads_are_carried_and_no_others() ->
     finally:
         sys.path.remove(str(FIX))
         sys.modules.pop("config_default_decorator", None)
+
+
+def test_a_mask_recorded_with_a_broadcast_column_is_a_tensor_a_kernel_may_write_into() -> None:
+    # LightGlue's `gt.bitwise_or_(le)` on masks constant along the keypoints: the recorded values written with
+    # their column broadcast (`.expand(batch_size, 256)`) were a view the in-place op refused in the self-test
+    from hdecomp.decompose.shapes import Scaling, full_size
+    sc = Scaling(full=2, b1=1, b2=2, policy="cut")
+    value = full_size(torch.ones(1, 256, dtype=torch.bool), torch.ones(2, 256, dtype=torch.bool), sc, "x", [])
+    expr = input_expr(value, SourceContext(user_file=None))
+    assert ".expand(" in expr, expr
+    built = eval(expr, {"torch": torch, "batch_size": 2})
+    assert tuple(built.shape) == (2, 256) and bool(built.all())
+    built.bitwise_or_(torch.zeros(2, 256, dtype=torch.bool))   # (an expanded view raises RuntimeError here)

@@ -207,7 +207,9 @@ def _tiled_recording(value: torch.Tensor) -> str | None:
         text = f"torch.tensor({rec.tolist()!r}, dtype={rec.dtype})"
         if dims[d] != str(rows):
             text += f".index_select({d}, torch.arange({dims[d]}) % {rows})"
-        return text + (f".expand({', '.join(dims)})" if expanded else "")
+        # (made contiguous: a kernel may write into its input in place, `gt.bitwise_or_(le)`, which an expanded
+        # view refuses)
+        return text + (f".expand({', '.join(dims)}).contiguous()" if expanded else "")
     return None
 
 
