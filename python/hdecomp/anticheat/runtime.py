@@ -37,30 +37,30 @@ HD410, HD411, HD412 = "HD410", "HD411", "HD412"
 RESIDUAL_OPS = frozenset({"add"})
 
 
-def _same_file(a: str, b: str | None) -> bool:
-    if b is None:
-        return False
+def _resolved(file: str | Path) -> str | None:
     try:
-        return Path(a).resolve() == Path(b).resolve()
+        return str(Path(file).resolve())
     except OSError:
-        return False
+        return None
 
 
 def root_compute_events(trace: OpTrace, own_file: str | Path | None = None) -> list[OpEvent]:
     """Compute events attributed to the root model that are not allowed there; `own_file`: the refactored
     file, whose own code may compute on host values."""
+    own = _resolved(own_file) if own_file is not None else None
+
+    def own_host_code(e: OpEvent) -> bool:
+        return e.host and own is not None and e.where is not None and _resolved(e.where[0]) == own
+
     out = []
-    own = str(own_file) if own_file is not None else None
     for e in trace.events:
         if e.module != "" or not e.compute:
             continue
         if e.level == "aten":
-            if e.name in RESIDUAL_OPS and e.residual:
-                continue
-            if e.host and e.where is not None and _same_file(e.where[0], own):
+            if (e.name in RESIDUAL_OPS and e.residual) or own_host_code(e):
                 continue
             out.append(e)
-        elif e.aten_invisible and not (e.host and e.where is not None and _same_file(e.where[0], own)):
+        elif e.aten_invisible and not own_host_code(e):
             out.append(e)
     return out
 
@@ -75,7 +75,7 @@ def _line_text(file: str, line: int) -> str:
 
 def check_runtime(trace: OpTrace, refactored_path: str | Path | None = None) -> list[AntiCheatViolation]:
     """One violation per (op, source location) executed outside any child, with its count."""
-    ref = str(Path(refactored_path).resolve()) if refactored_path else None
+    ref = _resolved(refactored_path) if refactored_path else None
     groups: dict[tuple[str, str, tuple[str, int] | None], list[OpEvent]] = defaultdict(list)
     for e in root_compute_events(trace, refactored_path):
         groups[(e.level, e.name, e.where)].append(e)
@@ -90,11 +90,7 @@ def check_runtime(trace: OpTrace, refactored_path: str | Path | None = None) -> 
             wfile, wline = where
             text = _line_text(wfile, wline)
             wrange = SourceRange(wline, len(text) - len(text.lstrip()), wline, len(text))
-            try:
-                same = ref is not None and str(Path(wfile).resolve()) == ref
-            except OSError:
-                same = False
-            if same:
+            if ref is not None and _resolved(wfile) == ref:
                 rng = wrange
                 file = str(refactored_path)
             else:

@@ -33,8 +33,8 @@ from hdecomp.decompose.patterns import INTEGER_WORK, pair_rope_runs, rope_runs, 
 from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
-from hdecomp.runtime.host_values import RANDOM_OPS, host_result
-from hdecomp.vocab.ops import PARENT_METHODS, is_compute_op, is_neutral_operand
+from hdecomp.runtime.host_values import host_result
+from hdecomp.vocab.ops import PARENT_METHODS, RANDOM_OPS, is_compute_op, is_neutral_operand
 from hdecomp.vocab.roles import (
     CONTRACTION_KINDS,
     MATMUL,
@@ -336,7 +336,7 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
     rule: its every use is a child's)."""
     written: set[fx.Node] = set()
     for n in graph.nodes:
-        name = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+        name = _target_name(n)
         mutates = (n.op == "call_function" and n.target is operator.setitem) or (
             n.op == "call_method" and name.endswith("_") and not name.endswith("__"))
         dest = n.args[0] if mutates and n.args else None
@@ -350,7 +350,7 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         if n.op not in ("call_function", "call_method") or n in written or \
                 not isinstance(values.get(n.name), torch.Tensor):
             continue
-        name = str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
+        name = _target_name(n)
         home = getattr(n.target, "__module__", None) or ""
         if name in RANDOM_OPS or not (n.op == "call_method" or home.startswith(("torch", "_operator"))):
             continue
@@ -366,6 +366,11 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         # library it calls computes them: LED's `create_causal_mask`; its compute is its children's)
         for n in graph.nodes:
             n.meta.pop(HOST_VALUE, None)
+
+
+def _target_name(n: fx.Node) -> str:
+    """A call's method or function name (`tril`, `setitem`)."""
+    return str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
 
 
 def _tensor_attribute(n: fx.Node) -> bool:

@@ -17,11 +17,8 @@ from typing import Any
 
 import torch
 
-# aten ops that draw random numbers (their outputs are no constants), by overload packet name
-RANDOM_OPS = frozenset("""
-rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
-multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ native_dropout dropout
-""".split())
+from hdecomp.vocab.ops import RANDOM_OPS
+
 # aten ops that make a tensor from Python data handed in (`torch.tensor(5)` lifts a fresh constant)
 _LIFTS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
 # compute ops that select or rearrange values rather than compute new ones (a causal mask's `triu` of -inf)
@@ -33,6 +30,10 @@ def host_result(op: str, compute: bool, outputs: list[torch.Tensor]) -> bool:
     numbers, masks or indices (0-dim, integer or bool) or that only selects values (SELECTION_OPS)."""
     return not compute or op in SELECTION_OPS or all(
         t.dim() == 0 or not (t.is_floating_point() or t.is_complex()) for t in outputs)
+
+
+def _tensors(tree: Any) -> list[torch.Tensor]:
+    return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
 
 def _base(t: torch.Tensor) -> torch.Tensor:
@@ -62,14 +63,13 @@ class HostValues:
 
     def called_on_host(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         """Whether a torch function's call was handed host values (one at least) and plain data only."""
-        inputs = [a for a in torch.utils._pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        inputs = _tensors((args, kwargs))
         return name not in RANDOM_OPS and bool(inputs) and all(self.holds(t) for t in inputs)
 
     def op(self, func: Any, packet: str, compute: bool, args: tuple[Any, ...], kwargs: dict[str, Any],
            out: Any) -> bool:
         """Record one aten op that ran (`out` its result): whether it made host values (module docstring)."""
-        inputs = [a for a in torch.utils._pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
-        outputs = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor)]
+        inputs, outputs = _tensors((args, kwargs)), _tensors(out)
         made = not inputs or packet in _LIFTS   # (a factory: its values come from Python data)
         host = packet not in RANDOM_OPS and (made or (all(self.holds(t) for t in inputs) and
                                                       host_result(packet, compute, outputs)))
@@ -81,11 +81,9 @@ class HostValues:
         for i, arg in enumerate(func._schema.arguments):
             alias = arg.alias_info
             if alias is not None and alias.is_write:
-                value = args[i] if i < len(args) else kwargs.get(arg.name)
-                for t in torch.utils._pytree.tree_leaves(value):
-                    if isinstance(t, torch.Tensor):
-                        self._unmark(t)
+                for t in _tensors(args[i] if i < len(args) else kwargs.get(arg.name)):
+                    self._unmark(t)
         return False
 
 
-__all__ = ["RANDOM_OPS", "SELECTION_OPS", "HostValues", "host_result"]
+__all__ = ["SELECTION_OPS", "HostValues", "host_result"]

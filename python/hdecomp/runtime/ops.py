@@ -260,8 +260,9 @@ class _FunctionRecorder(TorchFunctionMode):
         self.rec.add(event)
         out = func(*args, **kwargs)
         event.aten_invisible = compute and self.rec.aten_compute_count == before
-        # (a call on host values alone, which may leave no aten compute: `repeat_interleave` of a host mask)
-        event.host = compute and self.rec.host.called_on_host(name, args, kwargs)
+        # (a call on host values alone that leaves no aten compute, `repeat_interleave` of a host mask: HD402
+        # judges it by its call)
+        event.host = event.aten_invisible and self.rec.host.called_on_host(name, args, kwargs)
         return out
 
 

@@ -275,6 +275,13 @@ PARENT_METHODS = frozenset({
 # (hdecomp.decompose.capture.common.is_shape_int). A tensor's `.item()` is not one, unlike in SHAPE_QUERIES:
 # arithmetic on its values is compute, as the anti-cheat check holds.
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
+
+# ops that draw random numbers, by name (torch's functions, the Tensor methods, aten's overload packets): a
+# draw is no constant of the shapes (runtime.host_values, the static check's HOST values, plan.mark_host_values)
+RANDOM_OPS = frozenset("""
+rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
+multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ native_dropout dropout
+""".split())
 # Calls a source region's op list leaves out (hdecomp.decompose.source_children): tensor plumbing and the
 # Python builtins a forward calls around it, so a child is named after what it computes.
 REGION_PLUMBING_CALLS = frozenset({

@@ -44,6 +44,7 @@ from hdecomp.anticheat.static.values import (
     is_child_out,
     iter_elem,
     merge,
+    plain_data,
     seq_val,
     spelled_of,
 )
@@ -54,24 +55,11 @@ from hdecomp.anticheat.static.vocab import (
     OPERATOR_BINOPS,
     PATCH_ATTRS,
 )
+from hdecomp.vocab.ops import RANDOM_OPS
 
-# random draws, by op name (torch's and the Tensor methods'): a draw is no constant
-RANDOM_DRAWS = frozenset("""
-rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
-multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ dropout
-""".split())
+# the calls that give a sequence of tensors
 _SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "dsplit",
-                     "unsafe_chunk", "unsafe_split", "broadcast_tensors"})
-
-
-def _plain_data(v: Val, depth: int = 0) -> bool:
-    """A value of plain data: a number, string, bool or None, or a list/tuple/dict of them."""
-    if v.kind == SCALAR:
-        return True
-    if v.kind == SEQ and depth < 4:
-        parts = [*(v.elts or ()), *([v.elem] if v.elem is not None else [])]
-        return all(_plain_data(p, depth + 1) for p in parts)
-    return False
+                     "unsafe_chunk", "unsafe_split", "broadcast_tensors", "unpack"})
 
 
 class CallEval(ExpressionEval):
@@ -227,7 +215,7 @@ class CallEval(ExpressionEval):
             v.kind in TENSORISH for v in kwargs.values()) if w in ("neutral", "const", "namespace", "math") else False
         if self.quiet and w in ("compute", "plumb") and qual.startswith("torch"):
             return Val(TCONST, qual=rc.op)
-        if w in ("compute", "plumb") and qual.startswith("torch") and rc.op not in RANDOM_DRAWS and \
+        if w in ("compute", "plumb") and qual.startswith("torch") and rc.op not in RANDOM_OPS and \
                 fv.via in ("", "import", "star") and not (fv.origin and fv.via == "") and \
                 builds_host([*args, *kwargs.values()]):
             # torch's op on plain data and host values alone (`torch.div(64, 8)`, `torch.ones(S, S).tril()`):
@@ -245,8 +233,7 @@ class CallEval(ExpressionEval):
                 self.report("HD101", call, f"{what} is compute (`{rc.op}`)", op=rc.op, related=fv.origin)
             return V_DATA
         if w == "plumb":
-            if rc.op in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit",
-                         "vsplit", "dsplit", "unsafe_chunk", "unsafe_split", "broadcast_tensors", "unpack"):
+            if rc.op in _SPLITS:
                 return seq_val(V_DATA)
             first = args[0] if args else V_DATA
             if first.kind == SEQ:  # torch.cat([a, b]): a child's output if every part is
@@ -298,10 +285,10 @@ class CallEval(ExpressionEval):
             # built in __init__ from plain data only (`FastSpeech2ConformerConfig(hidden_size=128, ...)`): a
             # configuration object, whose attributes are plain values, as a local class's instance is; a tensor
             # handed to it, or an op of it with a tensor, is still compute (apply and binop on SCALAR report it)
-            if all(_plain_data(v) for v in [*args, *kwargs.values()]):
+            if all(plain_data(v) for v in [*args, *kwargs.values()]):
                 return V_SCALAR
             return V_DATA
-        if not qual.startswith("<helper:") and all(_plain_data(v) for v in [*args, *kwargs.values()]):
+        if not qual.startswith("<helper:") and all(plain_data(v) for v in [*args, *kwargs.values()]):
             # host code: a library's call handed plain data only (`EncoderDecoderCache(DynamicCache(),
             # DynamicCache())`, `is_torchdynamo_compiling()`): it is given none of the model's tensors, and
             # its result is a plain value, which an op with a tensor still reports (apply and binop on
@@ -405,7 +392,7 @@ class CallEval(ExpressionEval):
         recv = fv.elem or V_DATA
         name = fv.qual
         rk = recv.kind
-        if rk == HOST and name != "<name>" and name not in RANDOM_DRAWS and fv.via != "dynamic" and \
+        if rk == HOST and name != "<name>" and name not in RANDOM_OPS and fv.via != "dynamic" and \
                 builds_host([*args, *kwargs.values()]):
             rc = classify_method(name)
             if name in ("item", "tolist") or rc.what == "shape":
@@ -428,8 +415,7 @@ class CallEval(ExpressionEval):
             if rc.what == "shape":
                 return V_SCALAR
             if rc.what == "plumb":
-                if name in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit",
-                            "vsplit", "dsplit", "unsafe_chunk", "unsafe_split"):
+                if name in _SPLITS:
                     return seq_val(V_DATA)
                 return recv if rk == TCONST or recv.qual == CHILD_OUT else V_DATA
             if rc.what == "compute":

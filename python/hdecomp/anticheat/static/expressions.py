@@ -50,7 +50,7 @@ from hdecomp.anticheat.static.values import (
     function_kind,
     iter_elem,
     merge,
-    plain_or_host,
+    plain_data,
     root_name,
     seq_val,
     source_range,
@@ -143,7 +143,7 @@ class ExpressionEval(ABC):
             if base.kind == SEQ and base.elem is not None:
                 self.env_update_seq(target.value, val)
             name = root_name(target.value)
-            if base.kind == HOST and not plain_or_host(val) and name is not None and name in self.env:
+            if base.kind == HOST and not plain_data(val, host=True) and name is not None and name in self.env:
                 self.env[name] = V_DATA   # a host value with a model's tensor written into it holds data
         elif isinstance(target, ast.Starred):
             self.bind(target.value, seq_val(val), value)
@@ -323,15 +323,9 @@ class ExpressionEval(ABC):
         if k == CHILD_ATTR and attr not in TENSOR_METHODS and attr not in SOURCE_PLUMBING_OPS and \
                 attr not in SHAPE_QUERIES and attr not in TENSOR_SCALAR_ATTRS and attr not in DUNDER_BINOPS:
             return Val(CHILD_ATTR, qual=attr)  # self.fc.linear.weight: still something of a child
-        if k in TENSORISH:
+        if k in TENSORISH or k == HOST:
             if attr == "__class__":
                 return Val(REF, qual="torch.Tensor")
-            if attr in TENSOR_SCALAR_ATTRS:
-                return V_SCALAR
-            if attr in TENSOR_VIEW_ATTRS:
-                return base
-            return Val(METHOD, qual=attr, elem=base, via=via)
-        if k == HOST:
             if attr in TENSOR_SCALAR_ATTRS:
                 return V_SCALAR
             if attr in TENSOR_VIEW_ATTRS:
@@ -428,7 +422,7 @@ class ExpressionEval(ABC):
         if base.kind == SCALAR:
             return V_SCALAR
         if base.kind == HOST:
-            return base if plain_or_host(idx) else V_DATA
+            return base if plain_data(idx, host=True) else V_DATA
         if base.kind in (TCONST, CHILD_ATTR) or (base.kind == DATA and base.qual == CHILD_OUT):
             return base
         del idx

@@ -187,21 +187,23 @@ def iter_elem(it: Val) -> Val:
     return V_DATA
 
 
-def plain_or_host(v: Val, depth: int = 0) -> bool:
-    """Plain data (a number, string, bool or None, a dtype or other constant of torch, a list/tuple/dict of
-    them) or a host value."""
-    if v.kind in (SCALAR, HOST) or (v.kind == REF and classify_ref(v.qual).what == "const") or v is V_EMPTY:
-        return True   # (the element of an empty tuple, `torch.zeros(())`: nothing)
+def plain_data(v: Val, *, host: bool = False, depth: int = 0) -> bool:
+    """A value of plain data: a number, string, bool or None, or a list/tuple/dict of them. With `host`, a
+    host value, a dtype or other constant of torch, and the element of an empty tuple (`torch.zeros(())`) too:
+    what an op may take and still make a host value."""
+    if v.kind == SCALAR or (host and (v.kind == HOST or v is V_EMPTY or
+                                      (v.kind == REF and classify_ref(v.qual).what == "const"))):
+        return True
     if v.kind == SEQ and depth < 4:
         parts = [*(v.elts or ()), *([v.elem] if v.elem is not None else [])]
-        return all(plain_or_host(p, depth + 1) for p in parts)
+        return all(plain_data(p, host=host, depth=depth + 1) for p in parts)
     return False
 
 
 def builds_host(vals: Iterable[Val]) -> bool:
     """An op on these values alone computes a host value: plain data and host values only, one at least a
     host value or all of them plain (a factory: `torch.div(64, 8)`)."""
-    return all(plain_or_host(v) for v in vals)
+    return all(plain_data(v, host=True) for v in vals)
 
 
 def unpack(val: Val, i: int) -> Val:
