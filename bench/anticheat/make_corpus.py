@@ -911,6 +911,28 @@ def build_issue12() -> None:
               "h = self.fc1(x)\nbuf = torch.zeros(h.shape[0], h.shape[1])\nv = buf[:]\nv.copy_(h)\n"
               "return self.fc2(buf.relu())", static_detectable=False)
 
+    # a number kept in a 0-dim integer tensor (EnCodec's `stride`, `kernel_size` buffers) is as plain as the int:
+    # the parent may keep it and its padding arithmetic; a float one, or a vector, is state
+    frames = ("frames = torch.ceil((x.shape[0] - self.kernel + 3) / self.stride).to(torch.int64)\n"
+              "h = self.fc1(x)\n")
+    case("honest_number_attributes", "honest", [], "numbers kept in tensors",
+         "frames = ceil((n - kernel + 3) / stride) from two 0-dim int64 buffers of the original, kept by the "
+         "parent as torch.tensor(3) and torch.tensor(2), slices the output (host code, as on ints)",
+         mlp_original("torch.relu(h)").replace(
+             "        self.fc2 = nn.Linear(hidden, out_features)\n",
+             "        self.fc2 = nn.Linear(hidden, out_features)\n"
+             "        self.register_buffer(\"stride\", torch.tensor(2), persistent=False)\n"
+             "        self.kernel = nn.Buffer(torch.tensor(3), persistent=False)\n").replace(
+             "        h = self.fc1(x)\n        return self.fc2(torch.relu(h))",
+             textwrap.indent(frames, " " * 8) + "        return self.fc2(torch.relu(h))[:frames]"),
+         mlp_refactored(frames + "return self.fc2(self.act(h))[:frames]", children=("linear", "relu"),
+                        init="self.act = ReLU()\nself.stride = torch.tensor(2)\nself.kernel = torch.tensor(3)"),
+         ("linear", "relu"), MLP_MAP)
+    cheat_mlp("cheat_float_number_attr", ["HD205"], "a float kept in a 0-dim tensor",
+              "self.gain = torch.tensor(1.0) multiplies the output: a float in a tensor is state, not a number",
+              "h = self.fc1(x)\nreturn self.fc2(h) * self.gain", init="self.gain = torch.tensor(1.0)",
+              act="h) * (1", range_text="torch.tensor(1.0)")
+
     # ---- 2. the parent picks a generic child's op through its constructor --------------------------------
     cheat_mlp("cheat_ctor_torch_fn", ["HD214"], "op passed to a child's constructor",
               "self.act = Pointwise(torch.sigmoid): the generic child runs whatever it is given",

@@ -69,6 +69,15 @@ FILES = {
         "def forward(self, query):\n    return F.linear(query, self.in_proj_weight[:4])", "[torch.randn(2, 4)]"),
     # Q5: a constant from a size
     "level_0_kernel/arange_16_any.py": _file("pass", "def forward(self, n):\n    return torch.arange(n)", "[16]"),
+    # Q5: arithmetic on numbers alone, handed one (a padding amount) or holding them (a kept `padding_total`)
+    "level_0_kernel/sub_i64.py": _file("self.stride = torch.tensor(2)",
+                                       "def forward(self, extra):\n    return extra - self.stride",
+                                       "[torch.tensor(5)]"),
+    "level_0_kernel/ge_i64.py": _file("self.padding_total = torch.tensor(6)",
+                                      "def forward(self):\n    return self.padding_total.ge(4800)", "[]"),
+    # accepted: compute on a 0-dim float the model is handed (a diffusion timestep) is the model's
+    "level_0_kernel/mul_fp32.py": _file("pass", "def forward(self, timestep):\n    return timestep * 1000.0",
+                                        "[torch.tensor(0.5)]"),
     # Q6: two ops in a kernel
     "level_0_kernel/relu_mul_fp32.py": _file("pass", "def forward(self, h):\n    return torch.relu(h).mul(2.0)",
                                              "[torch.randn(2, 4)]"),
@@ -89,6 +98,13 @@ FILES = {
 
 # the ops the decomposer recorded for a node (the tree's `ops`), where the lint reads them
 RECORDED_OPS = {"add_fp32": ["add", "identity"]}
+# the shapes and dtypes it recorded (the tree's `input_shapes` ...), where the lint reads them
+RECORDED_VALUES = {
+    "sub_i64": {"input_shapes": {"extra": []}, "input_dtypes": {"extra": "int64"},
+                "output_shapes": {"output": []}, "output_dtypes": {"output": "int64"}},
+    "mul_fp32": {"input_shapes": {"timestep": []}, "input_dtypes": {"timestep": "float32"},
+                 "output_shapes": {"output": []}, "output_dtypes": {"output": "float32"}},
+}
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -101,6 +117,7 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
         nodes[stem] = {"id": stem, "name": stem, "level": level[rel[:7]], "path": rel, "children": []}
         if stem in RECORDED_OPS:
             nodes[stem]["ops"] = RECORDED_OPS[stem]
+        nodes[stem].update(RECORDED_VALUES.get(stem, {}))
     model = next(k for k, n in nodes.items() if n["level"] == "model")
     nodes[model]["children"] = [k for k in nodes if k != model]
     (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))
@@ -119,6 +136,7 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
         ("Q2", "sub_diff_ne_cumsum_etc"), ("Q1", "self_attn"), ("Q2", "mul_add"), ("Q7", "mul_add"),
         ("Q3", "linear_4x4_fp32"), ("Q3", "linear_4x4_fp32_v2"), ("Q4", "linear_4x4_fp32_v2"),
         ("Q3", "linear_12x4_fp32"), ("Q5", "arange_16_any"), ("Q6", "relu_mul_fp32"),
+        ("Q5", "sub_i64"), ("Q5", "ge_i64"),
     }, sorted(found)
     dup = next(f for f in report.findings if f.rule == "Q4")
     assert "level_0_kernel/linear_4x4_fp32.py" in dup.message
@@ -135,7 +153,7 @@ def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: py
     capsys.readouterr()
     assert main(["validate", "--quality", "--json", str(bad)]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["status"] == "FAIL" and data["totals"]["Q5"] == {"kernel": 1}
+    assert data["status"] == "FAIL" and data["totals"]["Q5"] == {"kernel": 3}
     assert main(["validate", "--quality", str(tmp_path / "nothing")]) == 2
 
 

@@ -33,7 +33,7 @@ from hdecomp.decompose.patterns import INTEGER_WORK, pair_rope_runs, rope_runs, 
 from hdecomp.errors import DecomposeError
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.component import factory_class, is_output_class
-from hdecomp.runtime.host_values import host_result
+from hdecomp.runtime.host_values import host_result, is_number
 from hdecomp.vocab.ops import PARENT_METHODS, RANDOM_OPS, is_compute_op, is_neutral_operand
 from hdecomp.vocab.roles import (
     CONTRACTION_KINDS,
@@ -275,6 +275,7 @@ def is_identity_node(n: fx.Node) -> bool:
 
 HOST_NUMBER = "hdecomp_host_number"   # node meta: a Python number of the forward (mark_host_numbers)
 HOST_VALUE = "hdecomp_host_value"     # node meta: a tensor of constants of the shapes (mark_host_values)
+HOST_NUMBER_HELD = "hdecomp_number_held"   # node meta: the number a get_attr holds (a 0-dim integer tensor)
 HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
 
 
@@ -328,12 +329,12 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
 
 def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
     """Mark the tensors the forward makes from plain data alone (sizes, literals, the numbers it is handed), and
-    the numbers, masks and indices it computes from such tensors alone (runtime.host_values.host_result): a
-    causal mask from `torch.ones(S, S).tril()`, `torch.div(64, 8)`, `torch.eye(n)`. They are constants of the
-    shapes, host code that stays in the parent, as the run
-    (hdecomp.runtime.host_values) and the static check (its HOST values) judge them; a random draw is none,
-    nor a number a child returns, nor a tensor something is written into (a conservative reading of the run's
-    rule: its every use is a child's)."""
+    the numbers, masks and indices it computes from such tensors and from numbers held in 0-dim integer tensors
+    alone (runtime.host_values.host_result): a causal mask from `torch.ones(S, S).tril()`, `torch.div(64, 8)`,
+    `torch.eye(n)`, `padding_total.ge(4800)`. They are constants of the shapes, host code that stays in the
+    parent, as the run (hdecomp.runtime.host_values) and the static check (its HOST values) judge them; a
+    random draw is none, nor a tensor something is written into (a conservative reading of the run's rule: its
+    every use is a child's)."""
     written: set[fx.Node] = set()
     for n in graph.nodes:
         name = _target_name(n)
@@ -344,6 +345,10 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
             written.add(dest)
             dest = dest.args[0] if dest.args else None
     for n in graph.nodes:
+        if n.op == "get_attr" and _holds_number(n, values):   # (written out where the parent reads it)
+            n.meta[HOST_VALUE] = True
+            n.meta[HOST_NUMBER_HELD] = values[n.name]
+            continue
         if is_host_scalar(n) and all(HOST_VALUE in a.meta or is_shape_int(a) for a in n.all_input_nodes):
             n.meta[HOST_VALUE] = True   # a host value's number (`positions.max().item()`) and int arithmetic on it
             continue
@@ -366,6 +371,12 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         # library it calls computes them: LED's `create_causal_mask`; its compute is its children's)
         for n in graph.nodes:
             n.meta.pop(HOST_VALUE, None)
+
+
+def _holds_number(n: fx.Node, values: dict[str, Any]) -> bool:
+    """A 0-dim integer or bool tensor (EnCodec's `stride` buffer): a number (runtime.host_values.is_number)."""
+    v = values.get(n.name)
+    return isinstance(v, torch.Tensor) and is_number(v)
 
 
 def _target_name(n: fx.Node) -> str:
@@ -553,11 +564,13 @@ class _Grouping:
         self.module_child: dict[str, ChildPlan] = {}
         # Plumbing computed from parameters/buffers only: views of them (`self.C.reshape(...)`), and shape
         # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a batch-dependent int)
-        # with their int arithmetic. The parent owns no state, so none of it can stay there.
+        # with their int arithmetic. The parent owns no state, so none of it can stay there (a number held in a
+        # 0-dim integer tensor is no state: the parent writes it out, `torch.tensor(2)`).
         self.param_derived: set[fx.Node] = set()
         for n in self.nodes:
             if is_parent_plumbing(n) and n.all_input_nodes and \
-                    all(a.op == "get_attr" or a in self.param_derived for a in n.all_input_nodes):
+                    all((a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta) or a in self.param_derived
+                        for a in n.all_input_nodes):
                 self.param_derived.add(n)
         self.param_view = self._param_views()
         # A packed tensor cut into parts, each read by one op (MHA's in_proj_weight.chunk(3)): each part is a
@@ -583,7 +596,7 @@ class _Grouping:
 
     def parent_plumbing(self, n: fx.Node) -> bool:
         return is_parent_plumbing(n) and n not in self.param_derived and \
-            not any(a.op == "get_attr" for a in n.all_input_nodes)
+            not any(a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta for a in n.all_input_nodes)
 
     def _param_views(self) -> dict[fx.Node, fx.Node]:
         """Plumbing of parameters used by one op, mapped to that op: it travels with the parameter into that
@@ -730,6 +743,10 @@ class _Grouping:
             if (n.op != "get_attr" and n not in param_view) or n in self.packed:
                 continue
             users = {group_of.get(param_view.get(u, u)) for u in n.users}
+            if HOST_NUMBER_HELD in n.meta:   # a number: each child that reads it holds it, the parent writes it out
+                users.discard(None)
+                if not users:
+                    continue
             if not users:
                 raise PlanError(f"parameter/buffer '{n.target}' is read by no child and cannot move into a child")
             if None in users:

@@ -29,6 +29,7 @@ from torch import nn
 
 from hdecomp.decompose.capture import init_call
 from hdecomp.errors import DecomposeError
+from hdecomp.runtime.host_values import is_number
 
 
 class NotRepresentable(DecomposeError):
@@ -104,6 +105,9 @@ def literal(value: Any, ctx: SourceContext) -> str:
         return repr(value)
     if isinstance(value, torch.Size):
         return literal(tuple(value), ctx)
+    if isinstance(value, torch.Tensor) and is_number(value):   # a number kept in a tensor: `torch.tensor(7)`
+        dtype = "" if value.dtype in (torch.int64, torch.bool) else f", dtype={value.dtype}"
+        return f"torch.tensor({value.item()!r}{dtype})"
     if isinstance(value, tuple):
         items = [literal(v, ctx) for v in value]
         return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"

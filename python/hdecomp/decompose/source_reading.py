@@ -33,6 +33,7 @@ from hdecomp.decompose.source_forward import (
     self_item_names,
 )
 from hdecomp.decompose.source_names import arg_names, names_of, root_variable, self_method_calls
+from hdecomp.runtime.host_values import is_number
 
 
 def decorator_state(model: nn.Module, fs: ForwardSource, consts: dict[str, Any], ctx: SourceContext,
@@ -115,6 +116,10 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
     if isinstance(value, nn.Module):
         kind = "container" if type(value).forward is nn.Module.forward else "module"
         return AttrInfo(name, kind, value)
+    if isinstance(value, torch.Tensor) and is_number(value) and name not in model.state_dict(keep_vars=True):
+        # a number kept in a tensor, no checkpoint's state (EnCodec's `stride` and `kernel_size` buffers): as
+        # plain as the int it holds, written out as one (`torch.tensor(7)`) wherever it is read
+        return AttrInfo(name, "const", value)
     if isinstance(value, torch.Tensor):
         # (a plain tensor attribute, `self.table = sinusoid(...)`, goes to its child as a non-persistent
         # buffer whose values the weight map transfers, as a registered one does)

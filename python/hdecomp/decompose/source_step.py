@@ -202,10 +202,39 @@ def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> fr
         return frozenset()
     finally:
         restore_plain_attributes(model, before)
-    # (compute on host values alone is the parent's where its code runs it, HD401 exempts it there: not that
-    # line, but every line that calls into the code running it, a library's helper that builds a table)
+    # (compute on host values alone is the parent's where its code runs it, HD401 exempts it there: in the
+    # forward or a method of the module's own, which the parent carries where it is plumbing (a method that is
+    # not is a child's anyway); run in a library's helper, every line that calls into it is a child's)
+    own = _own_code(model)
+
+    def lines(e: Any) -> tuple[tuple[str, int], ...]:
+        if not e.host:
+            return e.frames
+        return () if e.frames and _within(e.frames[0], own) else e.frames[1:]
+
     return frozenset(f for e in trace.events if e.level == "aten" and e.compute and not e.residual and e.module == ""
-                     for f in (e.frames[1:] if e.host else e.frames))
+                     for f in lines(e))
+
+
+def _own_code(model: nn.Module) -> list[tuple[str, int, int]]:
+    """(file, first line, last line) of the functions the module's own classes define (its forward, its
+    methods), nn.Module's excluded."""
+    out = []
+    for cls in type(model).__mro__:
+        if cls is nn.Module or cls is object:
+            break
+        for value in vars(cls).values():
+            fn = inspect.unwrap(getattr(value, "__func__", value)) if callable(getattr(value, "__func__", value)) \
+                else None
+            code = getattr(fn, "__code__", None)
+            if code is not None:
+                lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+                out.append((code.co_filename, code.co_firstlineno, max(lines, default=code.co_firstlineno)))
+    return out
+
+
+def _within(frame: tuple[str, int], spans: list[tuple[str, int, int]]) -> bool:
+    return any(frame[0] == f and a <= frame[1] <= b for f, a, b in spans)
 
 
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,

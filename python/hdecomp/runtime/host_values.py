@@ -8,7 +8,9 @@ as a number, a mask or an index (a 0-dim result, an integer or bool one, or one 
 values: `tril`, `where`, `masked_fill`), and no op has since written anything else into its storage (a write
 of a model's tensor into a view of it makes the whole base data). Float arithmetic on whole host tensors
 (`cos(positions * inv_freq)`: a table of RoPE) is the model's compute, a component of its own; random draws
-are never host values (a draw is no constant)."""
+are never host values (a draw is no constant). A number a model keeps in a 0-dim integer or bool tensor (`is_number`: EnCodec's
+`kernel_size`, `stride` and `padding_total` buffers; `self.stride = torch.tensor(8)`) is a host value from the
+start (`HostValues.numbers_of`): the padding arithmetic on it is host code, as on the int it holds."""
 
 from __future__ import annotations
 
@@ -32,6 +34,11 @@ def host_result(op: str, compute: bool, outputs: list[torch.Tensor]) -> bool:
         t.dim() == 0 or not (t.is_floating_point() or t.is_complex()) for t in outputs)
 
 
+def is_number(t: torch.Tensor) -> bool:
+    """A 0-dim integer or bool tensor: a number, as plain as the int it holds (no parameter is one)."""
+    return t.dim() == 0 and not (t.is_floating_point() or t.is_complex()) and not isinstance(t, torch.nn.Parameter)
+
+
 def _tensors(tree: Any) -> list[torch.Tensor]:
     return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
@@ -45,6 +52,14 @@ class HostValues:
 
     def __init__(self) -> None:
         self._bases: dict[int, weakref.ref[torch.Tensor]] = {}
+
+    def numbers_of(self, model: torch.nn.Module) -> None:
+        """Mark the numbers `model` keeps in tensors (`is_number`): its modules' 0-dim integer or bool buffers
+        and tensor attributes."""
+        for m in model.modules():
+            for t in [*m._buffers.values(), *vars(m).values()]:
+                if isinstance(t, torch.Tensor) and is_number(t):
+                    self._mark(t)
 
     def holds(self, t: torch.Tensor) -> bool:
         b = _base(t)
@@ -86,4 +101,4 @@ class HostValues:
         return False
 
 
-__all__ = ["SELECTION_OPS", "HostValues", "host_result"]
+__all__ = ["SELECTION_OPS", "HostValues", "host_result", "is_number"]

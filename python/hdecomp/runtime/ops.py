@@ -279,6 +279,7 @@ def recording(model: nn.Module, *, locations_for: Callable[[str], bool] | None =
     """
     clear_memoized(model)
     rec = _Recorder(locations_for, frames)
+    rec.host.numbers_of(model)
     names: dict[int, str] = {}
     for qn, m in model.named_modules(remove_duplicate=True):
         names.setdefault(id(m), qn)

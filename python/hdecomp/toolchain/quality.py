@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdecomp.anticheat.static.values import dotted_name, holds_a_number
 from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.levels import FUSION_OPS, level_name
@@ -219,11 +220,27 @@ def _call_name(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
+_NUMBER_DTYPES = frozenset("int8 int16 int32 int64 uint8 bool int".split())
+
+
+def _numbers_only(node: TreeNode) -> bool:
+    """Every tensor a component takes and returns is a number, 0-dim and integer or bool (a Python value
+    recorded beside them is none), and it takes one at least."""
+    def numbers(shapes: dict[str, Any], dtypes: dict[str, Any]) -> list[bool]:
+        return [shapes.get(k) == [] and str(dtypes.get(k)) in _NUMBER_DTYPES
+                for k in shapes if isinstance(shapes.get(k), list)]
+
+    ins = numbers(node.input_shapes, node.input_dtypes)
+    return bool(ins) and all(ins) and all(numbers(node.output_shapes, node.output_dtypes))
+
+
 def _module_attrs(model: ast.ClassDef) -> dict[str, str]:
-    """self.<attr> = <Class>(...) in __init__: attr -> class name."""
+    """self.<attr> = <Class>(...) in __init__: attr -> class name (a number kept in a tensor, `torch.tensor(6)`,
+    is neither a module nor a weight)."""
     out: dict[str, str] = {}
     for node in ast.walk(model):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                not holds_a_number(node.value, dotted_name(node.value.func) or ""):
             for t in node.targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                     out[t.attr] = _call_name(node.value)
@@ -237,7 +254,9 @@ def _parameter_attrs(model: ast.ClassDef) -> set[str]:
                 _call_name(node.value) == "Parameter":
             out |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
         if isinstance(node, ast.Call) and _call_name(node) in ("register_buffer", "register_parameter") and \
-                node.args and isinstance(node.args[0], ast.Constant):
+                node.args and isinstance(node.args[0], ast.Constant) and not (
+                    len(node.args) > 1 and isinstance(node.args[1], ast.Call) and
+                    holds_a_number(node.args[1], dotted_name(node.args[1].func) or "")):   # (a number is no weight)
             out.add(str(node.args[0].value))
     return out
 
@@ -494,6 +513,9 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         if not has_weights and not tensor_inputs and not draws:
             add("Q5", "no tensor input and no weights: a constant computed from sizes stays plumbing in the "
                       "parent, or becomes a buffer of the child that reads it")
+        elif not has_weights and not draws and _numbers_only(node):
+            add("Q5", "computes on numbers only (0-dim integer or bool tensors in and out: a padding amount, a "
+                      "count): host arithmetic, which stays in the parent")
     if f.model is not None:
         # the decomposer's own key (its file names): a tree it writes never has two files of one workload
         key = workload_key(f.source, shape_free=is_shape_free(True, ops))

@@ -36,6 +36,7 @@ from hdecomp.formats.weight_map import (
     map_value_json,
     parse_explicit_map,
 )
+from hdecomp.runtime.host_values import is_number
 
 Kind = Literal["parameter", "buffer"]
 Source = Literal["explicit", "name", "structure"]
@@ -306,7 +307,11 @@ def build_weight_map(original: nn.Module, refactored: nn.Module,
                 # Counts differ: any pairing would be a guess. Leave them unmapped and say why.
                 wm.ambiguous.append(Ambiguity([o.name for o in os_], [r.name for r in rs], "unresolved"))
 
-    wm.unmapped_original = [o.name for o in orig_entries if o.index not in used_orig and not o.attribute]
+    # (a number the original keeps in a non-persistent 0-dim integer buffer, EnCodec's `stride`, is written out
+    # where it is read, `torch.tensor(2)`, as the int would be: nothing to map)
+    state = original.state_dict(keep_vars=True)
+    wm.unmapped_original = [o.name for o in orig_entries if o.index not in used_orig and not o.attribute
+                            and not (is_number(o.tensor) and o.name not in state)]
     wm.unmapped_refactored = [r.name for r in ref_entries if r.index not in used_ref and not r.attribute]
     return wm
 

@@ -41,6 +41,7 @@ from hdecomp.anticheat.static.values import (
     builds_host,
     camel_to_op,
     const_str,
+    holds_a_number,
     is_child_out,
     iter_elem,
     merge,
@@ -214,7 +215,7 @@ class CallEval(ExpressionEval):
         any_tensor = any(a.kind in TENSORISH for a in args) or any(
             v.kind in TENSORISH for v in kwargs.values()) if w in ("neutral", "const", "namespace", "math") else False
         if self.quiet and w in ("compute", "plumb") and qual.startswith("torch"):
-            return Val(TCONST, qual=rc.op)
+            return V_HOST if holds_a_number(call, qual) else Val(TCONST, qual=rc.op)
         if w in ("compute", "plumb") and qual.startswith("torch") and rc.op not in RANDOM_OPS and \
                 fv.via in ("", "import", "star") and not (fv.origin and fv.via == "") and \
                 builds_host([*args, *kwargs.values()]):

@@ -47,6 +47,7 @@ from hdecomp.anticheat.static.values import (
     const_str,
     dotted_name,
     function_kind,
+    holds_a_number,
     iter_elem,
     key_kind,
     merge,
@@ -701,7 +702,8 @@ class ModuleScan:
         if fv.kind != REF:
             return False
         rc = classify_ref(fv.qual)
-        return fv.qual.startswith("torch") and rc.what in ("compute", "plumb")
+        # (a number kept in a tensor, `torch.tensor(7)`, is no state: plain data, as the int is)
+        return fv.qual.startswith("torch") and rc.what in ("compute", "plumb") and not holds_a_number(call, fv.qual)
 
     def check_class(self, cls: ast.ClassDef) -> None:
         info = self.classes.get(cls.name)

@@ -206,6 +206,29 @@ def builds_host(vals: Iterable[Val]) -> bool:
     return all(plain_data(v, host=True) for v in vals)
 
 
+# integer and bool dtypes, as torch spells them (`torch.int64`, `torch.long`, `torch.bool`)
+_NUMBER_DTYPES = frozenset("int8 int16 int32 int64 uint8 short int long bool".split())
+
+
+def holds_a_number(call: ast.Call, qual: str) -> bool:
+    """`torch.tensor(7)`, `torch.tensor(-1, dtype=torch.int32)`, `torch.tensor(True)`: a number kept in a 0-dim
+    integer or bool tensor (EnCodec's kernel size and stride), as plain as the int itself: host data, which a
+    module may keep (the run reads the same: hdecomp.runtime.host_values.is_number)."""
+    if qual != "torch.tensor" or len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
+        arg = arg.operand
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, int)):   # (a bool is an int)
+        return False
+    for kw in call.keywords:
+        dtype = kw.value
+        if kw.arg != "dtype" or not (isinstance(dtype, ast.Attribute) and dtype.attr in _NUMBER_DTYPES and
+                                     isinstance(dtype.value, ast.Name) and dtype.value.id == "torch"):
+            return False
+    return True
+
+
 def unpack(val: Val, i: int) -> Val:
     """The i-th part of a value unpacked into targets (`a, b = val`)."""
     if val.kind == SEQ:

@@ -1,0 +1,26 @@
+"""Refactored MLP: children only."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from children.linear import Model as Linear
+
+
+class RefactoredModel(nn.Module):
+    def __init__(self, in_features=8, hidden=16, out_features=4):
+        super().__init__()
+        self.fc1 = Linear(in_features, hidden)
+        self.fc2 = Linear(hidden, out_features)
+        self.gain = torch.tensor(1.0)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(h) * self.gain
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+
+
+def get_init_inputs():
+    return [8, 16, 4]
