@@ -323,6 +323,21 @@ def test_config_literal_writes_non_default_fields_and_rebuilds() -> None:
     assert text is not None and "vision_config=CLIPVisionConfig(" in text and "hidden_size=48" in text, text
 
 
+def test_config_literal_writes_a_heterogeneous_config() -> None:
+    """A config whose layers differ (transformers' heterogeneous configs: NeoMME's per-layer sliding windows)
+    refuses a global read of a per-layer field and gives a view for `per_layer_config`: written by the values
+    it serializes, and rebuilt the same (it raised, and the model's first step failed)."""
+    from transformers import NeoMMEConfig
+    config = NeoMMEConfig(num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"],
+                          per_layer_config={0: {"sliding_window": 4}, 1: {"sliding_window": None}}, sliding_window=4)
+    ctx = SourceContext(user_file=None)
+    text = config_literal(config, ctx)
+    assert text is not None and "per_layer_config=" in text, text
+    ns: dict[str, Any] = {}
+    exec("\n".join(ctx.import_lines()), ns)
+    assert [c.sliding_window for c in eval(text, ns).per_layer_config] == [4, None]
+
+
 def test_config_literal_writes_a_chosen_implementation_once() -> None:
     """A config that lists `attn_implementation` among its own fields (SuperPoint, which LightGlue builds) and
     chose one: written once, as the constructor takes it (written twice, the code did not parse)."""

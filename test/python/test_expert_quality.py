@@ -18,7 +18,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
-         "sampled_layers", "host_calls", "host_graph", "number_buffers")
+         "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -91,6 +91,17 @@ def test_numbers_kept_in_tensors_stay_in_the_parent(trees: dict[str, Any]) -> No
     parents = [p.read_text() for p in (dec.root / "steps").glob("*/refactored.py")]
     layers = [t for t in parents if "torch.ceil(" in t]
     assert len(layers) == 2 and all("torch.tensor(2)" in t for t in layers), parents
+
+
+def test_rope_tables_used_as_they_are_made_are_one_fusion_called_early(trees: dict[str, Any]) -> None:
+    """`x * emb.cos() + rotate_half(x) * emb.sin()` uses the cos table before the sin table is made: the tables
+    are one `rope_tables` fusion all the same, which the parent calls before the rotation (plan._place_groups;
+    it was a plan error, and the layer stayed whole)."""
+    nodes = _nodes(trees["inline_rope"])
+    roles = sorted(n["name"] for n in nodes.values() if n["level"] == "fusion")
+    assert roles == ["rope", "rope_tables"], roles
+    ref = (trees["inline_rope"].root / "steps" / "step_1_inline_rope" / "refactored.py").read_text()
+    assert ref.index("self.rope_tables(") < ref.index("self.rope("), ref
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

@@ -718,7 +718,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     module_attr: dict[str, str] = {}
     for c in children:
         if c.kind == "group":
-            group_at[max(c.members, key=nodes.index)] = c
+            group_at[c.at or max(c.members, key=nodes.index)] = c
             for m in c.members:
                 member_of[m] = c
         else:

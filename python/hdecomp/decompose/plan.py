@@ -159,6 +159,9 @@ class ChildPlan:
     # a module child whose calls pass one value in several positions (`self.attn(x, x, x)`): the positions
     # it takes (its first occurrences); the child's forward passes each on where the module reads it
     arg_keep: list[int] | None = None
+    # a group: the member where the parent calls it (its last member, unless a value it makes is used before
+    # that: then its first member after every value it takes from outside, _place_groups)
+    at: fx.Node | None = None
 
     @property
     def compute_members(self) -> list[fx.Node]:
@@ -542,7 +545,7 @@ def plan_children(root: nn.Module, graph: fx.Graph, level: int, op_counts: dict[
                                        key=g.pos.__getitem__)
     for child in children:
         _finish_child(child, root, level, op_counts, contraction_ops, module_calls)
-    _validate_order(children, g.pos)
+    _place_groups(children, g.pos)
     return children
 
 
@@ -902,16 +905,25 @@ def _second_contraction(g: ChildPlan, n: fx.Node, root: nn.Module) -> bool:
     return not _completes_attention_core(g, n, root)
 
 
-def _validate_order(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:
-    """A group is called where its last member was: its values must not be used before that point."""
+def _place_groups(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:
+    """Where the parent calls each group: at its last member, as written, or, where a value it makes is used
+    before that (RoPE's tables: `x * emb.cos() + rotate_half(x) * emb.sin()` uses the cos before the sin is
+    made), at its first member after every value it takes from outside, since the group computes from those
+    alone. Raises PlanError where no place serves."""
     for child in children:
         if child.kind != "group":
             continue
-        last = max(pos[m] for m in child.members)
-        for out in child.outputs:
-            for u in out.users:
-                if u not in child.members and pos[u] < last:
-                    raise PlanError("a grouped op's result is used before the group ends")
+        members = sorted(child.members, key=pos.__getitem__)
+        own = set(members)
+        used = [pos[u] for out in child.outputs for u in out.users if u not in own]
+        child.at = members[-1]
+        if not used or min(used) > pos[child.at]:
+            continue
+        ready = max((pos[a] for m in members for a in m.all_input_nodes if a not in own), default=-1)
+        at = next((m for m in members if pos[m] > ready), None)
+        if at is None or min(used) <= pos[at]:
+            raise PlanError("a grouped op's result is used before the group ends")
+        child.at = at
 
 
 class PlanError(DecomposeError):

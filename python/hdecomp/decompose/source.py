@@ -394,14 +394,20 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
                     not _same_value(current[key], base.get(key)):
                 parts.append(f"{public}={literal(current[key], ctx)}")
             continue
-        mine = getattr(value, key, current[key])
+        try:
+            mine = getattr(value, key, current[key])
+        except Exception:   # (a field the config refuses to read globally, NeoMME's per-layer sliding_window)
+            mine = current[key]
         if _is_hf_config(mine):
             if current[key] != base.get(key):
                 parts.append(f"{key}={config_literal(mine, ctx)}")
             continue
         if key in base and _same_value(current[key], base[key]):
             continue
-        parts.append(f"{key}={literal(mine, ctx)}")
+        try:
+            parts.append(f"{key}={literal(mine, ctx)}")
+        except NotRepresentable:   # (a view the attribute gives, NeoMME's `per_layer_config`: its serialized
+            parts.append(f"{key}={literal(current[key], ctx)}")   # form, which the rebuild below checks)
     for kind, impl in chosen.items():
         parts.append(f"{kind}_implementation={impl!r}")
     home = import_home(cls)
