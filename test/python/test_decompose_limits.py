@@ -353,6 +353,28 @@ def test_a_parameter_a_constructor_sets_after_building_a_submodule_is_written() 
     assert check_rebuild(expr, scaled, ns) is None
 
 
+class LazyTable(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("rel", torch.zeros(1, 1, 3), persistent=False)   # rebuilt for the real size later
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.rel.sum()
+
+
+def test_a_buffer_resized_after_construction_is_registered_again_at_its_size() -> None:
+    # timm's ConViT registers `rel_indices` as (1, 1, 1, 3) and rebuilds it for the patch count afterwards: a
+    # child built from the constructor had the small one, which the weight map could not fill (shapes differ)
+    ctx = SourceContext(user_file=None)
+    with record_init_args():
+        table = LazyTable()
+    table.rel = torch.arange(12.0).view(1, 4, 3)
+    expr = module_expr(table, ctx)
+    assert "register_buffer('rel', " in expr and "persistent=False" in expr, expr
+    ns = {"torch": torch, "nn": nn, "LazyTable": LazyTable}
+    assert eval(expr, ns).rel.shape == (1, 4, 3), expr
+
+
 class FrozenNorm(nn.Module):
     def __init__(self, n: int) -> None:
         super().__init__()

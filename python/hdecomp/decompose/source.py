@@ -775,6 +775,12 @@ def _set_after_construction(module: nn.Module, cls: type, call: Any, ctx: Source
                     out.append(Patch(path, name, _parameter_expr(ours[name])))
                 elif (t is None) != (ours.get(name) is None) or name not in ours:
                     return []
+                elif table == "_buffers" and t is not None and t.shape != ours[name].shape:
+                    # a buffer the model rebuilt at another size after building the module (timm ConViT's
+                    # `rel_indices`, made for the patch count): registered again at its size, values as for one
+                    # registered afterwards
+                    out.append(Patch(path, name, _tensor_values(ours[name]),
+                                     name not in target._non_persistent_buffers_set))
                 elif t is not None and t.dtype != ours[name].dtype and t.shape == ours[name].shape:
                     # cast after it was built (the model's `.to(dtype)` or `.half()` after building its layers)
                     casts.append(Patch(path, name, str(ours[name].dtype), cast=True))
