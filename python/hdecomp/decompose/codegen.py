@@ -811,7 +811,8 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
                 body.append(f"{', '.join(outs)} = self.{g.attr}({args})")
             continue
         body.append(statement(n, names, ctx, module_attr, {}))
-    lines = ["import torch", "import torch.nn as nn", ""]
+    lines = ["import torch", "import torch.nn as nn", *(["import torch.nn.functional as F"] if ctx.needs_functional
+                                                         else []), ""]
     if ctx.needs_math:
         lines.insert(0, "import math")
     lines += ctx.import_lines()

@@ -43,6 +43,7 @@ class SourceContext:
     user_file: Path | None
     user_names: set[str] = field(default_factory=set)   # module-level names of user_file to carry over
     needs_math: bool = False
+    needs_functional: bool = False   # the code names `F.<function>` (a file that does not always import F)
     # names bound by imports from installed packages (a transformers block, its config): name -> import line
     imports: dict[str, str] = field(default_factory=dict)
     # the local variable names of the code being written: an import never takes one (a local named after
@@ -265,6 +266,8 @@ def qualified_name(obj: Any, ctx: SourceContext) -> str:
         if getattr(home, name, None) is obj:
             if prefix == "math":
                 ctx.needs_math = True
+            elif prefix == "F":
+                ctx.needs_functional = True
             elif prefix == "operator":
                 ctx.imports["operator"] = "import operator"
             return f"{prefix}.{name}"
