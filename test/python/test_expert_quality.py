@@ -18,7 +18,8 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
-         "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope")
+         "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
+         "shared_submodule")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -41,11 +42,13 @@ def _by_name(nodes: dict[str, dict[str, Any]], prefix: str) -> list[dict[str, An
 # what the lint still finds, open: the padding check `mask.bool().sum() == mask.numel()` compares a count a kernel
 # returns, which neither the static check nor the run can tell from a tensor, so the `==` is a kernel of numbers
 OPEN = {"routed_masks": [("Q5", "eq_i64")]}
+# tensors a component holds and its recorded forward never reads: the language model handed `inputs_embeds`
+UNREAD = {"shared_submodule": ("embed.",)}
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_fixture_is_verified_whole_and_lints_clean(trees: dict[str, Any], name: str) -> None:
-    assert_fully_verified(trees[name], pipeline=False)
+    assert_fully_verified(trees[name], pipeline=False, unread=UNREAD.get(name, ()))
     report = check_quality(trees[name].root)
     assert [(f.rule, f.node) for f in report.findings] == OPEN.get(name, []), [f.to_dict() for f in report.findings]
 
@@ -105,6 +108,18 @@ def test_rope_tables_used_as_they_are_made_are_one_fusion_called_early(trees: di
     assert roles == ["rope", "rope_tables"], roles
     ref = (trees["inline_rope"].root / "steps" / "step_1_inline_rope" / "refactored.py").read_text()
     assert ref.index("self.rope_tables(") < ref.index("self.rope("), ref
+
+
+def test_a_submodule_the_parent_calls_and_hands_on_is_tied_and_rounded_sizes_stay(trees: dict[str, Any]) -> None:
+    """The parent embeds the ids with `self.lm.embed` and hands the language model, which holds that embedding,
+    the result: the parent's embedding is a child of its own, tied to the language model's (the weight map
+    kept only the second, and the first child computed with its own random table); `math.ceil(s / W)` is int
+    arithmetic on sizes the parent keeps (it was a fusion of `mul` and `floordiv` with no tensor)."""
+    dec = trees["shared_submodule"]
+    ref = (dec.root / "steps" / "step_1_shared_submodule" / "refactored.py").read_text()
+    assert "# tied (one tensor) in the original" in ref and "math.ceil(" in ref, ref
+    names = [n["name"] for n in _nodes(dec).values()]
+    assert not [n for n in names if n.startswith("pointwise")], names
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

@@ -120,7 +120,15 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
         rename = dict(zip(code.state, first_state, strict=False)) if not is_new else {}
         # the child's tensors, keyed from its attribute in the parent now that it is known
         attr = code.attr
-        out.weight_map.update({k: f"{attr}.{_renamed(v, rename)}" for k, v in code.own_map.items()})
+        for k, v in code.own_map.items():
+            mapped = f"{attr}.{_renamed(v, rename)}"
+            first = out.weight_map.get(k)
+            if isinstance(first, str) and first != mapped:
+                # a submodule two children hold (Granite Speech's embeddings, called by the parent and inside
+                # the language model it hands on): the later copy is tied to the first, one tensor
+                out.shared_ties.append((mapped, first))
+            else:
+                out.weight_map[k] = mapped
         for k, parts in code.own_slices.items():
             out.slices.setdefault(k, []).extend(replace(p, key=f"{attr}.{_renamed(p.key, rename)}") for p in parts)
         out.shared_ties += [(f"{attr}.{_renamed(copy, rename)}", first) for copy, first in code.own_ties]

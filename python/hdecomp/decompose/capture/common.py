@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import functools
 import inspect
+import math
 import operator
 import re
 import types
@@ -309,7 +310,9 @@ INT_FUNCTIONS: set[Any] = {operator.add, operator.sub, operator.mul, operator.fl
                            builtins.len, builtins.max, builtins.min,
                            # comparisons of sizes (`H % window == 0`): Python bools
                            operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-                           operator.not_, operator.and_, operator.or_, builtins.bool, builtins.float}
+                           operator.not_, operator.and_, operator.or_, builtins.bool, builtins.float,
+                           # rounding of sizes (`nblocks = math.ceil(seq_len / window)`, Granite Speech)
+                           math.ceil, math.floor, math.trunc, math.gcd, builtins.round, builtins.abs}
 
 
 def is_shape_int(n: fx.Node) -> bool:
