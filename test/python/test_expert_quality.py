@@ -19,7 +19,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
-         "shared_submodule")
+         "shared_submodule", "shared_table_cache")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -120,6 +120,18 @@ def test_a_submodule_the_parent_calls_and_hands_on_is_tied_and_rounded_sizes_sta
     assert "# tied (one tensor) in the original" in ref and "math.ceil(" in ref, ref
     names = [n["name"] for n in _nodes(dec).values()]
     assert not [n for n in names if n.startswith("pointwise")], names
+
+
+def test_an_object_caching_a_table_is_one_object_built_in_the_recording(trees: dict[str, Any]) -> None:
+    """Z-Image's RopeEmbedder builds its frequency table on its first call and keeps it: reset to None before a
+    recording (runtime.memoized.clear_lazy_tables), the forward builds it where the recording sees it (a
+    `rope_tables` fusion, not a plain tensor from nowhere); the two parts of the forward that read it through
+    a helper hold one object, as the original does (each with its own, the table was built twice: another op
+    inventory); the checkpointing switch, off, is no branch to split."""
+    dec = trees["shared_table_cache"]
+    ref = (dec.root / "steps" / "step_1_shared_table_cache" / "refactored.py").read_text()
+    assert ".positions = self." in ref and "this branch does not run" in ref, ref
+    assert [n["name"] for n in _nodes(dec).values() if n["level"] == "fusion"] == ["rope_tables"]
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

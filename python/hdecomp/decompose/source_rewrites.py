@@ -197,7 +197,19 @@ def _fixed_value(test: ast.expr, attrs: dict[str, AttrInfo], assigned: set[str])
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return not _fixed_value(test.operand, attrs, assigned)
     if isinstance(test, ast.BoolOp):
-        values = [_fixed_value(v, attrs, assigned) for v in test.values]
+        # (one fixed operand decides it whatever the others read: `torch.is_grad_enabled() and
+        # self.gradient_checkpointing` with the flag False, Z-Image's checkpointed layers)
+        decisive = isinstance(test.op, ast.Or)
+        values = []
+        for v in test.values:
+            try:
+                values.append(bool(_fixed_value(v, attrs, assigned)))
+            except LookupError:
+                values.append(None)
+        if decisive in values:
+            return decisive
+        if None in values:
+            raise LookupError(ast.unparse(test))
         return all(values) if isinstance(test.op, ast.And) else any(values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
             isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):

@@ -707,6 +707,21 @@ def _method_self_attrs(method: Any) -> list[str]:
         return []
 
 
+def _read_through_methods(names: list[str], attrs: dict[str, AttrInfo]) -> list[str]:
+    """The attributes `names` read, and those the module's own methods among them read in turn."""
+    seen: list[str] = []
+    stack = list(reversed(names))
+    while stack:
+        a = stack.pop()
+        if a in seen:
+            continue
+        seen.append(a)
+        info = attrs.get(a)
+        if info is not None and info.kind == "method":
+            stack.extend(reversed(_method_self_attrs(info.value)))
+    return seen
+
+
 def _parent_code_nodes(fdef: ast.FunctionDef) -> Iterator[ast.AST]:
     """The statements and expressions the parent runs itself (placeholders' regions excluded)."""
     for n in ast.walk(fdef):
@@ -815,7 +830,9 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     # who holds what
     region_uses: dict[str, list[Region]] = {}
     for r in regions:
-        for a in names_of([*r.local_defs, *r.nodes]).self_attrs:
+        # (what a method the region calls reads is the region's too: Z-Image's `_prepare_sequence` reads the
+        # rope embedder, one object for the regions calling it)
+        for a in _read_through_methods(names_of([*r.local_defs, *r.nodes]).self_attrs, attrs):
             region_uses.setdefault(a, []).append(r)
         for d in r.local_defs:
             for a in names_of([d]).self_attrs:

@@ -6,17 +6,24 @@ original, the capture of a step)."""
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
 import sys
+import textwrap
 import types
 from typing import Any
 
+import torch
 from torch import nn
 
 
 def clear_memoized(module: nn.Module) -> None:
     """Empty the `functools.lru_cache` / `cache` of every method of `module`'s classes (RT-DETR's
     `generate_anchors`): a memoized method hands back the tensors an earlier forward made, which a capture
-    sees as constants from nowhere; emptied, the forward computes them, and the capture records that."""
+    sees as constants from nowhere; emptied, the forward computes them, and the capture records that. Also
+    the tables a plain object a module holds builds on its first call (clear_lazy_tables)."""
+    clear_lazy_tables(module)
     seen: set[int] = set()
     files: set[str] = set()
     for m in module.modules():
@@ -49,3 +56,38 @@ def _caches(fn: Any, depth: int = 0) -> list[Any]:
         except ValueError:   # an empty cell
             continue
     return out
+
+
+def clear_lazy_tables(module: nn.Module) -> None:
+    """Set back to None the tensors a plain object (not a module) held by `module` or its submodules built on
+    its first call, where its constructor left None (Z-Image's RopeEmbedder: `self.freqs_cis = None`, then
+    `if self.freqs_cis is None: self.freqs_cis = precompute(...)`): the forward builds them again, in the
+    recording, as it did the first time."""
+    for m in module.modules():
+        for value in list(vars(m).values()):
+            if isinstance(value, (torch.Tensor, nn.Module, type)) or not isinstance(getattr(value, "__dict__", None), dict):
+                continue
+            home = getattr(type(value), "__module__", "") or ""
+            if home == "builtins" or home.startswith("torch"):
+                continue
+            for name in _none_at_construction(type(value)):
+                held = vars(value).get(name)
+                if isinstance(held, torch.Tensor) or (isinstance(held, (list, tuple)) and held and
+                                                      all(isinstance(t, torch.Tensor) for t in held)):
+                    setattr(value, name, None)
+
+
+@functools.lru_cache(maxsize=256)
+def _none_at_construction(cls: type) -> frozenset[str]:
+    """The attributes `cls.__init__` sets to None (`self.freqs_cis = None`), read from its source."""
+    init = vars(cls).get("__init__")
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(init))) if init is not None else None
+    except (OSError, TypeError, SyntaxError):
+        tree = None
+    if tree is None:
+        return frozenset()
+    return frozenset(t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                     and isinstance(n.value, ast.Constant) and n.value.value is None
+                     for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                     and t.value.id == "self")

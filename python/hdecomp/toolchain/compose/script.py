@@ -68,7 +68,9 @@ class _ChildTensorPaths(ast.NodeTransformer):
     def _unmapped(self, node: ast.expr) -> bool:
         """`node` names a tensor of a composed child (`self.<child>.<key>`) that its step's map does not carry."""
         chain = self._chain(node)
-        return chain is not None and len(chain) >= 2 and chain[0] in self.maps and bool(self.maps[chain[0]]) \
+        # (an object tied alike, one rope embedder for the regions that read it, is held below the composed
+        # child, which carries no map entry for it: each of its readers holds its own copy there)
+        return chain is not None and len(chain) >= 2 and chain[0] in self.maps \
             and ".".join(chain[1:]) not in self.maps[chain[0]]
 
     @staticmethod
