@@ -200,7 +200,7 @@ def _fixed_value(test: ast.expr, attrs: dict[str, AttrInfo], assigned: set[str])
         # (one fixed operand decides it whatever the others read: `torch.is_grad_enabled() and
         # self.gradient_checkpointing` with the flag False, Z-Image's checkpointed layers)
         decisive = isinstance(test.op, ast.Or)
-        values = []
+        values: list[bool | None] = []
         for v in test.values:
             try:
                 values.append(bool(_fixed_value(v, attrs, assigned)))

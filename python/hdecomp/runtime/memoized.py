@@ -12,7 +12,7 @@ import inspect
 import sys
 import textwrap
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
@@ -70,17 +70,21 @@ def clear_lazy_tables(module: nn.Module) -> None:
             home = getattr(type(value), "__module__", "") or ""
             if home == "builtins" or home.startswith("torch"):
                 continue
-            for name in _none_at_construction(type(value)):
+            for name in _none_at_construction(_Class(type(value))):
                 held = vars(value).get(name)
                 if isinstance(held, torch.Tensor) or (isinstance(held, (list, tuple)) and held and
                                                       all(isinstance(t, torch.Tensor) for t in held)):
                     setattr(value, name, None)
 
 
+class _Class(NamedTuple):
+    cls: type   # (a class as the cache's key: hashable by identity)
+
+
 @functools.lru_cache(maxsize=256)
-def _none_at_construction(cls: type) -> frozenset[str]:
-    """The attributes `cls.__init__` sets to None (`self.freqs_cis = None`), read from its source."""
-    init = vars(cls).get("__init__")
+def _none_at_construction(key: _Class) -> frozenset[str]:
+    """The attributes a class's `__init__` sets to None (`self.freqs_cis = None`), read from its source."""
+    init = vars(key.cls).get("__init__")
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(init))) if init is not None else None
     except (OSError, TypeError, SyntaxError):
