@@ -7,6 +7,8 @@ trees."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
-         "shared_submodule", "shared_table_cache")
+         "shared_submodule", "shared_table_cache", "weight_constants")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -132,6 +134,19 @@ def test_an_object_caching_a_table_is_one_object_built_in_the_recording(trees: d
     ref = (dec.root / "steps" / "step_1_shared_table_cache" / "refactored.py").read_text()
     assert ".positions = self." in ref and "this branch does not run" in ref, ref
     assert [n["name"] for n in _nodes(dec).values() if n["level"] == "fusion"] == ["rope_tables"]
+
+
+def test_values_of_the_weights_alone_are_recorded_inputs(trees: dict[str, Any]) -> None:
+    """FSQ's `atanh(offset / half)` takes two values computed from its `levels` buffer alone: every file that
+    takes them takes their recorded values (graph_children marks them), and every self-test of a file holding
+    the atanh runs finite; drawn at random, `offset / half` left atanh's domain and the self-test found NaN."""
+    root = trees["weight_constants"].root
+    files = [p for p in sorted(root.glob("level_[01]_*/*.py")) if "atanh" in p.read_text()]
+    assert any("torch.tensor([0.5, 0.0, 0.0, 0.0], dtype=torch.float32)" in p.read_text() for p in files), \
+        [p.name for p in files]
+    for p in files:
+        run = subprocess.run([sys.executable, p.name], cwd=p.parent, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0 and run.stdout.strip().endswith("PASS"), (p.name, run.stdout, run.stderr)
 
 
 # ---- RoPE from structure -----------------------------------------------------------------------------------

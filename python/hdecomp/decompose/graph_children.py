@@ -32,7 +32,7 @@ from hdecomp.decompose.naming import (
     snake,
 )
 from hdecomp.decompose.patterns import plumbing_root
-from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, node_op_name
+from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, node_op_name, target_name
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal
@@ -46,7 +46,7 @@ from hdecomp.decompose.stepfiles import (
 from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
-from hdecomp.vocab.ops import SHAPE_FREE_OPS, is_compute_op
+from hdecomp.vocab.ops import RANDOM_OPS, SHAPE_FREE_OPS, is_compute_op
 from hdecomp.vocab.roles import category, role_of
 from hdecomp.vocab.workload import is_shape_free, workload_key
 
@@ -89,6 +89,21 @@ class GraphChildren:
     shared_ties: list[tuple[str, str]] = field(default_factory=list)   # (copy, first)
 
 
+# a value computed from the weights alone is written with its recorded values up to this many elements
+_EXACT_LIMIT = 4096
+
+
+def _of_weights_alone(graph: fx.Graph) -> set[fx.Node]:
+    """The values computed from parameters, buffers and constants alone: no input reaches them, and no random
+    draw made them."""
+    data: set[fx.Node] = set()
+    for n in graph.nodes:
+        if n.op == "placeholder" or any(a in data for a in n.all_input_nodes) or \
+                (n.op in ("call_function", "call_method") and target_name(n) in RANDOM_OPS):
+            data.add(n)
+    return {n for n in graph.nodes if n not in data and n.op != "output"}
+
+
 def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Module, cap: Capture,
                    children: list[ChildPlan], real: list[dict[str, Any]] | None,
                    vnames: dict[fx.Node, str]) -> GraphChildren:
@@ -96,7 +111,18 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
     it to `draft`. Raises NotRepresentable (or an HdecompError) where a child cannot be written."""
     out = GraphChildren()
     used_attrs: set[str] = set()
+    of_weights = _of_weights_alone(cap.graph)
     for child in children:
+        if child.kind == "group":
+            # a value computed from the weights alone (X-Codec 2.0's FSQ `atanh(offset / half_range)`, both from
+            # its levels) is an input with its recorded values, which a random draw would take out of the domain
+            for a in child.inputs:
+                if a not in of_weights or a.op == "get_attr":   # (a parameter itself: its child holds it)
+                    continue
+                value = cap.values.get(a.name)
+                if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() <= _EXACT_LIMIT \
+                        and bool(torch.isfinite(value).all()):
+                    value._hdecomp_recorded = True  # type: ignore[attr-defined]
         code = _module_child_code(child, model, cap, node, used_attrs) if child.kind == "module" else \
             _group_child_code(child, model, cap, node, used_attrs, vnames, out.weight_map)
         level = 0 if child.kernel else child.level

@@ -69,6 +69,9 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
                 elif never_empty:
                     drawn += f".scatter(-1, torch.randint(0, {dims[-1]}, {rows}), True)"
             return drawn
+        if value.is_floating_point() and getattr(value, "_hdecomp_recorded", False):
+            # (computed from the weights alone: graph_children marks it, its recorded values are the input)
+            return f"torch.tensor({value.detach().cpu().tolist()!r}, dtype={value.dtype})"
         if value.is_floating_point():
             dt = "" if value.dtype == torch.float32 else f", dtype={value.dtype}"
             columns = _id_columns(value, dims, dt)

@@ -340,7 +340,7 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
     every use is a child's)."""
     written: set[fx.Node] = set()
     for n in graph.nodes:
-        name = _target_name(n)
+        name = target_name(n)
         mutates = (n.op == "call_function" and n.target is operator.setitem) or (
             n.op == "call_method" and name.endswith("_") and not name.endswith("__"))
         dest = n.args[0] if mutates and n.args else None
@@ -358,7 +358,7 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         if n.op not in ("call_function", "call_method") or n in written or \
                 not isinstance(values.get(n.name), torch.Tensor):
             continue
-        name = _target_name(n)
+        name = target_name(n)
         home = getattr(n.target, "__module__", None) or ""
         if name in RANDOM_OPS or not (n.op == "call_method" or home.startswith(("torch", "_operator"))):
             continue
@@ -382,7 +382,7 @@ def _holds_number(n: fx.Node, values: dict[str, Any]) -> bool:
     return isinstance(v, torch.Tensor) and is_number(v)
 
 
-def _target_name(n: fx.Node) -> str:
+def target_name(n: fx.Node) -> str:
     """A call's method or function name (`tril`, `setitem`)."""
     return str(n.target) if n.op == "call_method" else getattr(n.target, "__name__", "")
 

@@ -59,7 +59,8 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
     - the names of each function's arguments and locals, and of each class's own attributes (`self.fc`,
       `self.register_buffer("w", ...)`), numbered in order of appearance;
     - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
-      small integer tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`), beyond their shapes;
+      small tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`: indices, masks, and values computed from
+      the weights alone), beyond their shapes;
     - with `shape_free` (`is_shape_free`: an elementwise op's kernel), the example inputs' shapes altogether:
       only which of them are 0-dim (`x + eps` broadcasts a scalar, `x + y` adds two tensors) and their dtypes
       stay.
@@ -146,8 +147,9 @@ def _input_dtype(item: ast.expr) -> str:
 
 
 class _ValueFree(ast.NodeTransformer):
-    """The example inputs' value ranges and small integer tensors' recorded values taken out: `torch.rand(`
-    reads `torch.randn(`, `torch.tensor([[1, 2]], dtype=torch.int64)` reads `<1x2 torch.int64>`."""
+    """The example inputs' value ranges and small tensors' recorded values taken out: `torch.rand(` reads
+    `torch.randn(`, `torch.tensor([[1, 2]], dtype=torch.int64)` reads `<1x2 torch.int64>` (and so do the
+    recorded values of a float input computed from the weights alone)."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -156,7 +158,7 @@ class _ValueFree(ast.NodeTransformer):
             if func.attr == "rand":
                 func.attr = "randn"
             elif func.attr == "tensor" and len(node.args) == 1 and isinstance(node.args[0], ast.List) and \
-                    [k.arg for k in node.keywords] == ["dtype"] and _integers_only(node.args[0]):
+                    [k.arg for k in node.keywords] == ["dtype"] and _numbers_only(node.args[0]):
                 dtype = ast.unparse(node.keywords[0].value)
                 return ast.Constant(value=f"<{_nested_shape(node.args[0])} {dtype}>")
         if isinstance(func, ast.Attribute) and func.attr == "expand" and not node.keywords:
@@ -185,13 +187,13 @@ def _literal_under(node: ast.expr) -> ast.Constant | None:
     return node if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _integers_only(node: ast.expr) -> bool:
-    """A nested list literal of integers and booleans only."""
+def _numbers_only(node: ast.expr) -> bool:
+    """A nested list literal of numbers only (integers, booleans, floats)."""
     if isinstance(node, ast.List):
-        return all(_integers_only(e) for e in node.elts)
+        return all(_numbers_only(e) for e in node.elts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
-    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
 
 
 def _nested_shape(node: ast.expr) -> str:
