@@ -120,8 +120,8 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
                 if a not in of_weights or a.op == "get_attr":   # (a parameter itself: its child holds it)
                     continue
                 value = cap.values.get(a.name)
-                if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() <= _EXACT_LIMIT \
-                        and bool(torch.isfinite(value).all()):
+                if isinstance(value, torch.Tensor) and value.is_floating_point() and not value.is_meta and \
+                        value.numel() <= _EXACT_LIMIT and bool(torch.isfinite(value).all()):
                     value._hdecomp_recorded = True  # type: ignore[attr-defined]
         code = _module_child_code(child, model, cap, node, used_attrs) if child.kind == "module" else \
             _group_child_code(child, model, cap, node, used_attrs, vnames, out.weight_map)
