@@ -148,7 +148,8 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         for h in handles:
             h.remove()
     for e in trace.events:
-        if not e.compute or e.level not in ("function", "aten"):
+        # (arithmetic on numbers, `max(extra, total)` of two padding amounts, is no op that makes a child a fusion)
+        if not e.compute or e.level not in ("function", "aten") or e.number:
             continue
         # (in the child's own code and in the modules it calls)
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
@@ -632,6 +633,11 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
     else:   # (one call of torch's API is one kernel however many aten ops it runs: `F.one_hot`, an SDPA)
         kernel = ops_per_call <= 1 or (r.calls > 0 and r.calls_made // r.calls == 1 and r.calls_made % r.calls == 0)
+    if kernel and c.kind == "region" and len(r.op_names) == 1 and [snake(o) for o in r.op_names] != c.ops:
+        # a region kernel is the one op it ran, where its code names others (`self._pad1d(x, (left, right +
+        # extra))` adds two numbers, then pads): named, keyed and listed by that op
+        c.ops = [snake(next(iter(r.op_names)))]
+        c.base = c.ops[0]
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's
     # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None

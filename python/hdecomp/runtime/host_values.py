@@ -39,6 +39,12 @@ def is_number(t: torch.Tensor) -> bool:
     return t.dim() == 0 and not (t.is_floating_point() or t.is_complex()) and not isinstance(t, torch.nn.Parameter)
 
 
+def on_numbers(inputs: Any, outputs: Any) -> bool:
+    """Every tensor among `inputs` and `outputs` is a number (`is_number`), and there is one at least."""
+    tensors = _tensors((inputs, outputs))
+    return bool(tensors) and all(is_number(t) for t in tensors)
+
+
 def _tensors(tree: Any) -> list[torch.Tensor]:
     return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
@@ -101,4 +107,4 @@ class HostValues:
         return False
 
 
-__all__ = ["SELECTION_OPS", "HostValues", "host_result", "is_number"]
+__all__ = ["SELECTION_OPS", "HostValues", "host_result", "is_number", "on_numbers"]

@@ -30,7 +30,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from hdecomp.runtime.host_values import HostValues
+from hdecomp.runtime.host_values import HostValues, on_numbers
 from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.vocab.ops import canonical_op_name, is_neutral_operand, is_plumbing
 
@@ -76,6 +76,9 @@ class OpEvent:
     where: tuple[str, int] | None = None  # innermost user source location (recorded for root compute only)
     frames: tuple[tuple[str, int], ...] = ()   # every frame outside torch it was called from (on request)
     host: bool = False   # aten compute on host values alone (runtime.host_values: a constant of the shapes)
+    # aten compute whose every tensor in and out is a number (0-dim, integer or bool: `extra > total`, which
+    # Python's `max` of two padding amounts runs): arithmetic on numbers, no kernel's work
+    number: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "level": self.level, "module": self.module,
@@ -231,6 +234,7 @@ class _DispatchRecorder(TorchDispatchMode):
         self.rec.add(event)
         out = func(*args, **kwargs)
         event.host = self.rec.host.op(func, packet, compute, args, kwargs, out) and compute
+        event.number = compute and on_numbers((args, kwargs), out)
         return out
 
 
