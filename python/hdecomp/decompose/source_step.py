@@ -224,9 +224,8 @@ def _own_code(model: nn.Module) -> list[tuple[str, int, int]]:
         if cls is nn.Module or cls is object:
             break
         for value in vars(cls).values():
-            fn = inspect.unwrap(getattr(value, "__func__", value)) if callable(getattr(value, "__func__", value)) \
-                else None
-            code = getattr(fn, "__code__", None)
+            fn = getattr(value, "__func__", value)   # (a staticmethod's, a classmethod's function)
+            code = getattr(inspect.unwrap(fn), "__code__", None) if callable(fn) else None
             if code is not None:
                 lines = [ln for _, _, ln in code.co_lines() if ln is not None]
                 out.append((code.co_filename, code.co_firstlineno, max(lines, default=code.co_firstlineno)))

@@ -82,6 +82,7 @@ class CallRecord:
     structure: list[str] = field(default_factory=list)   # its contractions (and pools, means) in order
     op_names: set[str] = field(default_factory=set)      # the compute ops it ran (aten names: `nms`, `topk`)
     calls_made: int = 0   # compute calls of torch's API (`F.one_hot`, `x.sum()`) over all its calls
+    numbers: int = 0      # aten ops on numbers alone it ran (OpEvent.number), which count as none of these
     twin: str = ""        # never called in the recorded runs: the calls of this item of its container are
                           # taken (_reached_twin)
     per_model_call: int | None = None   # its calls under the parent's first call in the model (the draw the
@@ -148,14 +149,16 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
         for h in handles:
             h.remove()
     for e in trace.events:
-        # (arithmetic on numbers, `max(extra, total)` of two padding amounts, is no op that makes a child a fusion)
-        if not e.compute or e.level not in ("function", "aten") or e.number:
+        if not e.compute or e.level not in ("function", "aten"):
             continue
         # (in the child's own code and in the modules it calls)
         owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
         if owner is None or owner not in rec.calls:
             continue
         call = rec.calls[owner]
+        if e.number:   # (arithmetic on numbers, `max()` of two padding amounts, makes no child a fusion)
+            call.numbers += 1
+            continue
         if e.level == "function":
             call.calls_made += 1
             continue
@@ -633,7 +636,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
     else:   # (one call of torch's API is one kernel however many aten ops it runs: `F.one_hot`, an SDPA)
         kernel = ops_per_call <= 1 or (r.calls > 0 and r.calls_made // r.calls == 1 and r.calls_made % r.calls == 0)
-    if kernel and c.kind == "region" and len(r.op_names) == 1 and [snake(o) for o in r.op_names] != c.ops:
+    if kernel and c.kind == "region" and r.numbers and len(r.op_names) == 1:
         # a region kernel is the one op it ran, where its code names others (`self._pad1d(x, (left, right +
         # extra))` adds two numbers, then pads): named, keyed and listed by that op
         c.ops = [snake(next(iter(r.op_names)))]

@@ -8,9 +8,11 @@ as a number, a mask or an index (a 0-dim result, an integer or bool one, or one 
 values: `tril`, `where`, `masked_fill`), and no op has since written anything else into its storage (a write
 of a model's tensor into a view of it makes the whole base data). Float arithmetic on whole host tensors
 (`cos(positions * inv_freq)`: a table of RoPE) is the model's compute, a component of its own; random draws
-are never host values (a draw is no constant). A number a model keeps in a 0-dim integer or bool tensor (`is_number`: EnCodec's
-`kernel_size`, `stride` and `padding_total` buffers; `self.stride = torch.tensor(8)`) is a host value from the
-start (`HostValues.numbers_of`): the padding arithmetic on it is host code, as on the int it holds."""
+are never host values (a draw is no constant).
+
+A number a model keeps in a 0-dim integer or bool tensor (`is_number`: EnCodec's `kernel_size`, `stride` and
+`padding_total` buffers; `self.stride = torch.tensor(8)`) is a host value from the start
+(`HostValues.numbers_of`): the padding arithmetic on it is host code, as on the int it holds."""
 
 from __future__ import annotations
 
