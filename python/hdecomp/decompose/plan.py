@@ -279,6 +279,7 @@ def is_identity_node(n: fx.Node) -> bool:
 HOST_NUMBER = "hdecomp_host_number"   # node meta: a Python number of the forward (mark_host_numbers)
 HOST_VALUE = "hdecomp_host_value"     # node meta: a tensor of constants of the shapes (mark_host_values)
 HOST_NUMBER_HELD = "hdecomp_number_held"   # node meta: the number a get_attr holds (a 0-dim integer tensor)
+NUMBER_OP = "hdecomp_number_op"       # node meta: an op on numbers alone (mark_number_ops)
 HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
 
 
@@ -374,6 +375,19 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         # library it calls computes them: LED's `create_causal_mask`; its compute is its children's)
         for n in graph.nodes:
             n.meta.pop(HOST_VALUE, None)
+
+
+def mark_number_ops(graph: fx.Graph, values: dict[str, Any]) -> None:
+    """Mark the ops whose every tensor in and out is a number, a 0-dim integer or bool tensor (`sum_ == 64`,
+    the padding check of a mask's count): arithmetic on numbers, which joins the op that made its number, as
+    the run's OpEvent.number is no op of a fusion's."""
+    for n in graph.nodes:
+        if n.op not in ("call_function", "call_method") or not _holds_number(n, values):
+            continue
+        ins = [values.get(a.name) for a in n.all_input_nodes]
+        tensors = [v for v in ins if isinstance(v, torch.Tensor)]
+        if tensors and all(is_number(t) for t in tensors):
+            n.meta[NUMBER_OP] = True
 
 
 def _holds_number(n: fx.Node, values: dict[str, Any]) -> bool:
@@ -650,10 +664,12 @@ class _Grouping:
                 run_child.ops += 1
             self.group_of[n] = run_child
             return
-        if is_host_scalar(n):
+        if is_host_scalar(n) or (NUMBER_OP in n.meta and HOST_VALUE not in n.meta):
             # a tensor's values as Python numbers (`t.item()`) and the int arithmetic on them are host code:
             # they go with the op that made the tensor (Reformer's `max_position_id = ids.max().item()` and
-            # its bounds checks are one `max` kernel, not an `item` kernel and five kernels of ints)
+            # its bounds checks are one `max` kernel, not an `item` kernel and five kernels of ints); so does
+            # arithmetic on numbers held in 0-dim tensors (a padding check's `mask.sum() == mask.numel()`: one
+            # `sum` kernel, not a `sum` and an `eq_i64`)
             src = next((self.group_of[a] for a in n.all_input_nodes if a in self.group_of), None)
             if src is not None and src.kind == "group" and not (src.semantic or src.role or src.constant) and \
                     not any(self.pos[u] < self.pos[n] and u not in src.members for m in src.members for u in m.users):

@@ -47,6 +47,7 @@ from hdecomp.decompose.plan import (
     mark_host_numbers,
     mark_host_values,
     mark_integer_work,
+    mark_number_ops,
     node_op_name,
     oversized_module_children,
     plan_children,
@@ -355,6 +356,7 @@ def choose_children(node: Node, run: StepInputs, cap: Capture) -> list[ChildPlan
     expected, total = run.expected, run.expected.total
     mark_host_numbers(cap.graph, cap.values)
     mark_host_values(cap.graph, cap.values)
+    mark_number_ops(cap.graph, cap.values)
     mark_integer_work(cap.graph, cap.values)
     children: list[ChildPlan] = []
     last_err = None
