@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import ast
-import enum
-import functools
 import textwrap
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +25,7 @@ from hdecomp.decompose.source_names import names_of
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
 from hdecomp.decompose.source_regions import Region
 from hdecomp.decompose.stepfiles import check_expr
+from hdecomp.runtime.memoized import is_plain_object
 from hdecomp.vocab.ops import REGION_PLUMBING_CALLS, is_compute_op, snake
 from hdecomp.vocab.roles import role_of
 
@@ -186,7 +184,7 @@ def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region
             if first is r and (registered or not _small_tensor(info.value)):   # (a small plain one: a literal)
                 wm[a] = a
         else:
-            if first is not r and first.attr and _object_with_state(info.value):
+            if first is not r and first.attr and is_plain_object(info.value):
                 # one object for the regions that read it, as in the original: a cache it fills once (Z-Image's
                 # RopeEmbedder and its frequency tables) is filled once
                 ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
@@ -243,15 +241,6 @@ def _region_doc(r: Region) -> str:
 def _small_tensor(t: torch.Tensor) -> bool:
     """A tensor a file writes as a literal (`torch.tensor([...])`): at most 16 values, at most one dimension."""
     return t.numel() <= 16 and t.dim() <= 1
-
-
-def _object_with_state(value: Any) -> bool:
-    """An instance of a package's or the user's class with attributes (Z-Image's RopeEmbedder), not a number,
-    string, container, function, class, enum or torch value."""
-    home = getattr(type(value), "__module__", "") or ""
-    return isinstance(getattr(value, "__dict__", None), dict) and home != "builtins" and \
-        not home.startswith("torch") and not isinstance(value, (type, types.FunctionType, types.MethodType,
-                                                                 enum.Enum, functools.partial))
 
 
 def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContext) -> str:

@@ -7,6 +7,7 @@ original, the capture of a step)."""
 from __future__ import annotations
 
 import ast
+import enum
 import functools
 import inspect
 import sys
@@ -65,16 +66,22 @@ def clear_lazy_tables(module: nn.Module) -> None:
     recording, as it did the first time."""
     for m in module.modules():
         for value in list(vars(m).values()):
-            if isinstance(value, (torch.Tensor, nn.Module, type)) or not isinstance(getattr(value, "__dict__", None), dict):
-                continue
-            home = getattr(type(value), "__module__", "") or ""
-            if home == "builtins" or home.startswith("torch"):
+            if not is_plain_object(value):
                 continue
             for name in _none_at_construction(_Class(type(value))):
                 held = vars(value).get(name)
                 if isinstance(held, torch.Tensor) or (isinstance(held, (list, tuple)) and held and
                                                       all(isinstance(t, torch.Tensor) for t in held)):
                     setattr(value, name, None)
+
+
+def is_plain_object(value: Any) -> bool:
+    """An instance of a package's or the user's class with attributes (Z-Image's RopeEmbedder): not a module, a
+    tensor, a number, a string, a container, a function, a class or an enum."""
+    home = getattr(type(value), "__module__", "") or ""
+    return isinstance(getattr(value, "__dict__", None), dict) and home != "builtins" and \
+        not home.startswith("torch") and not isinstance(value, (type, types.FunctionType, types.MethodType,
+                                                                 enum.Enum, functools.partial, nn.Module))
 
 
 class _Class(NamedTuple):
