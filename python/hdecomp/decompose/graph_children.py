@@ -104,6 +104,14 @@ def _of_weights_alone(graph: fx.Graph) -> set[fx.Node]:
     return {n for n in graph.nodes if n not in data and n.op != "output"}
 
 
+def _calls_owner(child: ChildPlan, key: str) -> bool:
+    """Whether `child` holds the tensor `key` of the original because it calls the module that owns it (a
+    submodule child, a group calling that module), not because it reads the tensor itself (DBRX's experts
+    slicing `self.mlp.w1`)."""
+    return child.kind == "module" or any(m.op == "call_module" and key.startswith(f"{m.target}.")
+                                         for m in child.members)
+
+
 def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Module, cap: Capture,
                    children: list[ChildPlan], real: list[dict[str, Any]] | None,
                    vnames: dict[fx.Node, str]) -> GraphChildren:
@@ -112,6 +120,7 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
     out = GraphChildren()
     used_attrs: set[str] = set()
     of_weights = _of_weights_alone(cap.graph)
+    called: set[str] = set()   # the original's tensors held by a child that calls the module owning them
     for child in children:
         if child.kind == "group":
             # a value computed from the weights alone (X-Codec 2.0's FSQ `atanh(offset / half_range)`, both from
@@ -149,12 +158,15 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
         for k, v in code.own_map.items():
             mapped = f"{attr}.{_renamed(v, rename)}"
             first = out.weight_map.get(k)
-            if isinstance(first, str) and first != mapped:
-                # a submodule two children hold (Granite Speech's embeddings, called by the parent and inside
-                # the language model it hands on): the later copy is tied to the first, one tensor
+            calls = _calls_owner(child, k)
+            if calls and k in called and isinstance(first, str) and first != mapped:
+                # a submodule two children call (Granite Speech's embeddings, called by the parent and inside the
+                # language model it hands on): the later copy is tied to the first, one tensor
                 out.shared_ties.append((mapped, first))
-            else:
-                out.weight_map[k] = mapped
+                continue
+            out.weight_map[k] = mapped
+            if calls:
+                called.add(k)
         for k, parts in code.own_slices.items():
             out.slices.setdefault(k, []).extend(replace(p, key=f"{attr}.{_renamed(p.key, rename)}") for p in parts)
         out.shared_ties += [(f"{attr}.{_renamed(copy, rename)}", first) for copy, first in code.own_ties]

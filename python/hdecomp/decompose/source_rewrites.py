@@ -181,6 +181,18 @@ def _value_not_taken(st: ast.stmt, fs: ForwardSource, executed: set[int], flagge
 _FIXED_VALUES = (type(None), bool, int, float, str)
 
 
+def _reads_only(node: ast.expr) -> bool:
+    """An expression that reads values and calls nothing but queries of no arguments (`torch.is_grad_enabled()`):
+    leaving it unevaluated changes nothing."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and (n.args or n.keywords):
+            return False
+        if not isinstance(n, (ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call,
+                              ast.Load, ast.cmpop, ast.boolop, ast.unaryop)):
+            return False
+    return True
+
+
 def _fixed_value(test: ast.expr, attrs: dict[str, AttrInfo], assigned: set[str]) -> Any:
     """The value of `test` where it reads only literals and plain constants of the module (`self.clip`,
     `self.steps is not None`, `not self.training`): fixed by the construction, which every trial's build
@@ -206,7 +218,10 @@ def _fixed_value(test: ast.expr, attrs: dict[str, AttrInfo], assigned: set[str])
                 values.append(bool(_fixed_value(v, attrs, assigned)))
             except LookupError:
                 values.append(None)
-        if decisive in values:
+        # (the operands it would no longer evaluate only read: names, attributes, comparisons, queries of no
+        # arguments)
+        if decisive in values and all(_reads_only(v) for v, known in zip(test.values, values, strict=True)
+                                      if known is None):
             return decisive
         if None in values:
             raise LookupError(ast.unparse(test))
