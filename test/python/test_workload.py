@@ -83,6 +83,7 @@ def test_the_same_code_up_to_names_docstrings_and_the_self_test_is_one_workload(
     # (recorded floats alike: values computed from the weights alone, FSQ's offsets, graph_children)
     floats = KERNEL.replace("torch.rand(2, 4)", "torch.tensor([[0.5, 0.0], [1.5, -2.0]], dtype=torch.float32)")
     assert workload_key(floats) == workload_key(floats.replace("[[0.5, 0.0], [1.5, -2.0]]", "[[1.0, 2.0], [3.0, 4.0]]"))
+    assert workload_key(floats) == workload_key(KERNEL.replace("torch.rand(2, 4)", "torch.randn(2, 2)"))
     # (nor how they are written: a constant column broadcast, NLLB-MoE's one-hot rows of a router that sent
     # every token to expert 0, is the values of that shape; broadcast to another shape, another workload)
     wide = ints.replace("[[1, 2], [3, 4]]", "[[1], [3]]").replace("dtype=torch.int64)", "dtype=torch.int64).expand(2, 2)")

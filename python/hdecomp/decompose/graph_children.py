@@ -89,8 +89,9 @@ class GraphChildren:
     shared_ties: list[tuple[str, str]] = field(default_factory=list)   # (copy, first)
 
 
-# a value computed from the weights alone is written with its recorded values up to this many elements
-_EXACT_LIMIT = 4096
+# a value computed from the weights alone is written with its recorded values up to this many elements (a
+# quantiser's levels; not a table, T5's relative position bias, which a random draw stands in for)
+_EXACT_LIMIT = 64
 
 
 def _of_weights_alone(graph: fx.Graph) -> set[fx.Node]:

@@ -148,8 +148,9 @@ def _input_dtype(item: ast.expr) -> str:
 
 class _ValueFree(ast.NodeTransformer):
     """The example inputs' value ranges and small tensors' recorded values taken out: `torch.rand(` reads
-    `torch.randn(`, `torch.tensor([[1, 2]], dtype=torch.int64)` reads `<1x2 torch.int64>` (and so do the
-    recorded values of a float input computed from the weights alone)."""
+    `torch.randn(`, `torch.tensor([[1, 2]], dtype=torch.int64)` reads `<1x2 torch.int64>`, and the recorded
+    values of a float input computed from the weights alone read as a draw of their shape (`torch.randn(1, 2)`),
+    as another use of the file, where the input is data, writes them."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -160,7 +161,12 @@ class _ValueFree(ast.NodeTransformer):
             elif func.attr == "tensor" and len(node.args) == 1 and isinstance(node.args[0], ast.List) and \
                     [k.arg for k in node.keywords] == ["dtype"] and _numbers_only(node.args[0]):
                 dtype = ast.unparse(node.keywords[0].value)
-                return ast.Constant(value=f"<{_nested_shape(node.args[0])} {dtype}>")
+                size = _nested_shape(node.args[0])
+                if dtype in _FLOAT_DTYPES:   # (recorded floats are a draw of that shape: `torch.randn(2, 8)`)
+                    sizes = ", ".join(size.split("x")) if size else "()"
+                    extra = "" if dtype == "torch.float32" else f", dtype={dtype}"
+                    return ast.parse(f"torch.randn({sizes}{extra})", mode="eval").body
+                return ast.Constant(value=f"<{size} {dtype}>")
         if isinstance(func, ast.Attribute) and func.attr == "expand" and not node.keywords:
             # recorded values written with their constant columns broadcast (input_code: `torch.tensor([[0],
             # ...]).index_select(...).expand(n, 4)`) are the values of that shape written out
@@ -178,6 +184,7 @@ class _ValueFree(ast.NodeTransformer):
 
 
 _VALUE_FREE = re.compile(r"^<([\dx]+) (.+)>$")
+_FLOAT_DTYPES = frozenset(f"torch.{t}" for t in "float32 float64 float16 bfloat16 float half double".split())
 
 
 def _literal_under(node: ast.expr) -> ast.Constant | None:
