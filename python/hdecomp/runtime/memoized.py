@@ -13,7 +13,7 @@ import inspect
 import sys
 import textwrap
 import types
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 from torch import nn
@@ -68,7 +68,7 @@ def clear_lazy_tables(module: nn.Module) -> None:
         for value in list(vars(m).values()):
             if not is_plain_object(value):
                 continue
-            for name in _none_at_construction(_Class(type(value))):
+            for name in _none_at_construction(type(value)):
                 held = vars(value).get(name)
                 if isinstance(held, torch.Tensor) or (isinstance(held, (list, tuple)) and held and
                                                       all(isinstance(t, torch.Tensor) for t in held)):
@@ -84,21 +84,22 @@ def is_plain_object(value: Any) -> bool:
                                                                  enum.Enum, functools.partial, nn.Module))
 
 
-class _Class(NamedTuple):
-    cls: type   # (a class as the cache's key: hashable by identity)
+# class -> the attributes its `__init__` sets to None, read once per class
+_NONE_AT_CONSTRUCTION: dict[type, frozenset[str]] = {}
 
 
-@functools.lru_cache(maxsize=256)
-def _none_at_construction(key: _Class) -> frozenset[str]:
-    """The attributes a class's `__init__` sets to None (`self.freqs_cis = None`), read from its source."""
-    init = vars(key.cls).get("__init__")
+def _none_at_construction(cls: type) -> frozenset[str]:
+    """The attributes `cls.__init__` sets to None (`self.freqs_cis = None`), read from its source."""
+    if cls in _NONE_AT_CONSTRUCTION:
+        return _NONE_AT_CONSTRUCTION[cls]
+    init = vars(cls).get("__init__")
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(init))) if init is not None else None
     except (OSError, TypeError, SyntaxError):
         tree = None
-    if tree is None:
-        return frozenset()
-    return frozenset(t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                     and isinstance(n.value, ast.Constant) and n.value.value is None
-                     for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                     and t.value.id == "self")
+    names = frozenset() if tree is None else frozenset(
+        t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign)
+        and isinstance(n.value, ast.Constant) and n.value.value is None
+        for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self")
+    _NONE_AT_CONSTRUCTION[cls] = names
+    return names

@@ -43,6 +43,7 @@ from typing import Any
 from hdecomp.anticheat.static.values import dotted_name, holds_a_number
 from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
+from hdecomp.vocab.dtypes import NUMBER_DTYPES
 from hdecomp.vocab.levels import FUSION_OPS, level_name
 from hdecomp.vocab.roles import (
     FALLBACK_ROLES,
@@ -220,14 +221,11 @@ def _call_name(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-_NUMBER_DTYPES = frozenset("int8 int16 int32 int64 uint8 bool int".split())
-
-
 def _numbers_only(node: TreeNode) -> bool:
     """Every tensor a component takes and returns is a number, 0-dim and integer or bool (a Python value
     recorded beside them is none), and it takes one at least."""
     def numbers(shapes: dict[str, Any], dtypes: dict[str, Any]) -> list[bool]:
-        return [shapes.get(k) == [] and str(dtypes.get(k)) in _NUMBER_DTYPES
+        return [shapes.get(k) == [] and str(dtypes.get(k)) in NUMBER_DTYPES
                 for k in shapes if isinstance(shapes.get(k), list)]
 
     ins = numbers(node.input_shapes, node.input_dtypes)

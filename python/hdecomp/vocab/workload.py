@@ -9,6 +9,7 @@ import hashlib
 import re
 from typing import TypeVar
 
+from hdecomp.vocab.dtypes import FLOAT_DTYPES
 from hdecomp.vocab.ops import SHAPE_FREE_OPS, snake
 
 _Tree = TypeVar("_Tree", bound=ast.AST)
@@ -162,7 +163,7 @@ class _ValueFree(ast.NodeTransformer):
                     [k.arg for k in node.keywords] == ["dtype"] and _numbers_only(node.args[0]):
                 dtype = ast.unparse(node.keywords[0].value)
                 size = _nested_shape(node.args[0])
-                if dtype in _FLOAT_DTYPES:   # (recorded floats are a draw of that shape: `torch.randn(2, 8)`)
+                if dtype.removeprefix("torch.") in FLOAT_DTYPES:   # (recorded floats are a draw of that shape: `torch.randn(2, 8)`)
                     sizes = ", ".join(size.split("x")) if size else "()"
                     extra = "" if dtype == "torch.float32" else f", dtype={dtype}"
                     return ast.parse(f"torch.randn({sizes}{extra})", mode="eval").body
@@ -184,7 +185,6 @@ class _ValueFree(ast.NodeTransformer):
 
 
 _VALUE_FREE = re.compile(r"^<([\dx]+) (.+)>$")
-_FLOAT_DTYPES = frozenset(f"torch.{t}" for t in "float32 float64 float16 bfloat16 float half double".split())
 
 
 def _literal_under(node: ast.expr) -> ast.Constant | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from hdecomp.anticheat.rules import RelatedLocation, SourceRange
 from hdecomp.anticheat.static.names import classify_ref
+from hdecomp.vocab.dtypes import NUMBER_DTYPES
 
 # Kinds of abstract value:
 DATA = "data"            # a tensor, or a value of unknown origin (treated as a tensor)
@@ -206,10 +207,6 @@ def builds_host(vals: Iterable[Val]) -> bool:
     return all(plain_data(v, host=True) for v in vals)
 
 
-# integer and bool dtypes, as torch spells them (`torch.int64`, `torch.long`, `torch.bool`)
-_NUMBER_DTYPES = frozenset("int8 int16 int32 int64 uint8 short int long bool".split())
-
-
 def holds_a_number(call: ast.Call, qual: str) -> bool:
     """`torch.tensor(7)`, `torch.tensor(-1, dtype=torch.int32)`, `torch.tensor(True)`: a number kept in a 0-dim
     integer or bool tensor (EnCodec's kernel size and stride), as plain as the int itself: host data, which a
@@ -223,7 +220,7 @@ def holds_a_number(call: ast.Call, qual: str) -> bool:
         return False
     for kw in call.keywords:
         dtype = kw.value
-        if kw.arg != "dtype" or not (isinstance(dtype, ast.Attribute) and dtype.attr in _NUMBER_DTYPES and
+        if kw.arg != "dtype" or not (isinstance(dtype, ast.Attribute) and dtype.attr in NUMBER_DTYPES and
                                      isinstance(dtype.value, ast.Name) and dtype.value.id == "torch"):
             return False
     return True
