@@ -21,7 +21,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
-         "shared_submodule", "shared_table_cache", "weight_constants")
+         "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 
@@ -97,6 +97,24 @@ def test_numbers_kept_in_tensors_stay_in_the_parent(trees: dict[str, Any]) -> No
     parents = [p.read_text() for p in (dec.root / "steps").glob("*/refactored.py")]
     layers = [t for t in parents if "torch.ceil(" in t]
     assert len(layers) == 2 and all("torch.tensor(2)" in t for t in layers), parents
+
+
+def test_size_arithmetic_through_math_and_the_sdpa_backend_stay_in_a_source_level_parent(
+        trees: dict[str, Any]) -> None:
+    """Granite Speech's block attention: `math.ceil(n / context)` (the probe the planner reads the forward with
+    lacked `import math`, so `math.ceil` read as a tensor's `.ceil()`) and `bsz * num_blocks` are sizes, and
+    `with sdpa_kernel(SDPBackend.MATH):` is a mode of the run: the parent keeps all three around its children,
+    no `mul_any` or `pointwise_any` kernel of two ints; a region kernel whose code also subtracts two ints
+    (`F.pad(x, (0, 0, 0, self.context_size - remainder))`) is named and listed by the one op it ran."""
+    dec = trees["blocked_attention"]
+    ref = next((dec.root / "steps").glob("step_2_*/refactored.py")).read_text()
+    assert "math.ceil(num_features / self.context_size)" in ref and "flat_bsz = bsz * num_blocks" in ref, ref
+    assert "with torch.nn.attention.sdpa_kernel(" in ref, ref
+    kernels = sorted(n["name"] for n in _nodes(dec).values() if n["level"] == "kernel")
+    assert [k for k in kernels if k.startswith(("constant_pad_nd", "masked_fill", "scaled_dot_product"))] == [
+        "constant_pad_nd_2x20x32_fp32", "masked_fill_fp32", "scaled_dot_product_attention_6x2x8x16_6x2x8x16_fp32"], \
+        kernels
+    assert not [k for k in kernels if k.endswith("_any") or k.startswith(("pointwise", "region"))], kernels
 
 
 def test_rope_tables_used_as_they_are_made_are_one_fusion_called_early(trees: dict[str, Any]) -> None:
@@ -439,6 +457,13 @@ def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shar
     assert not hands_objects([x, (x, 2), None], {"mask": None, "scale": 0.5})
     body = "import torch\n\n\nclass Model(Block):\n    def __init__(self):\n        super().__init__({})\n"
     assert class_workload_key(body.format(0)) == class_workload_key(body.format(1))
+    # (BLT's attention, built once from a BltPatcherConfig and once from a BltLocalEncoderConfig: the import only
+    # the constructor's arguments read is no difference; one the body reads elsewhere is)
+    cfg = "import torch\nfrom transformers import {0}\n\n\nclass Model(Block):\n    def __init__(self):\n" \
+          "        super().__init__({0}(hidden_size=8))\n"
+    assert class_workload_key(cfg.format("ACfg")) == class_workload_key(cfg.format("BCfg"))
+    reads = cfg + "        self.kind = {0}\n"
+    assert class_workload_key(reads.format("ACfg")) != class_workload_key(reads.format("BCfg"))
 
 
 def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:

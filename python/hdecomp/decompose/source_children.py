@@ -223,8 +223,8 @@ def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region
         lines += ["    " + ln if ln else ln for ln in textwrap.dedent(m).rstrip().split("\n")]
     lines += ["", f"    def forward(self, {', '.join(r.inputs)}):" if r.inputs else "    def forward(self):"]
     lines += ["        " + ln if ln else ln for ln in body]
-    ops = (["region"] if any(isinstance(s, (ast.With, ast.AsyncWith)) for s in r.stmts) else []) + \
-        (["autocast"] if r.contexts else []) + _region_ops(r, attrs)
+    # (the contexts it runs under, `torch.no_grad()`, `sdpa_kernel(...)`, are listed, and no compute ops)
+    ops = (["autocast"] if r.contexts else []) + _region_ops(r, attrs)
     held = [attrs[a].value for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
     return SourceChild(attr=r.attr, kind="region", class_src="\n".join(lines) + "\n", ctx=ctx,
                        base=region_base(r, attrs), weight_map=wm, ops=ops, region=r, region_modules=held)

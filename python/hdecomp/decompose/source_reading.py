@@ -147,6 +147,8 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
         bind_globals(imported, local_names, ForwardSource(fs.fdef, fs.text, fs.globals, fs.module_name, False,
                                                            fs.owner), ctx, where="the probe")
     head += [ln for ln in ctx.import_lines() if ln not in head]
+    if ctx.needs_math:   # (else `math.ceil(n / size)` reads as a tensor's `.ceil()`: compute)
+        head.append("import math")
     init = ["class RefactoredModel(nn.Module):", "    def __init__(self):", "        super().__init__()"]
     for a in attrs.values():
         if a.kind == "module":

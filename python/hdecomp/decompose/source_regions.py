@@ -15,6 +15,7 @@ from hdecomp.decompose.source_forward import SourceStepError
 from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, line_span, overlaps_flagged
 from hdecomp.decompose.source_rewrites import flags_only
+from hdecomp.vocab.ops import RUN_MODES
 
 
 @dataclass
@@ -47,6 +48,18 @@ def _rng_scope(s: ast.With) -> bool:
     """`with torch.random.fork_rng(...):` (or torch's other fork_rng): a scope of the random state."""
     return all(isinstance(it.context_expr, ast.Call) and (dotted_name(it.context_expr.func) or "").endswith("fork_rng")
                for it in s.items)
+
+
+# run modes that leave the values alone (vocab.ops.RUN_MODES, autocast excepted: it changes the dtypes the calls
+# inside compute in, so its children hold it)
+_VALUE_NEUTRAL_MODES = RUN_MODES - {"autocast"}
+
+
+def _mode_scope(s: ast.With) -> bool:
+    """`with torch.no_grad():`, `with sdpa_kernel(SDPBackend.MATH):`: a mode of the run that computes the same
+    values, which the parent keeps around the children of its body."""
+    return all(isinstance(it.context_expr, ast.Call) and it.optional_vars is None and
+               (dotted_name(it.context_expr.func) or "").split(".")[-1] in _VALUE_NEUTRAL_MODES for it in s.items)
 
 
 class Splitter:
@@ -186,7 +199,9 @@ class Splitter:
                     out.append(s)
                 continue
             run = None
-            if isinstance(s, ast.With) and _rng_scope(s):
+            if isinstance(s, ast.With) and (_rng_scope(s) or (_mode_scope(s) and
+                                                              not any(self.compute(it.context_expr, contexts)
+                                                                      for it in s.items))):
                 # `with torch.random.fork_rng():` scopes the random state the body seeds and draws from: it
                 # stays the parent's, around the children of its body (pushed down, the seed and the draws
                 # would each get a scope of their own)

@@ -636,9 +636,11 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
     else:   # (one call of torch's API is one kernel however many aten ops it runs: `F.one_hot`, an SDPA)
         kernel = ops_per_call <= 1 or (r.calls > 0 and r.calls_made // r.calls == 1 and r.calls_made % r.calls == 0)
-    if kernel and c.kind == "region" and r.numbers and len(r.op_names) == 1:
+    if kernel and c.kind == "region" and len(r.op_names) == 1 and \
+            (r.numbers or len([o for o in c.ops if is_compute_op(o)]) > 1):
         # a region kernel is the one op it ran, where its code names others (`self._pad1d(x, (left, right +
-        # extra))` adds two numbers, then pads): named, keyed and listed by that op
+        # extra))` adds two numbers, then pads; `F.pad(x, (0, self.context - remainder))` subtracts two ints):
+        # named, keyed and listed by that op
         c.ops = [snake(next(iter(r.op_names)))]
         c.base = c.ops[0]
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's

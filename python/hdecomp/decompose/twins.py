@@ -28,12 +28,29 @@ _INIT_DRAW = re.compile(r"^(        nn\.init\.normal_\(.*, std=)[-+.e\d]+(\)\s*)
 
 def class_workload_key(body: str) -> str:
     """The workload of a submodule child's file body up to the arguments of its class's constructor (the
-    `super().__init__(...)` of its `class Model`) and the scales its uninitialised parameters are drawn with:
-    equal for the files of two instances of one class that differ only in how they were built."""
+    `super().__init__(...)` of its `class Model`), the imports only those arguments use (BLT's attention built
+    once from a `BltPatcherConfig` and once from a `BltLocalEncoderConfig`) and the scales its uninitialised
+    parameters are drawn with: equal for the files of two instances of one class that differ only in how they
+    were built."""
     at = body.find("\nclass Model(")
     if at >= 0:
-        body = body[:at] + _INIT_DRAW.sub(r"\1...\2", _SUPER_INIT.sub(r"\1...\2", body[at:], count=1))
+        rest = _INIT_DRAW.sub(r"\1...\2", _SUPER_INIT.sub(r"\1...\2", body[at:], count=1))
+        body = "".join(ln for ln in body[:at].splitlines(keepends=True) if not _only_constructor_import(ln, rest))
+        body += rest
     return workload_key(body)
+
+
+_FROM_IMPORT = re.compile(r"^from [\w.]+ import ([\w, ]+)\s*$")
+
+
+def _only_constructor_import(line: str, rest: str) -> bool:
+    """`from transformers import BltPatcherConfig`, whose names the class body (its constructor's arguments
+    taken out) never reads."""
+    m = _FROM_IMPORT.match(line)
+    if m is None:
+        return False
+    names = [n.strip() for n in m.group(1).split(",") if n.strip() and " as " not in n]
+    return bool(names) and not any(re.search(rf"\b{re.escape(n)}\b", rest) for n in names)
 
 
 def hands_objects(args: list[Any], kwargs: dict[str, Any]) -> bool:

@@ -235,8 +235,13 @@ def is_compute_op(name: str) -> bool:
     `nn.Identity` (an eval-mode drop_path). The one rule of what counts as a compute op, for the
     decomposer's levels and the quality lint's sizes."""
     op = source_op_name(name.lower())
-    return op not in SOURCE_PLUMBING_OPS and op not in SHAPE_QUERIES and op not in ("getitem", "setitem", "size",
-                                                                                    "identity")
+    return op not in SOURCE_PLUMBING_OPS and op not in SHAPE_QUERIES and op not in RUN_MODES and \
+        op not in ("getitem", "setitem", "size", "identity")
+
+
+# Context managers that set how a run goes (grad mode, autocast, the SDPA backend chosen), not what it computes:
+# `with torch.no_grad():` or `with sdpa_kernel(SDPBackend.MATH):` around a call adds no op of its own
+RUN_MODES = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "autocast", "sdpa_kernel"})
 
 
 # Tensor attributes (not calls): shape-like ones give ints, view-like ones give tensors.

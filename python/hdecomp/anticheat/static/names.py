@@ -92,6 +92,8 @@ def classify_ref(qual: str) -> RefClass:
         if last[:1].isupper() and _torch_namedtuple(qual):
             return RefClass("plumb", source_op_name(last))   # torch's PackedSequence: it packs its fields
         if len(parts) >= 2 and parts[1] == "nn":
+            if parts[2:3] == ["attention"] and (last in ("sdpa_kernel", "SDPBackend") or "SDPBackend" in parts):
+                return RefClass("neutral", last)   # the SDPA backend a call runs on (`with sdpa_kernel(...)`)
             if last in NN_PARAMETERS:
                 return RefClass("parameter", last)
             if last in NN_CONTAINERS:
