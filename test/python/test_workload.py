@@ -89,6 +89,27 @@ def test_the_same_code_up_to_names_docstrings_and_the_self_test_is_one_workload(
     wide = ints.replace("[[1, 2], [3, 4]]", "[[1], [3]]").replace("dtype=torch.int64)", "dtype=torch.int64).expand(2, 2)")
     assert ".expand(2, 2)" in wide and workload_key(wide) == workload_key(ints)
     assert workload_key(wide.replace("expand(2, 2)", "expand(2, 3)")) != workload_key(ints)
+    # (and laid out anew: `.expand(...).contiguous()`, as a one-hot input is written where it feeds a view)
+    assert workload_key(wide.replace(".expand(2, 2)", ".expand(2, 2).contiguous()")) == workload_key(ints)
+
+
+def test_a_view_spelled_as_a_function_or_with_a_list_of_sizes_is_one_workload() -> None:
+    """Two captures of one graph write a fusion's views either way (ACE-Step's and Muse Spark's attention
+    fusions, `view.transpose(1, 2)` once and `torch.transpose(view, 1, 2)` once, `view((1, 29, -1, 16))` and
+    `view([1, 29, -1, 16])`): one workload, so one file; another view is another."""
+    def body(code: str) -> str:
+        return KERNEL.replace("torch.exp(self.fc(x)) * self.scale", code)
+    key = workload_key(body("self.fc(x).view(1, 2, -1).transpose(1, 2).unflatten(-1, (2, 1))"))
+    for spelled in ("torch.transpose(self.fc(x).view([1, 2, -1]), 1, 2).unflatten(-1, [2, 1])",
+                    "torch.unflatten(self.fc(x).view((1, 2, -1)).transpose(1, 2), -1, (2, 1))"):
+        assert workload_key(body(spelled)) == key, spelled
+    assert workload_key(body("self.fc(x).view(1, 2, -1).transpose(0, 2).unflatten(-1, (2, 1))")) != key
+    assert workload_key(body("self.fc(x).view(2, 1, -1).transpose(1, 2).unflatten(-1, (2, 1))")) != key
+    # (a call of the module's own, handed a list, is not respelled: it may tell a list from a tuple)
+    own = body("self.fc(x).view(1, 2, -1)").replace("def forward", "def pick(self, v):\n        return v\n\n"
+                                                           "    def forward")
+    listed = own.replace("return c", "return self.pick([c])")
+    assert workload_key(listed) != workload_key(own.replace("return c", "return self.pick((c,))"))
 
 
 def test_what_the_code_computes_and_what_its_names_mean_are_the_workload() -> None:

@@ -59,6 +59,8 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
       the workload is what Model, get_inputs(), get_input_kwargs() and get_init_inputs() reach;
     - the names of each function's arguments and locals, and of each class's own attributes (`self.fc`,
       `self.register_buffer("w", ...)`), numbered in order of appearance;
+    - how a view or split is spelled: `torch.transpose(x, 1, 2)` is `x.transpose(1, 2)`, `x.view([1, -1])` and
+      `x.view((1, -1))` are `x.view(1, -1)` (two captures of one graph write them either way);
     - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
       small tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`: indices, masks, and values computed from
       the weights alone), beyond their shapes;
@@ -70,7 +72,7 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
     tree = strip_docstrings(ast.parse(source))
     scalars = [_shape_free_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
     body = _reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS)
-    module = _Canonical().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[])))
+    module = _Canonical().visit(_Spelling().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[]))))
     text = ast.dump(module, annotate_fields=False)
     if shape_free:
         text += f"\n0-dim inputs and dtypes: {scalars}"
@@ -168,6 +170,9 @@ class _ValueFree(ast.NodeTransformer):
                     extra = "" if dtype == "torch.float32" else f", dtype={dtype}"
                     return ast.parse(f"torch.randn({sizes}{extra})", mode="eval").body
                 return ast.Constant(value=f"<{size} {dtype}>")
+        if isinstance(func, ast.Attribute) and func.attr == "contiguous" and not node.args and \
+                _literal_under(func.value) is not None:
+            return func.value   # (recorded values laid out anew: the same values)
         if isinstance(func, ast.Attribute) and func.attr == "expand" and not node.keywords:
             # recorded values written with their constant columns broadcast (input_code: `torch.tensor([[0],
             # ...]).index_select(...).expand(n, 4)`) are the values of that shape written out
@@ -185,6 +190,36 @@ class _ValueFree(ast.NodeTransformer):
 
 
 _VALUE_FREE = re.compile(r"^<([\dx]+) (.+)>$")
+
+# tensor methods that are torch functions of the tensor too (`torch.transpose(x, 1, 2)` is `x.transpose(1, 2)`),
+# which take their sizes as a sequence or one by one (`x.view([2, -1])`, `x.view(2, -1)`) where VARARGS
+_SPELLED_EITHER_WAY = frozenset({"transpose", "permute", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze",
+                                 "chunk", "split", "narrow", "select", "movedim", "swapaxes", "tile"})
+_SIZE_VARARGS = frozenset({"view", "reshape", "permute", "expand", "repeat", "tile"})
+
+
+class _Spelling(ast.NodeTransformer):
+    """One spelling of the views and splits a graph's code generator writes either way: the method form, sizes
+    one by one, and a sequence of sizes as a tuple."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Attribute) or _on_self(func.value):
+            return node
+        name = func.attr
+        if isinstance(func.value, ast.Name) and func.value.id == "torch":
+            if name not in _SPELLED_EITHER_WAY or not node.args or isinstance(node.args[0], ast.Starred):
+                return node
+            node = ast.Call(func=ast.Attribute(value=node.args[0], attr=name, ctx=ast.Load()), args=node.args[1:],
+                            keywords=node.keywords)
+        elif name not in _SPELLED_EITHER_WAY | _SIZE_VARARGS:
+            return node
+        if name in _SIZE_VARARGS and len(node.args) == 1 and not node.keywords and \
+                isinstance(node.args[0], (ast.Tuple, ast.List)):
+            node.args = list(node.args[0].elts)
+        node.args = [ast.Tuple(elts=a.elts, ctx=ast.Load()) if isinstance(a, ast.List) else a for a in node.args]
+        return node
 
 
 def _literal_under(node: ast.expr) -> ast.Constant | None:
