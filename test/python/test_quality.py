@@ -53,6 +53,12 @@ FILES = {
         "self.fc1 = nn.Conv2d(8, 2, 1)\nself.fc2 = nn.Conv2d(2, 8, 1)",
         "def forward(self, features):\n    s = self.fc2(F.silu(self.fc1(F.adaptive_avg_pool2d(features, 1))))\n"
         "    return features * torch.sigmoid(s)", "[torch.randn(1, 8, 4, 4)]"),
+    # ... and a kernel handed the input's shape, which follows the batch (VideoPrism's temporal embeddings): a
+    # size tuple, no container of tensors (not Q3)
+    "level_0_kernel/temporal_embeddings_fp32.py": _file(
+        "self.proj = nn.Linear(4, 4)",
+        "def forward(self, x, input_shape):\n    return self.proj(x).reshape(input_shape[0], -1, 4)",
+        "[torch.randn(batch_size * 2, 4), (batch_size, 2, 4 * 3)]"),
     # Q2 + Q7: an op-list name, unnamed inputs
     "level_1_fusion/mul_add.py": _file("pass", "def forward(self, x0, x1):\n    return torch.add(torch.mul(x0, x1), x1)",
                                        "[torch.randn(2, 4), torch.randn(2, 4)]"),
@@ -145,7 +151,7 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
 
 def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "squeeze_excitation",
-                                                                   "silu_fp32", "branch2")}
+                                                                   "silu_fp32", "branch2", "temporal_embeddings_fp32")}
     root = _tree(tmp_path / "clean", clean)
     assert check_quality(root).findings == []
     assert main(["validate", "--quality", str(root)]) == 0

@@ -669,8 +669,10 @@ def _without(ops: list[str], drop: list[str]) -> list[str]:
 
 
 def _constants_only(e: ast.expr) -> bool:
-    """A literal of constants only (`(4, 4)`, `[-1, 2.0]`, nested ones too): sizes and flags, no tensors."""
-    return all(isinstance(n, (ast.Tuple, ast.List, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop))
+    """A literal of constants only (`(4, 4)`, `[-1, 2.0]`, nested ones too) or of sizes that follow the batch
+    (`(batch_size, 8, 3, 72, 72)`, an input shape handed on): sizes and flags, no tensors."""
+    return all(isinstance(n, (ast.Tuple, ast.List, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop,
+                              ast.BinOp, ast.operator)) or (isinstance(n, ast.Name) and n.id == "batch_size")
                for n in ast.walk(e))
 
 
