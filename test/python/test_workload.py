@@ -105,6 +105,11 @@ def test_a_view_spelled_as_a_function_or_with_a_list_of_sizes_is_one_workload() 
         assert workload_key(body(spelled)) == key, spelled
     assert workload_key(body("self.fc(x).view(1, 2, -1).transpose(0, 2).unflatten(-1, (2, 1))")) != key
     assert workload_key(body("self.fc(x).view(2, 1, -1).transpose(1, 2).unflatten(-1, (2, 1))")) != key
+    # (X-Codec 2.0's FSQ, `levels.remainder(2) == 0` once and `torch.eq(torch.remainder(levels, 2), 0)` once)
+    assert workload_key(body("torch.eq(torch.remainder(self.fc(x), 2), 0)")) == \
+        workload_key(body("self.fc(x).remainder(2) == 0")) == workload_key(body("(self.fc(x) % 2).eq(0)"))
+    assert workload_key(body("self.fc(x) % 2 == 1")) != workload_key(body("self.fc(x) % 2 == 0"))
+    assert workload_key(body("self.fc(x) - 2")) != workload_key(body("2 - self.fc(x)"))
     # (a call of the module's own, handed a list, is not respelled: it may tell a list from a tuple)
     own = body("self.fc(x).view(1, 2, -1)").replace("def forward", "def pick(self, v):\n        return v\n\n"
                                                            "    def forward")

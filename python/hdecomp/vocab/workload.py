@@ -193,14 +193,38 @@ _VALUE_FREE = re.compile(r"^<([\dx]+) (.+)>$")
 
 # tensor methods that are torch functions of the tensor too (`torch.transpose(x, 1, 2)` is `x.transpose(1, 2)`),
 # which take their sizes as a sequence or one by one (`x.view([2, -1])`, `x.view(2, -1)`) where VARARGS
-_SPELLED_EITHER_WAY = frozenset({"transpose", "permute", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze",
-                                 "chunk", "split", "narrow", "select", "movedim", "swapaxes", "tile"})
+_SPELLED_EITHER_WAY = frozenset({
+    "transpose", "permute", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "chunk", "split", "narrow",
+    "select", "movedim", "swapaxes", "tile",
+    # (and the elementwise ops and reductions the operators and methods spell too: `torch.eq(r, 0)` is `r == 0`)
+    "add", "sub", "mul", "div", "remainder", "pow", "matmul", "eq", "ne", "lt", "le", "gt", "ge", "neg", "abs",
+    "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "softmax", "sum", "mean", "amax", "amin", "clamp",
+    "bitwise_and", "bitwise_or", "logical_not", "logical_and", "logical_or", "cumsum", "argmax", "argmin"})
 _SIZE_VARARGS = frozenset({"view", "reshape", "permute", "expand", "repeat", "tile"})
+# operators by the method they call on a tensor (`a % b` is `a.remainder(b)`)
+_OPERATOR_METHODS: dict[type, str] = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+                                      ast.Mod: "remainder", ast.Pow: "pow", ast.MatMult: "matmul", ast.Eq: "eq",
+                                      ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+
+
+def _method_call(receiver: ast.expr, name: str, args: list[ast.expr]) -> ast.Call:
+    return ast.Call(func=ast.Attribute(value=receiver, attr=name, ctx=ast.Load()), args=args, keywords=[])
 
 
 class _Spelling(ast.NodeTransformer):
-    """One spelling of the views and splits a graph's code generator writes either way: the method form, sizes
-    one by one, and a sequence of sizes as a tuple."""
+    """One spelling of the ops a graph's code generator writes either way (two captures of one graph, one
+    with methods and operators, one with torch's functions): the method form (`a == b`, `torch.eq(a, b)` and
+    `a.eq(b)` alike), sizes one by one, and a sequence of sizes as a tuple."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        name = _OPERATOR_METHODS.get(type(node.op))
+        return node if name is None else _method_call(node.left, name, [node.right])
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        name = _OPERATOR_METHODS.get(type(node.ops[0])) if len(node.ops) == 1 else None
+        return node if name is None else _method_call(node.left, name, [node.comparators[0]])
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
