@@ -62,7 +62,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
-                                  "cache_in_output", "config_default_decorator", "cache_by_kind"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -71,7 +71,9 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
               # (a child that slices one of the experts' packed weights holds the module with all of them)
               "child_tensor_read": ("mlp.",),
               # (a codebook's forward reads the cache a property derived from its buffers, never them)
-              "cached_property_table": ("usage", "embed_sum", "codebook.usage", "codebook.embed_sum")}.get(name, ())
+              "cached_property_table": ("usage", "embed_sum", "codebook.usage", "codebook.embed_sum"),
+              # (each path's region holds both projections its private method picks from, and runs one)
+              "private_method_table": ("input_proj.", "output_proj.")}.get(name, ())
     assert_fully_verified(trees[name], unread=unread)
 
 
@@ -80,7 +82,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
                                   "posterior_object", "marker_cache", "plumbing_method_beside",
-                                  "cache_in_output", "config_default_decorator", "cache_by_kind"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -910,6 +912,22 @@ def test_a_plain_object_a_forward_returns_is_made_from_its_childrens_values(tree
     (maker,) = [t for t in kernels.values() if "object.__new__(Gaussian)" in t]
     assert ".__dict__.update({" in maker and "torch.exp" not in maker.split("class Model", 1)[1]
     assert {n.split("_")[0] for n in kernels} >= {"clamp", "exp"}, sorted(kernels)
+
+
+def test_submodules_called_in_private_methods_are_children_and_their_ops_count_where_they_run(
+        trees: dict[str, Any]) -> None:
+    """OmniGen's patch embedding: its forward only adds, the projections are called in `self._patch_embeddings`
+    and the table is cropped in `self._cropped_pos_embed`. The step's children are found through the methods
+    the parent carries (it was "no compute of its own to split"), the method reading the buffer is no plumbing
+    (the parent carried it and read a buffer it does not have), and the region calling the projection a
+    sibling shares is a fusion of the convolution and the add (its ops ran under the sibling's path: a kernel
+    holding both)."""
+    dec = trees["private_method_table"]
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    kernels = {f.stem: f.read_text() for f in (dec.root / "level_0_kernel").glob("*.py")}
+    assert not [k for k, t in kernels.items() if "nn.Conv2d(" in t and "def _patch_embeddings" in t], sorted(kernels)
+    fusions = [n for n in nodes.values() if n["level"] == "fusion"]
+    assert len(fusions) == 2 and all(any(c.startswith("conv2d") for c in n["children"]) for n in fusions), fusions
 
 
 # ---- a module called once per time chunk, whose cache slot holds None, "Rep", then a tensor ----------------

@@ -21,7 +21,7 @@ from hdecomp.decompose.source import (
 )
 from hdecomp.decompose.source_bind import bind_globals, method_home, method_source
 from hdecomp.decompose.source_forward import BASE_FORWARD, ForwardSource, SourceStepError
-from hdecomp.decompose.source_names import names_of
+from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
 from hdecomp.decompose.source_regions import Region
 from hdecomp.decompose.stepfiles import check_expr
@@ -84,7 +84,11 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
             if name and snake(name) not in ops and not name.startswith("_") and name not in REGION_PLUMBING_CALLS:
                 ops.append(snake(name))
     # an eval-mode drop_path (nn.Identity) computes nothing: `shortcut + self.drop_path(x)` is an add
-    return [o for o in ops if is_compute_op(o)] or ops
+    ops = [o for o in ops if is_compute_op(o)] or ops
+    if not ops:   # (only the module's own private methods: OmniGen's `self._cropped_pos_embed(h, w)`, by name)
+        ops = list(dict.fromkeys(snake(a.lstrip("_")) for _, a in self_method_calls(r.nodes)
+                                 if a in attrs and attrs[a].kind == "method" and a.lstrip("_")))
+    return ops
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",

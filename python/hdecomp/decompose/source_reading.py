@@ -236,6 +236,11 @@ def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[
     found: list[Span] = []
     n_lines = fs.text.count("\n") + 1
     computing = {a for a, i in attrs.items() if i.kind == "method"} - set(methods)
+    # a method reading the module's own tensors (OmniGen's `_cropped_pos_embed`, a view of its `pos_embed`
+    # buffer) is no plumbing the parent can carry: a parent holds no tensor, its children do
+    computing |= {m for m, src in methods.items()
+                  if any(probe_attrs.get(a) is not None and probe_attrs[a].kind == "tensor"
+                         for a in names_of([ast.parse(textwrap.dedent(src))]).self_attrs)}
     violations = [v for v in analyze_source(text, None) if v.range is not None and v.severity == "error"]
     for v in violations:
         assert v.range is not None

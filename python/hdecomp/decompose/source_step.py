@@ -312,7 +312,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
             if len(calls) == 1 and not _called_submodules(fdef, attrs):   # a library helper the analysis lets be
                 return _function_plan(model, fs, as_written, attrs, calls[0], user_file, per_statement,
                                       max_iterations, executed_of)
-            if len(_called_submodules(fdef, attrs)) < 2:
+            if len(_called_submodules(fdef, attrs, carried=plumbing)) < 2:
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
         calls = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
             if len(regions) == 1 else []
@@ -617,9 +617,19 @@ def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str,
     return modules[0]
 
 
-def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
-    """The distinct submodules (and containers) a forward calls as `self.<attr>(...)`, in order."""
-    return list(dict.fromkeys(a for _, a in self_method_calls([fdef]) if a in attrs and attrs[a].kind in ("module", "container")))
+def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
+                       carried: Iterable[str] = ()) -> list[str]:
+    """The distinct submodules (and containers) a forward calls as `self.<attr>(...)`, in order, also through
+    the `carried` methods it calls (plumbing the parent carries: OmniGen's patch embedding calls its two
+    projections in `self._patch_embeddings(...)`)."""
+    bodies: list[ast.AST] = [fdef]
+    for _, name in self_method_calls([fdef]):
+        info = attrs.get(name)
+        if name in carried and info is not None and info.kind == "method":
+            with contextlib.suppress(SourceStepError, SyntaxError):
+                bodies.append(ast.parse(textwrap.dedent(method_source(info.value, name))))
+    return list(dict.fromkeys(a for _, a in self_method_calls(bodies) if a in attrs and
+                              attrs[a].kind in ("module", "container")))
 
 
 def _submodules_read(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> set[str]:

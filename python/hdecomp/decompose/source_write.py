@@ -115,9 +115,16 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
     rec = Recording()
     handles = []
     modules = {a: ref.get_submodule(a) for a in attrs}
+    # each child call's span of the run's events (their indices): a module two children share (tied) runs under
+    # the path of the first, so the ops a call ran are those inside its span, not those under its path
+    live: list[Any] = []      # the trace, once the run starts
+    open_calls: list[tuple[str, int]] = []
+    spans: list[tuple[str, int, int]] = []
 
     def hooks(attr: str) -> tuple[Any, Any]:
         def pre(_m: nn.Module, a: tuple[Any, ...], kw: dict[str, Any]) -> None:
+            if live:
+                open_calls.append((attr, len(live[0].events)))
             r = rec.calls.get(attr)
             flags = flag_signature(list(a), dict(kw))
             if r is None:
@@ -131,6 +138,11 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
                 r.last = (_clone(list(a)), _clone(dict(kw)))
 
         def post(_m: nn.Module, _a: Any, _kw: Any, out: Any) -> None:
+            while live and open_calls:
+                name, start = open_calls.pop()
+                if name == attr:
+                    spans.append((attr, start, len(live[0].events)))
+                    break
             r = rec.calls[attr]
             if r.calls == 0:
                 r.out = _clone(out)
@@ -144,29 +156,37 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
     try:
         torch.manual_seed(seed)
         with torch.no_grad(), recording(ref) as trace:
+            live.append(trace)
             rec.output = ref(*clone_nested(args), **clone_nested(kwargs))
     finally:
         for h in handles:
             h.remove()
-    for e in trace.events:
+    owners: dict[int, list[str]] = {}
+    for attr, start, end in spans:
+        for i in range(start, end):
+            owners.setdefault(i, []).append(attr)
+    for i, e in enumerate(trace.events):
         if not e.compute or e.level not in ("function", "aten"):
             continue
-        # (in the child's own code and in the modules it calls)
-        owner = next((a for a in attrs if e.module == a or e.module.startswith(a + ".")), None)
-        if owner is None or owner not in rec.calls:
-            continue
-        call = rec.calls[owner]
-        if e.number:   # (arithmetic on numbers, `max()` of two padding amounts, makes no child a fusion)
-            call.numbers += 1
-            continue
-        if e.level == "function":
-            call.calls_made += 1
-            continue
+        # (in the child's own code and in the modules it calls: each call whose span holds the op, the calls of
+        # another child it makes included)
+        for owner in dict.fromkeys(owners.get(i, [])):
+            if owner in rec.calls:
+                _count(rec.calls[owner], e)
+    return rec
+
+
+def _count(call: CallRecord, e: Any) -> None:
+    """One compute op a child's call ran (`e`, an OpEvent), counted on its record."""
+    if e.number:   # (arithmetic on numbers, `max()` of two padding amounts, makes no child a fusion)
+        call.numbers += 1
+    elif e.level == "function":
+        call.calls_made += 1
+    else:
         call.ops += 1
         call.op_names.add(e.name)
         if category(e.name) in STRUCTURE_KINDS or e.name == "mean":
             call.structure.append(e.name)
-    return rec
 
 
 def _fill_by_name(plan: SourcePlan, rec: Recording, args: list[Any], kwargs: dict[str, Any]) -> list[str]:
