@@ -192,3 +192,7 @@ def test_compose_rewrites_child_tensor_paths() -> None:
     assert "self.b.k.w = self.a.mul.w" in out
     assert "self.c.w = self.a.mul.w" in out          # c is not decomposed further: unchanged
     assert "self.a(x) + self.a.mul.w.shape[0]" in out
+    # (a field of a tensor the composed child moved, read in the forward: VITS's `mask_dtype =
+    # self.text_encoder.embed_tokens.weight.dtype` was dropped as a tie to a tensor the child no longer holds)
+    read = ast.parse("class M:\n    def forward(self, m):\n        dtype = self.a.w.dtype\n        return m.to(dtype)\n")
+    assert "dtype = self.a.mul.w.dtype" in ast.unparse(_ChildTensorPaths({"a": {"w": "mul.w"}}).visit(read))

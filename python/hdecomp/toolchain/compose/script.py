@@ -69,9 +69,10 @@ class _ChildTensorPaths(ast.NodeTransformer):
         """`node` names a tensor of a composed child (`self.<child>.<key>`) that its step's map does not carry."""
         chain = self._chain(node)
         # (an object tied alike, one rope embedder for the regions that read it, is held below the composed
-        # child, which carries no map entry for it: each of its readers holds its own copy there)
+        # child, which carries no map entry for it: each of its readers holds its own copy there; a field of a
+        # tensor it carries, VITS's `self.text_encoder.embed_tokens.weight.dtype`, is read where the tensor went)
         return chain is not None and len(chain) >= 2 and chain[0] in self.maps \
-            and ".".join(chain[1:]) not in self.maps[chain[0]]
+            and not any(".".join(chain[1:k]) in self.maps[chain[0]] for k in range(2, len(chain) + 1))
 
     @staticmethod
     def _chain(node: ast.expr) -> list[str] | None:
