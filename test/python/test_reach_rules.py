@@ -930,6 +930,29 @@ def test_submodules_called_in_private_methods_are_children_and_their_ops_count_w
     assert len(fusions) == 2 and all(any(c.startswith("conv2d") for c in n["children"]) for n in fusions), fusions
 
 
+def test_a_library_question_about_the_process_handed_the_module_is_its_answer() -> None:
+    """transformers' layer-drop guard `synced_gpus = is_deepspeed_zero3_enabled() or is_fsdp_managed_module(self)`
+    (VITS, SpeechT5, NLLB-MoE): a library function handed the module itself, which runs no torch op and answers a
+    bool, is folded to its answer in a source-level parent (it was a kernel with no tensor input, since no
+    parent may hand a library its module); a function handed the module that computes with it is not."""
+    import ast
+
+    from hdecomp.decompose.source_forward import forward_source
+    from hdecomp.decompose.source_rewrites import fold_environment_queries
+    from hdecomp.runtime.component import load_component
+    mod = load_component(FIX / "sharded_guard.py").module
+    enc = mod.Encoder().eval()
+    fs = forward_source(enc)
+    fdef = __import__("copy").deepcopy(fs.fdef)
+    notes = fold_environment_queries(enc, fdef, fs)
+    text = ast.unparse(fdef)
+    assert "synced_gpus = is_deepspeed_zero3_enabled() or False" in text and len(notes) == 1, text
+    computes = ast.parse("def forward(self, x):\n    return weight_norm_of(self)\n").body[0]
+    fs.globals["weight_norm_of"] = lambda m: bool(sum(p.sum() for p in m.parameters()) > 0)
+    assert isinstance(computes, ast.FunctionDef)
+    assert fold_environment_queries(enc, computes, fs) == [] and "weight_norm_of(self)" in ast.unparse(computes)
+
+
 # ---- a module called once per time chunk, whose cache slot holds None, "Rep", then a tensor ----------------
 
 

@@ -61,6 +61,44 @@ def config_flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, 
     return found
 
 
+def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: ForwardSource) -> list[str]:
+    """A library function the forward hands the module itself and constants only, which runs no torch op and
+    answers a bool or None (transformers' layer-drop guard `synced_gpus = is_deepspeed_zero3_enabled() or
+    is_fsdp_managed_module(self)`: whether the module runs sharded), is its answer here: a question about the
+    process the model runs in, not about its data, which no parent may hand its module to (the static check
+    cannot tell such a library call from one that computes) and no child should hold as a kernel. Folded in
+    place (`False`); returns notes."""
+    from hdecomp.runtime.ops import recording
+    notes: list[str] = []
+
+    def handed(a: ast.expr) -> bool:
+        return (isinstance(a, ast.Name) and a.id == "self") or isinstance(a, ast.Constant)
+
+    class Fold(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            args = [*node.args, *(k.value for k in node.keywords)]
+            if not any(isinstance(a, ast.Name) and a.id == "self" for a in args) or not all(map(handed, args)) or \
+                    any(k.arg is None for k in node.keywords):
+                return node
+            fn = global_callee(node.func, fs)
+            if not isinstance(fn, types.FunctionType):
+                return node
+            try:
+                with torch.no_grad(), recording(model) as trace:
+                    value = fn(*[model if isinstance(a, ast.Name) else a.value for a in node.args],
+                               **{k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)})
+            except Exception:
+                return node
+            if not isinstance(value, (bool, type(None))) or trace.events:
+                return node
+            notes.append(f"`{ast.unparse(node)}` asks the process the model runs in: {value!r} here, written so")
+            return ast.copy_location(ast.Constant(value=value), node)
+
+    Fold().visit(fdef)
+    return notes
+
+
 def flags_only(test: ast.expr, flag_calls: set[str]) -> bool:
     """Whether an `if` test reads flags only: the module's attributes, names, constants, `is None` checks,
     `and`/`or`/`not`, and its flag calls (config_flag_calls)."""

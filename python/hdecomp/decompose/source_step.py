@@ -70,6 +70,7 @@ from hdecomp.decompose.source_rewrites import (
     comprehensions_as_loops,
     config_flag_calls,
     drop_branches_not_taken,
+    fold_environment_queries,
     fold_fixed_conditionals,
     global_callee,
 )
@@ -287,7 +288,8 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         stores, kept_stores = attribute_stores_kept(fdef)
-        dropped = fold_fixed_conditionals(fdef, fs, attrs) + comprehensions_as_loops(fdef, fs, attrs) + stores
+        dropped = fold_fixed_conditionals(fdef, fs, attrs) + fold_environment_queries(model, fdef, fs) + \
+            comprehensions_as_loops(fdef, fs, attrs) + stores
         if executed is not None:
             dropped += drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
