@@ -84,10 +84,11 @@ def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: Forwar
             fn = global_callee(node.func, fs)
             if not isinstance(fn, types.FunctionType):
                 return node
+            def value_of(a: ast.expr) -> Any:
+                return a.value if isinstance(a, ast.Constant) else model
             try:
                 with torch.no_grad(), recording(model) as trace:
-                    value = fn(*[model if isinstance(a, ast.Name) else a.value for a in node.args],
-                               **{k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)})
+                    value = fn(*map(value_of, node.args), **{str(k.arg): value_of(k.value) for k in node.keywords})
             except Exception:
                 return node
             if not isinstance(value, (bool, type(None))) or trace.events:
