@@ -21,7 +21,7 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
-         "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention")
+         "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters")
 # decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
 OTHERS = ("cached_layers",)
 

@@ -828,7 +828,7 @@ def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict
         child.kernel = is_kernel_module(sub) or op_counts.get(str(child.target), 0) <= 1 or \
             runs_one_kernel(root, str(child.target), op_counts, module_calls or {})
     else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
-        child.kernel = len(child.compute_members) == 1 or _computes(child, root) == 1
+        child.kernel = len(child.compute_members) == 1 or _computes(child, root) <= 1
     size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
     held = effective_contractions(contraction_ops.get(str(child.target), [])) \
         if child.kind == "module" and contraction_ops is not None else \
