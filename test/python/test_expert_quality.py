@@ -464,6 +464,16 @@ def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shar
     assert class_workload_key(cfg.format("ACfg")) == class_workload_key(cfg.format("BCfg"))
     reads = cfg + "        self.kind = {0}\n"
     assert class_workload_key(reads.format("ACfg")) != class_workload_key(reads.format("BCfg"))
+    # (and the twin is built in the names of the module its class comes from: the first file's expression reads
+    # a config class the second instance's expression does not import)
+    path = FIX / "config_classes.py"
+    mod = load_component(path).module
+    with record_init_args():
+        sub = mod.Attention(mod.EncoderConfig()).eval()
+    with torch.no_grad():
+        out = sub(x := torch.randn(2, 8, 16))
+    assert computing_twin([x], {}, out, sub, [("attention", "Attention(PatcherConfig())")],
+                          SourceContext(user_file=path)) == "attention"
 
 
 def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from typing import Any
 
 import torch
@@ -93,7 +94,7 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
     state = sub.state_dict()
     for stem, expr in candidates:
         try:
-            twin = eval(expr, namespace)   # the expression we generated ourselves
+            twin = _built(expr, dict(namespace), sub)
             twin.load_state_dict(state, strict=True)
             twin.train(sub.training)
             twin.to(next((t.device for t in state.values()), torch.device("cpu")))
@@ -107,6 +108,26 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
         if same_outputs(got, recorded, rtol=0.0, atol=0.0) or _alike_under_one_seed(twin, sub, args, kwargs):
             return stem
     return None
+
+
+def _built(expr: str, namespace: dict[str, Any], sub: nn.Module) -> Any:
+    """The module `expr` (a constructor expression we generated for another instance of `sub`'s class) builds,
+    in `namespace` (the names `sub`'s own expression needs) and the names of the modules defining `sub`'s
+    class (that instance's config class, BLT's `BltPatcherConfig` where this one was built from a
+    `BltLocalEncoderConfig`)."""
+    homes = [vars(m) for cls in type(sub).__mro__ if (m := sys.modules.get(cls.__module__)) is not None]
+    # (a user's file, loaded under a name of its own: the globals its class's methods run in)
+    homes += [g for cls in type(sub).__mro__ for f in vars(cls).values()
+              if isinstance(g := getattr(f, "__globals__", None), dict)]
+    for _ in range(8):
+        try:
+            return eval(expr, namespace)   # the expression we generated ourselves
+        except NameError as exc:
+            found = next((home[exc.name] for home in homes if exc.name in home), None)
+            if exc.name is None or exc.name in namespace or found is None:
+                raise
+            namespace[exc.name] = found
+    return eval(expr, namespace)
 
 
 def _alike_under_one_seed(twin: nn.Module, sub: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> bool:
