@@ -59,6 +59,17 @@ FILES = {
         "self.proj = nn.Linear(4, 4)",
         "def forward(self, x, input_shape):\n    return self.proj(x).reshape(input_shape[0], -1, 4)",
         "[torch.randn(batch_size * 2, 4), (batch_size, 2, 4 * 3)]"),
+    # ... and an embedding with six hash embeddings added to it (BLT): an embedding and one sum, not 7 ops
+    "level_1_fusion/embeddings.py": _file(
+        "self.embed_tokens = nn.Embedding(16, 4)",
+        "def forward(self, ids, h1, h2, h3, h4, h5, h6):\n    e = self.embed_tokens(ids)\n"
+        "    return e + h1 + h2 + h3 + h4 + h5 + h6",
+        "[torch.randint(0, 16, (2, 3))] + [torch.randn(2, 3, 4) for _ in range(6)]"),
+    # Q6: a fusion of six ops of six kinds (DeepSeek-V4's hyper-connection coefficients)
+    "level_1_fusion/coefficients.py": _file(
+        "pass", "def forward(self, w, b):\n    s = torch.sigmoid(w * 2.0 + b)\n"
+        "    c = torch.softmax(w, dim=-1) / (torch.exp(w).sum(dim=-1, keepdim=True) - 1.0)\n    return s, c",
+        "[torch.randn(2, 4), torch.randn(2, 4)]"),
     # Q2 + Q7: an op-list name, unnamed inputs
     "level_1_fusion/mul_add.py": _file("pass", "def forward(self, x0, x1):\n    return torch.add(torch.mul(x0, x1), x1)",
                                        "[torch.randn(2, 4), torch.randn(2, 4)]"),
@@ -103,7 +114,8 @@ FILES = {
 
 
 # the ops the decomposer recorded for a node (the tree's `ops`), where the lint reads them
-RECORDED_OPS = {"add_fp32": ["add", "identity"]}
+RECORDED_OPS = {"add_fp32": ["add", "identity"], "embeddings": ["embedding", *["add_"] * 6],
+                "coefficients": ["mul", "add", "sigmoid", "softmax", "exp", "sum", "sub", "div"]}
 # the shapes and dtypes it recorded (the tree's `input_shapes` ...), where the lint reads them
 RECORDED_VALUES = {
     "sub_i64": {"input_shapes": {"extra": []}, "input_dtypes": {"extra": "int64"},
@@ -142,7 +154,7 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
         ("Q2", "sub_diff_ne_cumsum_etc"), ("Q1", "self_attn"), ("Q2", "mul_add"), ("Q7", "mul_add"),
         ("Q3", "linear_4x4_fp32"), ("Q3", "linear_4x4_fp32_v2"), ("Q4", "linear_4x4_fp32_v2"),
         ("Q3", "linear_12x4_fp32"), ("Q5", "arange_16_any"), ("Q6", "relu_mul_fp32"),
-        ("Q5", "sub_i64"), ("Q5", "ge_i64"),
+        ("Q5", "sub_i64"), ("Q5", "ge_i64"), ("Q6", "coefficients"),
     }, sorted(found)
     dup = next(f for f in report.findings if f.rule == "Q4")
     assert "level_0_kernel/linear_4x4_fp32.py" in dup.message
@@ -151,7 +163,8 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
 
 def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "squeeze_excitation",
-                                                                   "silu_fp32", "branch2", "temporal_embeddings_fp32")}
+                                                                   "silu_fp32", "branch2", "temporal_embeddings_fp32",
+                                                                   "embeddings")}
     root = _tree(tmp_path / "clean", clean)
     assert check_quality(root).findings == []
     assert main(["validate", "--quality", str(root)]) == 0
