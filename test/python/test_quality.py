@@ -65,6 +65,10 @@ FILES = {
         "def forward(self, ids, h1, h2, h3, h4, h5, h6):\n    e = self.embed_tokens(ids)\n"
         "    return e + h1 + h2 + h3 + h4 + h5 + h6",
         "[torch.randint(0, 16, (2, 3))] + [torch.randn(2, 3, 4) for _ in range(6)]"),
+    # ... and two adds (SpeechT5's two position embeddings added): two ops still, the least a fusion holds
+    "level_1_fusion/positions.py": _file(
+        "pass", "def forward(self, h, conv, sin):\n    return h + conv + sin",
+        "[torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4)]"),
     # Q6: a fusion of six ops of six kinds (DeepSeek-V4's hyper-connection coefficients)
     "level_1_fusion/coefficients.py": _file(
         "pass", "def forward(self, w, b):\n    s = torch.sigmoid(w * 2.0 + b)\n"
@@ -115,7 +119,8 @@ FILES = {
 
 # the ops the decomposer recorded for a node (the tree's `ops`), where the lint reads them
 RECORDED_OPS = {"add_fp32": ["add", "identity"], "embeddings": ["embedding", *["add_"] * 6],
-                "coefficients": ["mul", "add", "sigmoid", "softmax", "exp", "sum", "sub", "div"]}
+                "coefficients": ["mul", "add", "sigmoid", "softmax", "exp", "sum", "sub", "div"],
+                "positions": ["add", "add"]}
 # the shapes and dtypes it recorded (the tree's `input_shapes` ...), where the lint reads them
 RECORDED_VALUES = {
     "sub_i64": {"input_shapes": {"extra": []}, "input_dtypes": {"extra": "int64"},
@@ -164,7 +169,7 @@ def test_each_rule_finds_its_case_and_accepts_the_patterns(bad: Path) -> None:
 def test_a_clean_tree_passes_and_the_cli_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = {k: v for k, v in FILES.items() if Path(k).stem in ("model", "attention_core", "gated_mlp", "squeeze_excitation",
                                                                    "silu_fp32", "branch2", "temporal_embeddings_fp32",
-                                                                   "embeddings")}
+                                                                   "embeddings", "positions")}
     root = _tree(tmp_path / "clean", clean)
     assert check_quality(root).findings == []
     assert main(["validate", "--quality", str(root)]) == 0
