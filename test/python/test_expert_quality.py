@@ -522,3 +522,22 @@ def test_a_twin_returns_the_same_objects_too() -> None:
     assert type(out[1]).__name__ == "PairCache"
     assert computing_twin([x], {}, out, crossed, [("decoder", "Decoder(32, 2, False)")], ctx) is None
     assert computing_twin([x], {}, out, crossed, [("decoder", "Decoder(32, 2, True)")], ctx) == "decoder"
+
+
+def test_arithmetic_on_the_modules_numbers_is_none_of_a_regions_ops() -> None:
+    """DBRX's router: `one_hot(top_k_index, num_classes=self.num_experts + 1)` is one op, the one-hot; the
+    `+ 1` on the module's expert count is host arithmetic, which named its kernel `pointwise` and listed two ops
+    (Q6). An add that reads a tensor stays an op."""
+    import ast
+
+    from hdecomp.decompose.source_children import _region_ops
+    from hdecomp.decompose.source_reading import AttrInfo
+    from hdecomp.decompose.source_regions import Region
+
+    attrs = {"num_experts": AttrInfo("num_experts", "const", 16), "scale": AttrInfo("scale", "const", 0.5)}
+
+    def ops(code: str) -> list[str]:
+        return _region_ops(Region(0, stmts=list(ast.parse(code).body)), attrs)
+    assert ops("m = F.one_hot(idx, num_classes=self.num_experts + 1)") == ["one_hot"]
+    assert sorted(ops("m = F.one_hot(idx, num_classes=self.num_experts + 1) + idx")) == ["add", "one_hot"]
+    assert ops("y = x * (self.scale * 2)") == ["mul"]

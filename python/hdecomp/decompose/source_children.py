@@ -78,7 +78,8 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                 elif isinstance(f, ast.Name):
                     name = f.id
             elif isinstance(n, ast.BinOp):
-                name = _BINOP_NAMES.get(type(n.op))
+                # (arithmetic on the module's numbers, `num_classes=self.num_experts + 1`, is none of its ops)
+                name = None if _plain_number(n, attrs) else _BINOP_NAMES.get(type(n.op))
             elif isinstance(n, ast.Compare):
                 name = "compare"
             if name and snake(name) not in ops and not name.startswith("_") and name not in REGION_PLUMBING_CALLS:
@@ -89,6 +90,20 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
         ops = list(dict.fromkeys(snake(a.lstrip("_")) for _, a in self_method_calls(r.nodes)
                                  if a in attrs and attrs[a].kind == "method" and a.lstrip("_")))
     return ops
+
+
+def _plain_number(e: ast.expr, attrs: dict[str, AttrInfo]) -> bool:
+    """A number the code spells from literals and the module's own number attributes alone (`self.n + 1`)."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+        info = attrs.get(e.attr)
+        return info is not None and info.kind == "const" and type(info.value) in (int, float)
+    if isinstance(e, ast.BinOp):
+        return _plain_number(e.left, attrs) and _plain_number(e.right, attrs)
+    if isinstance(e, ast.UnaryOp):
+        return _plain_number(e.operand, attrs)
+    return False
 
 
 _BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
