@@ -62,7 +62,8 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
-                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
+                                  "relative_logits"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -82,7 +83,8 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "cast_after_build", "object_table", "cache_handed_back", "seeded_draw",
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
                                   "posterior_object", "marker_cache", "plumbing_method_beside",
-                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table"])
+                                  "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
+                                  "relative_logits"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]
@@ -928,6 +930,18 @@ def test_submodules_called_in_private_methods_are_children_and_their_ops_count_w
     assert not [k for k, t in kernels.items() if "nn.Conv2d(" in t and "def _patch_embeddings" in t], sorted(kernels)
     fusions = [n for n in nodes.values() if n["level"] == "fusion"]
     assert len(fusions) == 2 and all(any(c.startswith("conv2d") for c in n["children"]) for n in fusions), fusions
+
+
+def test_a_size_of_the_weights_several_children_read_is_written_out_by_the_parent(trees: dict[str, Any]) -> None:
+    """timm's HaloNet: `rel_size = rel_k.shape[0]` of a relative-position table, read by a reshape, two pads and
+    a slice. The parent writes the size out (`rel_size_0 = 11`), as the constructor fixed it; it was a kernel
+    holding the table and handing its shape over, whose output the parent subtracted from (HD106), and the
+    step stayed whole."""
+    dec = trees["relative_logits"]
+    refactored = "\n".join(p.read_text() for p in (dec.root / "steps").glob("*/refactored.py"))
+    assert "= 11\n" in refactored and "- W" in refactored, refactored
+    kernels = [f.stem for f in (dec.root / "level_0_kernel").glob("*.py")]
+    assert not [k for k in kernels if k.startswith(("getattr", "getitem", "size"))], kernels
 
 
 def test_a_library_question_about_the_process_handed_the_module_is_its_answer() -> None:

@@ -33,7 +33,14 @@ from hdecomp.decompose.naming import (
     safe_attr,
     safe_local,
 )
-from hdecomp.decompose.plan import HOST_NUMBER, HOST_NUMBER_HELD, HOST_SOURCE, ChildPlan, node_op_name
+from hdecomp.decompose.plan import (
+    HOST_NUMBER,
+    HOST_NUMBER_HELD,
+    HOST_SOURCE,
+    WEIGHT_SIZE,
+    ChildPlan,
+    node_op_name,
+)
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -787,6 +794,9 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             if n.users:
                 raise NotRepresentable(f"the {type(held_value(n)).__name__} object the forward builds is used "
                                        f"where it cannot be built from code ({', '.join(u.name for u in n.users)})")
+            continue
+        if WEIGHT_SIZE in n.meta and n not in member_of:   # a size of the weights, fixed by the constructor
+            body.append(f"{names[n]} = {literal(n.meta[WEIGHT_SIZE], ctx)}")
             continue
         if n.op == "get_attr" and HOST_NUMBER_HELD in n.meta and any(u not in member_of for u in n.users):
             # a number the original holds in a 0-dim tensor, read by the parent's host code: written out

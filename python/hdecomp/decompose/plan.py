@@ -281,6 +281,7 @@ HOST_VALUE = "hdecomp_host_value"     # node meta: a tensor of constants of the 
 HOST_NUMBER_HELD = "hdecomp_number_held"   # node meta: the number a get_attr holds (a 0-dim integer tensor)
 NUMBER_OP = "hdecomp_number_op"       # node meta: an op on numbers alone (mark_number_ops)
 HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
+WEIGHT_SIZE = "hdecomp_weight_size"   # node meta: a size of the weights (`self.rel_k.shape[0]`), its value
 
 
 def _child_output_part(n: fx.Node) -> bool:
@@ -375,6 +376,34 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
         # library it calls computes them: LED's `create_causal_mask`; its compute is its children's)
         for n in graph.nodes:
             n.meta.pop(HOST_VALUE, None)
+
+
+def mark_weight_sizes(graph: fx.Graph, values: dict[str, Any]) -> None:
+    """Mark the sizes of parameters and buffers (`rel_k.shape[0]` of a relative-position table, with the int
+    arithmetic on them) with their recorded values: fixed by the constructor, as the weight map checks them.
+    Where several children read one (timm's HaloNet pads and reshapes by `rel_size - W`), the parent writes it
+    out (_Grouping drops the mark where the size travels with the one op that reads it)."""
+    for n in graph.nodes:
+        if n.op in ("call_function", "call_method") and is_shape_int(n) and n.all_input_nodes and \
+                all((a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta) or WEIGHT_SIZE in a.meta
+                    for a in n.all_input_nodes):
+            value = values.get(n.name, _size_of(n, values))
+            if isinstance(value, torch.Size):
+                value = tuple(value)
+            if isinstance(value, (int, tuple)) and not isinstance(value, bool):
+                n.meta[WEIGHT_SIZE] = value
+
+
+def _size_of(n: fx.Node, values: dict[str, Any]) -> Any:
+    """A shape query's value where the capture kept none: `t.shape` or `t.size(...)` of a recorded tensor."""
+    t = values.get(n.args[0].name) if n.args and isinstance(n.args[0], fx.Node) else None
+    if not isinstance(t, torch.Tensor):
+        return None
+    if n.op == "call_function" and n.target is builtins.getattr and n.args[1] == "shape":
+        return t.shape
+    if n.op == "call_method" and n.target == "size" and not n.kwargs:
+        return t.shape if len(n.args) == 1 else t.shape[n.args[1]] if isinstance(n.args[1], int) else None
+    return None
 
 
 def mark_number_ops(graph: fx.Graph, values: dict[str, Any]) -> None:
@@ -590,6 +619,17 @@ class _Grouping:
                         for a in n.all_input_nodes):
                 self.param_derived.add(n)
         self.param_view = self._param_views()
+        # a size of the weights several children read is the parent's, written out (mark_weight_sizes); one
+        # that travels with the one op reading it stays that op's
+        sizes = {n for n in self.nodes if WEIGHT_SIZE in n.meta and n in self.param_derived}
+        written = {n for n in sizes if n not in self.param_view}
+        while more := {n for n in sizes - written if self.param_view.get(n) in written}:
+            written |= more   # (`rel_k.shape`, read by the `[0]` the parent writes out)
+        for n in sizes - written:
+            del n.meta[WEIGHT_SIZE]
+        if written:
+            self.param_derived -= written
+            self.param_view = self._param_views()
         # A packed tensor cut into parts, each read by one op (MHA's in_proj_weight.chunk(3)): each part is a
         # weight of the child that reads it; the tensor and the cutting belong to no child.
         self.pieces, self.packed = packed_pieces(root, graph, self.param_derived, self.param_view)
@@ -612,8 +652,8 @@ class _Grouping:
                         self.run_of[m] = new_run
 
     def parent_plumbing(self, n: fx.Node) -> bool:
-        return is_parent_plumbing(n) and n not in self.param_derived and \
-            not any(a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta for a in n.all_input_nodes)
+        return is_parent_plumbing(n) and n not in self.param_derived and (WEIGHT_SIZE in n.meta or not any(
+            a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta for a in n.all_input_nodes))
 
     def _param_views(self) -> dict[fx.Node, fx.Node]:
         """Plumbing of parameters used by one op, mapped to that op: it travels with the parameter into that
@@ -761,7 +801,7 @@ class _Grouping:
         for n in self.nodes:
             if (n.op != "get_attr" and n not in param_view) or n in self.packed:
                 continue
-            users = {group_of.get(param_view.get(u, u)) for u in n.users}
+            users = {group_of.get(param_view.get(u, u)) for u in n.users if WEIGHT_SIZE not in u.meta}
             if HOST_NUMBER_HELD in n.meta:   # a number: each child that reads it holds it, the parent writes it out
                 users.discard(None)
                 if not users:

@@ -48,6 +48,7 @@ from hdecomp.decompose.plan import (
     mark_host_values,
     mark_integer_work,
     mark_number_ops,
+    mark_weight_sizes,
     node_op_name,
     oversized_module_children,
     plan_children,
@@ -358,6 +359,7 @@ def choose_children(node: Node, run: StepInputs, cap: Capture) -> list[ChildPlan
     mark_host_values(cap.graph, cap.values)
     mark_number_ops(cap.graph, cap.values)
     mark_integer_work(cap.graph, cap.values)
+    mark_weight_sizes(cap.graph, cap.values)
     children: list[ChildPlan] = []
     last_err = None
     for group_cap in step_caps(node.level, total):
