@@ -63,7 +63,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
                                   "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
-                                  "relative_logits"])
+                                  "relative_logits", "sharded_guard"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -944,7 +944,7 @@ def test_a_size_of_the_weights_several_children_read_is_written_out_by_the_paren
     assert not [k for k in kernels if k.startswith(("getattr", "getitem", "size"))], kernels
 
 
-def test_a_library_question_about_the_process_handed_the_module_is_its_answer() -> None:
+def test_a_library_question_about_the_process_handed_the_module_is_its_answer(trees: dict[str, Any]) -> None:
     """transformers' layer-drop guard `synced_gpus = is_deepspeed_zero3_enabled() or is_fsdp_managed_module(self)`
     (VITS, SpeechT5, NLLB-MoE): a library function handed the module itself, which runs no torch op and answers a
     bool, is folded to its answer in a source-level parent (it was a kernel with no tensor input, since no
@@ -961,6 +961,13 @@ def test_a_library_question_about_the_process_handed_the_module_is_its_answer() 
     notes = fold_environment_queries(enc, fdef, fs)
     text = ast.unparse(fdef)
     assert "synced_gpus = is_deepspeed_zero3_enabled() or False" in text and len(notes) == 1, text
+    # (decomposed: the parent keeps the guard with its answer written, no component asks the library)
+    dec = trees["sharded_guard"]
+    refactored = "\n".join(p.read_text() for p in (dec.root / "steps").glob("*/refactored.py"))
+    assert "synced_gpus = is_deepspeed_zero3_enabled() or False" in refactored, refactored
+    asking = [f.name for f in dec.root.glob("level_[012]_*/*.py") if "is_fsdp" in f.read_text() or
+              "is_deepspeed" in f.read_text()]
+    assert not asking, asking
     computes = ast.parse("def forward(self, x):\n    return weight_norm_of(self)\n").body[0]
     fs.globals["weight_norm_of"] = lambda m: bool(sum(p.sum() for p in m.parameters()) > 0)
     assert isinstance(computes, ast.FunctionDef)

@@ -61,13 +61,15 @@ def config_flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, 
     return found
 
 
-def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: ForwardSource) -> list[str]:
+def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: ForwardSource,
+                             folded: list[tuple[int, int, int, int]] | None = None) -> list[str]:
     """A library function the forward hands the module itself and constants only, which runs no torch op and
     answers a bool or None (transformers' layer-drop guard `synced_gpus = is_deepspeed_zero3_enabled() or
     is_fsdp_managed_module(self)`: whether the module runs sharded), is its answer here: a question about the
     process the model runs in, not about its data, which no parent may hand its module to (the static check
     cannot tell such a library call from one that computes) and no child should hold as a kernel. Folded in
-    place (`False`); returns notes."""
+    place (`False`); returns notes, and adds where each folded call stood to `folded` (the static reading's
+    flags on them are gone with them)."""
     from hdecomp.runtime.ops import recording
     notes: list[str] = []
 
@@ -94,6 +96,9 @@ def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: Forwar
             if not isinstance(value, (bool, type(None))) or trace.events:
                 return node
             notes.append(f"`{ast.unparse(node)}` asks the process the model runs in: {value!r} here, written so")
+            if folded is not None:
+                folded.append((node.lineno, node.col_offset, node.end_lineno or node.lineno,
+                               node.end_col_offset if node.end_col_offset is not None else 10**6))
             return ast.copy_location(ast.Constant(value=value), node)
 
     Fold().visit(fdef)

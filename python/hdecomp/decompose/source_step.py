@@ -288,12 +288,15 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
     for _ in range(max_iterations):
         fdef = copy.deepcopy(fs.fdef)
         stores, kept_stores = attribute_stores_kept(fdef)
-        dropped = fold_fixed_conditionals(fdef, fs, attrs) + fold_environment_queries(model, fdef, fs) + \
+        folded: list[tuple[int, int, int, int]] = []
+        dropped = fold_fixed_conditionals(fdef, fs, attrs) + fold_environment_queries(model, fdef, fs, folded) + \
             comprehensions_as_loops(fdef, fs, attrs) + stores
+        flagged_now = [f for f in flagged if not any(a <= f[0] and (f[0], f[1]) >= (a, b) and (f[2], f[3]) <= (c, d)
+                                                     for a, b, c, d in folded)]
         if executed is not None:
-            dropped += drop_branches_not_taken(fdef, fs, executed, flagged, flags, _EVERY_TEST.get())
+            dropped += drop_branches_not_taken(fdef, fs, executed, flagged_now, flags, _EVERY_TEST.get())
         as_written = copy.deepcopy(fdef)   # (the splitter replaces statements with children's placeholders)
-        splitter = Splitter(flagged, forced, per_statement)
+        splitter = Splitter(flagged_now, forced, per_statement)
         splitter.kept |= kept_stores
         # (the module's own methods only: the parent carries them, and the verifier reads what they do; a
         # library's `torchvision._is_tracing()` in a parent is code it cannot prove plumbing, HD108)
