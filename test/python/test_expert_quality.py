@@ -541,3 +541,5 @@ def test_arithmetic_on_the_modules_numbers_is_none_of_a_regions_ops() -> None:
     assert ops("m = F.one_hot(idx, num_classes=self.num_experts + 1)") == ["one_hot"]
     assert sorted(ops("m = F.one_hot(idx, num_classes=self.num_experts + 1) + idx")) == ["add", "one_hot"]
     assert ops("y = x * (self.scale * 2)") == ["mul"]
+    # (a module's private function is an op of its own: VITS's `_unconstrained_rational_quadratic_spline(...)`)
+    assert sorted(ops("y, d = _spline(x, w)\nz = torch.cat([a, y]) * m")) == ["mul", "spline"]

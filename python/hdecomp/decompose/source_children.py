@@ -75,8 +75,8 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                         name = snake(attrs[f.attr].value.__func__.__qualname__.split(".")[0])
                     else:
                         name = f.attr
-                elif isinstance(f, ast.Name):
-                    name = f.id
+                elif isinstance(f, ast.Name):   # (a module's private function computes too: VITS's spline)
+                    name = f.id.lstrip("_") if f.id.startswith("_") and not f.id.startswith("__") else f.id
             elif isinstance(n, ast.BinOp):
                 # (arithmetic on the module's numbers, `num_classes=self.num_experts + 1`, is none of its ops)
                 name = None if _plain_number(n, attrs) else _BINOP_NAMES.get(type(n.op))
