@@ -374,7 +374,8 @@ def _tree(root: Path, spec: dict[str, dict[str, Any]]) -> Path:
         (root / rel).write_text(s["text"])
         nodes[nid] = {"id": nid, "name": s.get("file", nid), "level": s["level"], "path": rel,
                       "children": s.get("children", []), "ops": s.get("ops", []),
-                      "input_shapes": s.get("shapes", {}), "input_dtypes": s.get("dtypes", {})}
+                      "input_shapes": s.get("shapes", {}), "input_dtypes": s.get("dtypes", {}),
+                      "output_dtypes": s.get("out_dtypes", {})}
     model = next(k for k, n in nodes.items() if n["level"] == "model")
     (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))
     return root
@@ -386,7 +387,8 @@ LAYER = _file("def forward(self, x):\n    return self.inner(x)", "[torch.randn(2
 
 def test_q8_q9_q10_find_their_cases_and_accept_the_rest(tmp_path: Path) -> None:
     spec: dict[str, dict[str, Any]] = {
-        "model": {"level": "model", "text": LAYER, "children": ["freqs", "mask", "plain", "block", "block_v2"]},
+        "model": {"level": "model", "text": LAYER, "children": ["freqs", "mask", "noise", "plain", "block",
+                                                                                "block_v2"]},
         # Q8: named after a matmul it does not hold
         "freqs": {"level": "fusion", "file": "matmul_epilogue", "ops": ["div", "pow", "reciprocal", "outer"],
                   "text": _file("def forward(self, t, f):\n    return torch.outer(t, 1.0 / (1e4 ** f))",
@@ -395,6 +397,12 @@ def test_q8_q9_q10_find_their_cases_and_accept_the_rest(tmp_path: Path) -> None:
         "mask": {"level": "fusion", "file": "pointwise", "ops": ["triu", "or"], "dtypes": {"pad": "bool"},
                  "text": _file("def forward(self, pad):\n    return torch.triu(pad, 1) | pad",
                                "[torch.rand(4, 4) > 0.5]")},
+        # accepted: a draw scaled and flipped, handed only its size as a Python int (VITS's noise: `int` is no
+        # integer tensor, so no mask work)
+        "noise": {"level": "fusion", "file": "pointwise_v3", "ops": ["randn", "mul", "flip"], "dtypes": {"size": "int"},
+                  "out_dtypes": {"output": "float32"},
+                  "text": _file("def forward(self, size):\n    return torch.flip(torch.randn(size, 4) * 0.0, [1])",
+                                "[2]")},
         # accepted: a fallback name where no role matches
         "plain": {"level": "fusion", "file": "pointwise_2x4", "ops": ["mul", "add"], "dtypes": {"a": "float32"},
                   "text": ADD},

@@ -558,7 +558,8 @@ def _integer_values(node: TreeNode, f: _File) -> bool:
     if f.model is not None and (_parameter_attrs(f.model) or _module_attrs(f.model)):
         return False
     dtypes = [str(d) for d in (node.input_dtypes or {}).values()]
-    tensors = [d for d in dtypes if re.match(r"^(float|bfloat|int|uint|bool|complex)", d)]
+    # (a tensor's dtype: `int64`, `bool`; a Python number handed beside it reads `int` or `float`, no tensor)
+    tensors = [d for d in dtypes if re.match(r"^(float\d+|bfloat16|int\d+|uint\d+|bool|complex\d+)$", d)]
     return bool(tensors) and all(re.match(r"^(int|uint|bool)", d) for d in tensors)
 
 
