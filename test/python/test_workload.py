@@ -110,6 +110,17 @@ def test_a_view_spelled_as_a_function_or_with_a_list_of_sizes_is_one_workload() 
         workload_key(body("self.fc(x).remainder(2) == 0")) == workload_key(body("(self.fc(x) % 2).eq(0)"))
     assert workload_key(body("self.fc(x) % 2 == 1")) != workload_key(body("self.fc(x) % 2 == 0"))
     assert workload_key(body("self.fc(x) - 2")) != workload_key(body("2 - self.fc(x)"))
+    # (T5's attention cores, one captured with its mask laid out anew: `m = mask.contiguous()` read once is `mask`;
+    # bound again, or read twice, it stays)
+    def core(bind: str, read: str) -> str:
+        return KERNEL.replace("def forward(self, x):\n        c = torch.exp(self.fc(x)) * self.scale  # a comment\n"
+                              "        return c\n",
+                              f"def forward(self, q, mask):\n        {bind}return torch.softmax(q + {read}, -1)\n")
+    assert "def forward(self, q, mask)" in core("", "mask")
+    plain = workload_key(core("", "mask"))
+    assert workload_key(core("m = mask.contiguous()\n        ", "m")) == plain
+    assert workload_key(core("m = mask.contiguous()\n        ", "m * m")) != plain
+    assert workload_key(core("m = mask.t()\n        ", "m")) != plain
     # (a call of the module's own, handed a list, is not respelled: it may tell a list from a tuple)
     own = body("self.fc(x).view(1, 2, -1)").replace("def forward", "def pick(self, v):\n        return v\n\n"
                                                            "    def forward")

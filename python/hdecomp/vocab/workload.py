@@ -59,6 +59,8 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
       the workload is what Model, get_inputs(), get_input_kwargs() and get_init_inputs() reach;
     - the names of each function's arguments and locals, and of each class's own attributes (`self.fc`,
       `self.register_buffer("w", ...)`), numbered in order of appearance;
+    - a name bound to a `.contiguous()` copy and read once after (`m = mask.contiguous(); sdpa(q, k, v, m)` is
+      `sdpa(q, k, v, mask)`: one capture lays the mask out anew, another does not);
     - how a view or split is spelled: `torch.transpose(x, 1, 2)` is `x.transpose(1, 2)`, `x.view([1, -1])` and
       `x.view((1, -1))` are `x.view(1, -1)` (two captures of one graph write them either way);
     - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
@@ -72,7 +74,8 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
     tree = strip_docstrings(ast.parse(source))
     scalars = [_shape_free_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
     body = _reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS)
-    module = _Canonical().visit(_Spelling().visit(_ValueFree().visit(ast.Module(body=body, type_ignores=[]))))
+    module = _Canonical().visit(_Spelling().visit(_Identities().visit(
+        _ValueFree().visit(ast.Module(body=body, type_ignores=[])))))
     text = ast.dump(module, annotate_fields=False)
     if shape_free:
         text += f"\n0-dim inputs and dtypes: {scalars}"
@@ -209,6 +212,36 @@ _OPERATOR_METHODS: dict[type, str] = {ast.Add: "add", ast.Sub: "sub", ast.Mult: 
 
 def _method_call(receiver: ast.expr, name: str, args: list[ast.expr]) -> ast.Call:
     return ast.Call(func=ast.Attribute(value=receiver, attr=name, ctx=ast.Load()), args=args, keywords=[])
+
+
+class _Identities(ast.NodeTransformer):
+    """In each function, `n = v.contiguous()` with `n` read once and bound nowhere else is that read of `v`
+    (`v` a name bound once too): the same values, laid out anew."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        self.generic_visit(node)
+        stores: dict[str, int] = {}
+        loads: dict[str, int] = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                counts = stores if isinstance(sub.ctx, ast.Store) else loads
+                counts[sub.id] = counts.get(sub.id, 0) + 1
+        for a in node.args.args + node.args.kwonlyargs:
+            stores[a.arg] = stores.get(a.arg, 0) + 1
+        for stmt in list(node.body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Call) and not stmt.value.args and not stmt.value.keywords
+                    and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "contiguous"
+                    and isinstance(stmt.value.func.value, ast.Name)):
+                continue
+            name, source = stmt.targets[0].id, stmt.value.func.value.id
+            if stores.get(name) != 1 or loads.get(name) != 1 or stores.get(source) != 1:
+                continue
+            node.body.remove(stmt)
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load):
+                    sub.id = source
+        return node
 
 
 class _Spelling(ast.NodeTransformer):
