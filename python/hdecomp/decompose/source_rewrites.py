@@ -35,7 +35,6 @@ def config_flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, 
     module (torchvision's RoIHeads `self.has_mask()`: whether the mask head exists) or a plain function of the
     forward's globals (`torchvision._is_tracing()`), called once here, run no torch op and return a bool, an
     int or None. Returned as their source (`self.has_mask`)."""
-    from hdecomp.runtime.ops import recording
     found: set[str] = set()
     tested = [n for t in ast.walk(fdef) if isinstance(t, (ast.If, ast.While, ast.IfExp)) for n in ast.walk(t.test)]
     for n in tested:
@@ -51,14 +50,25 @@ def config_flag_calls(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str, 
             fn = global_callee(f, fs)
         if text in found or not (inspect.ismethod(fn) or isinstance(fn, types.FunctionType)):
             continue
-        try:
-            with torch.no_grad(), recording(model) as trace:
-                value = fn()
-        except Exception:
-            continue
-        if isinstance(value, (bool, int, type(None))) and not any(e.compute for e in trace.events):
+        value, events = _answer(model, fn)
+        if value is not _RAISED and isinstance(value, (bool, int, type(None))) and not any(e.compute for e in events):
             found.add(text)
     return found
+
+
+_RAISED = object()   # (what _answer gives for a call that raised)
+
+
+def _answer(model: nn.Module, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
+    """`fn(*args, **kwargs)` called once under a recording of `model`, without gradients: (its value, the ops it
+    ran); (_RAISED, []) where it raises."""
+    from hdecomp.runtime.ops import recording
+    try:
+        with torch.no_grad(), recording(model) as trace:
+            value = fn(*args, **kwargs)
+    except Exception:
+        return _RAISED, []
+    return value, list(trace.events)
 
 
 def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: ForwardSource,
@@ -70,7 +80,6 @@ def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: Forwar
     cannot tell such a library call from one that computes) and no child should hold as a kernel. Folded in
     place (`False`); returns notes, and adds where each folded call stood to `folded` (the static reading's
     flags on them are gone with them)."""
-    from hdecomp.runtime.ops import recording
     notes: list[str] = []
 
     def handed(a: ast.expr) -> bool:
@@ -88,12 +97,9 @@ def fold_environment_queries(model: nn.Module, fdef: ast.FunctionDef, fs: Forwar
                 return node
             def value_of(a: ast.expr) -> Any:
                 return a.value if isinstance(a, ast.Constant) else model
-            try:
-                with torch.no_grad(), recording(model) as trace:
-                    value = fn(*map(value_of, node.args), **{str(k.arg): value_of(k.value) for k in node.keywords})
-            except Exception:
-                return node
-            if not isinstance(value, (bool, type(None))) or trace.events:
+            value, events = _answer(model, fn, *map(value_of, node.args),
+                                    **{str(k.arg): value_of(k.value) for k in node.keywords})
+            if not isinstance(value, (bool, type(None))) or events:   # (_RAISED is neither)
                 return node
             notes.append(f"`{ast.unparse(node)}` asks the process the model runs in: {value!r} here, written so")
             if folded is not None:

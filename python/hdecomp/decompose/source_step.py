@@ -291,7 +291,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         folded: list[tuple[int, int, int, int]] = []
         dropped = fold_fixed_conditionals(fdef, fs, attrs) + fold_environment_queries(model, fdef, fs, folded) + \
             comprehensions_as_loops(fdef, fs, attrs) + stores
-        flagged_now = [f for f in flagged if not any(a <= f[0] and (f[0], f[1]) >= (a, b) and (f[2], f[3]) <= (c, d)
+        flagged_now = [f for f in flagged if not any((a, b) <= (f[0], f[1]) and (f[2], f[3]) <= (c, d)
                                                      for a, b, c, d in folded)]
         if executed is not None:
             dropped += drop_branches_not_taken(fdef, fs, executed, flagged_now, flags, _EVERY_TEST.get())

@@ -116,15 +116,14 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
     handles = []
     modules = {a: ref.get_submodule(a) for a in attrs}
     # each child call's span of the run's events (their indices): a module two children share (tied) runs under
-    # the path of the first, so the ops a call ran are those inside its span, not those under its path
-    live: list[Any] = []      # the trace, once the run starts
+    # the path of the first, so the ops a call ran are those inside its span, not those under its path (the
+    # hooks run inside the recording below, where `trace` is bound)
     open_calls: list[tuple[str, int]] = []
     spans: list[tuple[str, int, int]] = []
 
     def hooks(attr: str) -> tuple[Any, Any]:
         def pre(_m: nn.Module, a: tuple[Any, ...], kw: dict[str, Any]) -> None:
-            if live:
-                open_calls.append((attr, len(live[0].events)))
+            open_calls.append((attr, len(trace.events)))
             r = rec.calls.get(attr)
             flags = flag_signature(list(a), dict(kw))
             if r is None:
@@ -138,10 +137,10 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
                 r.last = (_clone(list(a)), _clone(dict(kw)))
 
         def post(_m: nn.Module, _a: Any, _kw: Any, out: Any) -> None:
-            while live and open_calls:
+            while open_calls:
                 name, start = open_calls.pop()
                 if name == attr:
-                    spans.append((attr, start, len(live[0].events)))
+                    spans.append((attr, start, len(trace.events)))
                     break
             r = rec.calls[attr]
             if r.calls == 0:
@@ -156,7 +155,6 @@ def record_children(ref: nn.Module, attrs: list[str], args: list[Any], kwargs: d
     try:
         torch.manual_seed(seed)
         with torch.no_grad(), recording(ref) as trace:
-            live.append(trace)
             rec.output = ref(*clone_nested(args), **clone_nested(kwargs))
     finally:
         for h in handles:
