@@ -4,6 +4,7 @@ weights mapped through the steps' maps, a standalone script with PASS/FAIL and e
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -291,3 +292,32 @@ def test_packed_slices_follow_each_part_into_its_own_step() -> None:
     lower["kv.w"] = [WeightSlice("k.proj.weight", 1, 0, 2)]
     with pytest.raises(Exception, match="another dimension"):
         _through(value, resolve, Path("wm.json"))
+
+
+def test_entries_of_a_stacked_tensor_follow_each_instance_into_its_step() -> None:
+    """A stacked tensor's entries (an expert's weight each, `WeightSlice.entry`) go to the instances of one
+    child; each is followed into its instance's own step, and an entry a lower step takes of a slice (a packed
+    tensor's part whose child picks one row of it) is the entry at the slice's offset. An entry a lower step
+    cuts again has no single part of the original: refused."""
+    from hdecomp.formats.weight_map import WeightSlice
+    from hdecomp.toolchain.compose.weights import _through
+
+    lower: dict[str, object] = {"e.0.w": "proj.weight", "e.1.w": "proj.weight",
+                                "part.w": [WeightSlice.entry("row.weight", 0, 1)]}
+
+    def resolve(key: str) -> object:
+        owner, _, rest = key.rpartition(".w")[0].partition(".")
+        got = lower.get(key)
+        prefix = f"{owner}.{rest}." if rest else f"{owner}."
+        if isinstance(got, list):
+            return [dataclasses.replace(p, key=prefix + p.key) for p in got]
+        return None if got is None else prefix + str(got)
+
+    stacked = [WeightSlice.entry("e.0.w", 0, 0), WeightSlice.entry("e.1.w", 0, 1)]
+    assert _through(stacked, resolve, Path("wm.json")) == [WeightSlice.entry("e.0.proj.weight", 0, 0),
+                                                           WeightSlice.entry("e.1.proj.weight", 0, 1)]
+    assert _through([WeightSlice("part.w", 0, 4, 8)], resolve, Path("wm.json")) == [
+        WeightSlice.entry("part.row.weight", 0, 5)]
+    lower["e.1.w"] = [WeightSlice("half.weight", 0, 0, 2)]
+    with pytest.raises(Exception, match="another dimension"):
+        _through(stacked, resolve, Path("wm.json"))

@@ -22,8 +22,9 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters")
-# decomposed and verified whole, and judged on what it shows (its cache and constant mask are Q5 still: open)
-OTHERS = ("cached_layers",)
+# decomposed and verified whole, and judged on what it shows (cached_layers' cache and constant mask are Q5
+# still, as stacked_experts' `expert_idx == self.num_experts` on the index a loop over `nonzero()` gives: open)
+OTHERS = ("cached_layers", "stacked_experts")
 
 
 @pytest.fixture(scope="module")
@@ -551,3 +552,44 @@ def test_arithmetic_on_the_modules_numbers_is_none_of_a_regions_ops() -> None:
     assert ops("y = x * (self.scale * 2)") == ["mul"]
     # (a module's private function is an op of its own: VITS's `_unconstrained_rational_quadratic_spline(...)`)
     assert sorted(ops("y, d = _spline(x, w)\nz = torch.cat([a, y]) * m")) == ["mul", "spline"]
+
+
+def test_stacked_experts_weights_are_one_instance_per_entry(trees: dict[str, Any], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """transformers 5's experts and JetMoE's parallel experts keep every expert's weight in one stacked tensor
+    and read `self.weight[i]` in a loop: the parent holds one instance of the loop body per expert, each owning
+    its expert's weight (weight_map.json: the stacked tensor's entries), and calls `self.linear[i](...)`, as a
+    ModuleList of experts is written. One file for the instances; no kernel holds every expert's weights and
+    picks one (Q3). The expert no token reaches is idle on both sides: its entry is read by no forward of
+    the original (trials.EntryReads; the same verdict with the reference cache on, which those runs bypass);
+    experts the original runs, skipped, are refused."""
+    from hdecomp.verify.step import verify_step
+    dec = trees["stacked_experts"]
+    assert_fully_verified(dec, pipeline=False)
+    report = check_quality(dec.root)
+    assert [f.rule for f in report.findings] == ["Q5"], [f.to_dict() for f in report.findings]
+    nodes = _nodes(dec)
+    parallel = dec.root / nodes["parallel_experts"]["step"]
+    ref = (parallel / "refactored.py").read_text()
+    assert "nn.ModuleList([" in ref and "self.linear[i](input_list[i])" in ref, ref
+    wm = json.loads((parallel / "weight_map.json").read_text())
+    assert wm == {"weight": [{"key": f"linear.{i}.weight", "dim": 0, "index": i} for i in range(4)]}, wm
+    children = [f.name for f in (parallel / "children").glob("*.py")]
+    assert len(children) == 1, children
+    assert "nn.Parameter(torch.randn((16, 16)))" in (parallel / "children" / children[0]).read_text()
+    kernels = {f.stem: f.read_text() for f in (dec.root / "level_0_kernel").glob("*.py")}
+    assert not [k for k, t in kernels.items() if "randn((4, " in t], sorted(kernels)   # no stacked weight held
+    experts = dec.root / nodes["experts"]["step"]
+    assert "self.linear_act[expert_idx](" in (experts / "refactored.py").read_text()
+    result = json.loads((experts / "verification_result.json").read_text())
+    idle = [k for k, n in result["child_calls"].items() if n == 0]
+    assert result["status"] == "PASS" and idle == ["linear_act.3"], result["child_calls"]
+    monkeypatch.setenv("HDECOMP_CACHE_DIR", str(tmp_path / "cache"))
+    cold = verify_step(experts / "original.py", experts / "refactored.py")
+    warm = verify_step(experts / "original.py", experts / "refactored.py")
+    assert cold.status == warm.status == "PASS", [v.format() for v in warm.violations]
+    skipped = (experts / "refactored.py").read_text().replace(
+        "state, final = self.linear_act[expert_idx](", "state, final = (lambda *a: (a[0], a[4]))(")
+    (experts / "skipped.py").write_text(skipped)
+    bad = verify_step(experts / "original.py", experts / "skipped.py")
+    assert bad.status == "FAIL" and "HD306" in {v.rule for v in bad.violations}

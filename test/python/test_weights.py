@@ -347,3 +347,61 @@ def test_the_format_module_writes_what_it_reads_and_an_editor_keeps_what_it_cann
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / WEIGHT_MAP_FILE).write_text("{not json")
     assert read_weight_map_json(tmp_path / "broken" / WEIGHT_MAP_FILE) is None
+
+
+class Stacked(nn.Module):
+    """The experts' weights of a mixture of experts in one tensor (experts, out, in), as transformers 5 keeps
+    them; `self.weight[i]` picks one expert's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(3, 5, 4))
+
+
+class PerExpert(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.experts = nn.ModuleList([nn.Linear(4, 5, bias=False) for _ in range(3)])
+
+
+ENTRIES: dict[str, str | list[Part]] = {"weight": [WeightSlice.entry(f"experts.{i}.weight", 0, i) for i in range(3)]}
+
+
+def test_a_stacked_tensor_maps_to_its_entries_one_per_tensor(tmp_path: Path) -> None:
+    """An entry (`{"key", "dim", "index"}`) is `tensor.select(dim, index)`: each expert's linear holds one
+    expert's weight. Written, read back, transferred, shared as a view and re-randomised alike, as slices are."""
+    from hdecomp.formats.weight_map import dump_weight_map
+    path = dump_weight_map(tmp_path, ENTRIES)
+    assert json.loads(path.read_text())["weight"][2] == {"key": "experts.2.weight", "dim": 0, "index": 2}
+    assert load_explicit_map(path) == ENTRIES
+    o, r = Stacked(), PerExpert()
+    wm = build_weight_map(o, r, ENTRIES)
+    assert wm.status == "OK" and not wm.unmapped_original and not wm.unmapped_refactored
+    apply_weight_map(o, r, wm)
+    assert torch.equal(r.experts[1].weight, o.weight[1])
+    randomize_weights(o, r, wm, seed=4)
+    assert all(torch.equal(r.experts[i].weight, o.weight[i]) for i in range(3))
+    with torch.device("meta"):
+        r2 = PerExpert()
+    assert share_weight_map(o, r2, build_weight_map(o, r2, ENTRIES)) is not None
+    assert r2.experts[2].weight.data_ptr() == o.weight[2].data_ptr()   # a view, not a copy
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ([WeightSlice.entry("experts.0.weight", 0, 3)], "outside"),
+    ([WeightSlice.entry("experts.0.weight", 1, 0)], r"is \[3, 4\]"),
+    ([WeightSlice.entry("experts.0.weight", 0, 0), WeightSlice.entry("experts.1.weight", 0, 0)], "overlap"),
+    ([WeightSlice.entry("experts.0.weight", 0, 0), WeightSlice("experts.1.weight", 0, 0, 1)], "overlap"),
+])
+def test_bad_entries_are_refused_with_the_reason(value: list[Part], match: str) -> None:
+    with pytest.raises(WeightMapError, match=match):
+        build_weight_map(Stacked(), PerExpert(), {"weight": value})
+
+
+def test_malformed_entries_are_refused_on_reading(tmp_path: Path) -> None:
+    p = tmp_path / "weight_map.json"
+    for bad in ([{"key": "e.weight", "dim": 0, "index": -1}], [{"key": "e.weight", "dim": 0, "index": 1, "stop": 2}],
+                [{"key": "e.weight", "dim": 0, "index": True}]):
+        p.write_text(json.dumps({"weight": bad}))
+        with pytest.raises(WeightMapError, match=r"entry|slice"):
+            load_explicit_map(p)

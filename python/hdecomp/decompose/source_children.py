@@ -25,6 +25,7 @@ from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
 from hdecomp.decompose.source_regions import Region
 from hdecomp.decompose.stepfiles import check_expr
+from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.memoized import is_plain_object
 from hdecomp.vocab.ops import REGION_PLUMBING_CALLS, is_compute_op, snake
 from hdecomp.vocab.roles import role_of
@@ -39,7 +40,7 @@ class SourceChild:
     class_src: str                 # `class Model(...)`, without imports
     ctx: SourceContext
     base: str                      # file name base (before workload naming / dedup)
-    weight_map: dict[str, str]     # original key -> key inside the child
+    weight_map: dict[str, str | WeightSlice]   # original key -> key inside the child (or the entry it holds)
     ops: list[str]
     module: nn.Module | None = None     # a module child: the submodule it rebuilds
     region: Region | None = None
@@ -122,7 +123,7 @@ def submodule_child(attr: str, sub: nn.Module, user_file: Any, fdef: ast.Functio
     except NotRepresentable as exc:
         raise SourceStepError(f"self.{attr} cannot be written as a child: {exc}") from exc
     inner = "layers." if wrap else ""
-    wm = {key: f"{inner}{key}" for key in _state_keys(sub)}
+    wm: dict[str, str | WeightSlice] = {key: f"{inner}{key}" for key in _state_keys(sub)}
     base = module_base_name(sub, attr)
     return SourceChild(attr=attr, kind="module", class_src=class_src, ctx=ctx, base=base, weight_map=wm,
                        ops=[type(sub).__name__], module=sub, call_args=_call_sites(fdef, attr),
@@ -146,12 +147,15 @@ def _call_sites(fdef: ast.FunctionDef, attr: str) -> list[ast.expr]:
 
 def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region_uses: dict[str, list[Region]],
                   fs: ForwardSource, user_file: Any, local_names: set[str],
-                  ties: list[tuple[str, str]], full_tensors: dict[str, torch.Tensor]) -> SourceChild:
+                  ties: list[tuple[str, str]], full_tensors: dict[str, torch.Tensor],
+                  entry: int | None = None) -> SourceChild:
+    """`entry`: the instance that holds that entry of the stacked tensors the region reads (r.stacked): its
+    attribute is the container's item (`linear.3`), its weight the entry (source_regions.stacked_entries)."""
     from hdecomp.decompose.codegen import initialise_text
     ctx = SourceContext(user_file=user_file)
+    wm: dict[str, str | WeightSlice] = {}
     used = names_of([*r.local_defs, *r.nodes, *(it.context_expr for it in r.contexts)])
     init: list[str] = []
-    wm: dict[str, str] = {}
     methods: list[str] = []
     method_homes: list[ForwardSource] = []
     attr_list = list(used.self_attrs)
@@ -195,6 +199,9 @@ def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region
             if first is r:
                 for key in _state_keys(info.value):
                     wm[f"{a}.{key}"] = f"{a}.{key}"
+        elif info.kind == "tensor" and entry is not None and a in r.stacked:
+            init.append(_tensor_init(model, a, _entry(full_tensors.get(a, info.value), entry), ctx))
+            wm[a] = WeightSlice.entry(a, 0, entry)
         elif info.kind == "tensor":
             if first is not r and first.attr:
                 ties.append((f"{r.attr}.{a}", f"{first.attr}.{a}"))
@@ -245,7 +252,8 @@ def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region
     # (the contexts it runs under, `torch.no_grad()`, `sdpa_kernel(...)`, are listed, and no compute ops)
     ops = (["autocast"] if r.contexts else []) + _region_ops(r, attrs)
     held = [attrs[a].value for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
-    return SourceChild(attr=r.attr, kind="region", class_src="\n".join(lines) + "\n", ctx=ctx,
+    return SourceChild(attr=r.attr if entry is None else f"{r.attr}.{entry}", kind="region",
+                       class_src="\n".join(lines) + "\n", ctx=ctx,
                        base=region_base(r, attrs), weight_map=wm, ops=ops, region=r, region_modules=held)
 
 
@@ -254,7 +262,20 @@ def _region_doc(r: Region) -> str:
     if len(first) > 80:
         first = first[:77] + "..."
     where = " (a loop body: called once per iteration)" if r.in_loop else ""
+    if r.entries:
+        held = ", ".join(f"self.{a}" for a in r.stacked)
+        where = (f" (a loop body: the parent holds one instance per entry of the stacked {held} it read as "
+                 f"`[{r.entry}]`, {r.entries} in all, and calls the one of each iteration)")
     return f"`{first}`{' ...' if len(r.stmts) > 1 else ''} from the parent's forward{where}.".replace('"""', "'''")
+
+
+def _entry(t: torch.Tensor, k: int) -> torch.Tensor:
+    """Entry `k` of a stacked tensor, with its recorded dimensions' source (the entries' count dropped)."""
+    from hdecomp.decompose.shapes import dims_source
+    e = t.select(0, k)
+    if getattr(t, "_hdecomp_dims", None) is not None:
+        e._hdecomp_dims = dims_source(t)[1:]  # type: ignore[attr-defined]
+    return e
 
 
 def _small_tensor(t: torch.Tensor) -> bool:

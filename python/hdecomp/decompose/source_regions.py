@@ -33,6 +33,11 @@ class Region:
     local_defs: list[ast.stmt] = field(default_factory=list)
     passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
     first_line: str = ""   # its first line as the forward wrote it (before an element read became an input)
+    # a loop body reading one entry of stacked tensors (`self.weight[i]`): the name of the index, the tensors,
+    # and how many entries each holds (stacked_entries)
+    entry: str = ""
+    stacked: list[str] = field(default_factory=list)
+    entries: int = 0
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -328,8 +333,11 @@ class FillRegions(ast.NodeTransformer):
         return None
 
     def _call(self, r: Region) -> ast.Call:
-        return ast.Call(func=ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=r.attr, ctx=ast.Load()),
-                        args=[r.passed.get(n) or ast.Name(id=n, ctx=ast.Load()) for n in r.inputs], keywords=[])
+        func: ast.expr = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=r.attr, ctx=ast.Load())
+        if r.entry:   # (one instance per entry of stacked tensors: stacked_entries)
+            func = ast.Subscript(value=func, slice=ast.Name(id=r.entry, ctx=ast.Load()), ctx=ast.Load())
+        return ast.Call(func=func, args=[r.passed.get(n) or ast.Name(id=n, ctx=ast.Load()) for n in r.inputs],
+                        keywords=[])
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
         r = self._region(node.value)
@@ -413,6 +421,85 @@ def pass_elements(r: Region, local_names: set[str]) -> None:
         if isinstance(index, ast.Name) and not any(isinstance(n, ast.Name) and n.id == index.id
                                                    for node in nodes for n in ast.walk(node)):
             r.inputs.remove(index.id)
+
+
+def stacked_entries(r: Region, elsewhere: set[str], attrs: dict[str, AttrInfo], own: set[str]) -> None:
+    """A loop body that reads one entry of a stacked tensor of the module by an index that changes per
+    iteration (`F.linear(input_list[i], self.weight[i])`: a mixture of experts keeping every expert's weight
+    in one (experts, out, in) parameter) is a child of which the parent holds one instance per entry, each
+    owning its entry as an ordinary weight: `self.linear[i](input_list[i])`, as a ModuleList of experts is
+    written. An expert draws one kernel per expert's weight, not one that holds them all and picks one (Q3);
+    weight_map.json maps the stacked tensor to its entries (WeightSlice.entry).
+
+    Only where nothing else reads those tensors (`elsewhere`: the attributes the parent's code, the other
+    regions and the methods they call read), the region reads every one of them only through the one
+    index, and holds no other tensor or stateful submodule (each instance would need a copy). `own`: the
+    module's registered parameters and buffers."""
+    from hdecomp.decompose.shapes import dims_source
+    from hdecomp.verify.weights import transferred_keys
+    if not r.in_loop:
+        return
+    nodes = [*r.local_defs, *r.nodes, *(it.context_expr for it in r.contexts)]
+    names = names_of(nodes)
+    picks: dict[int, str] = {}   # id of the `self.X` node read through one index -> the index's name
+    for node in nodes:
+        for p in ast.walk(node):
+            if isinstance(p, ast.Subscript) and isinstance(p.ctx, ast.Load) and isinstance(p.slice, ast.Name) \
+                    and _self_attribute(p.value):
+                picks[id(p.value)] = p.slice.id
+    stacked: list[str] = []
+    index: set[str] = set()
+    for node in nodes:
+        for n in ast.walk(node):
+            a = _self_attribute(n)
+            info = attrs.get(a) if a else None
+            if info is None or a is None:
+                continue
+            if info.kind == "method" or (info.kind in ("module", "container") and transferred_keys(info.value)):
+                return   # (what it reads there, or a submodule's state, would be copied into every instance)
+            if info.kind != "tensor":
+                continue
+            if id(n) not in picks or a not in own or a in elsewhere:
+                return
+            index.add(picks[id(n)])
+            if a not in stacked:
+                stacked.append(a)
+    if not stacked or len(index) != 1:
+        return
+    v = index.pop()
+    tensors = [attrs[a].value for a in stacked]
+    if v not in r.inputs or v in names.stores or v in names.mutated or \
+            any(t.dim() < 1 or not dims_source(t)[0].isdigit() for t in tensors) or \
+            len({int(t.shape[0]) for t in tensors}) != 1 or int(tensors[0].shape[0]) < 2:
+        return
+    r.first_line = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
+    drop = _EntryReads(set(stacked), v)
+    r.stmts = [drop.visit(st) for st in r.stmts]
+    if r.expr is not None:
+        r.expr = drop.visit(r.expr)
+    r.entry, r.stacked, r.entries = v, stacked, int(tensors[0].shape[0])
+    if not any(isinstance(n, ast.Name) and n.id == v for node in [*r.local_defs, *r.nodes] for n in ast.walk(node)):
+        r.inputs.remove(v)
+
+
+def _self_attribute(n: ast.AST) -> str | None:
+    """X for a `self.X` node, else None."""
+    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+        return n.attr
+    return None
+
+
+class _EntryReads(ast.NodeTransformer):
+    """`self.X[v]` of a stacked tensor X -> `self.X`, the entry the child's instance holds."""
+
+    def __init__(self, stacked: set[str], index: str) -> None:
+        self.stacked, self.index = stacked, index
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if _self_attribute(node.value) in self.stacked and isinstance(node.slice, ast.Name) and \
+                node.slice.id == self.index:
+            return node.value
+        return self.generic_visit(node)
 
 
 class _ElementReads(ast.NodeTransformer):

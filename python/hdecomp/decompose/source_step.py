@@ -63,6 +63,7 @@ from hdecomp.decompose.source_regions import (
     placeholder_stmt,
     reads_before_writes,
     reads_outside,
+    stacked_entries,
     submodule_call_count,
 )
 from hdecomp.decompose.source_rewrites import (
@@ -815,6 +816,11 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     local_names = (params | set(names_of(fs.fdef.body).stores) | set(names_of(fdef.body).stores) |
                    {n for r in regions for n in names_of(r.nodes).stores}) - {"self"}
     local_defs = local_definitions(fs.fdef)
+    # what the parent's code and each region read (through the methods they call too): stacked_entries
+    parent_reads = set(_read_through_methods(names_of(list(_parent_code_nodes(fdef))).self_attrs, attrs))
+    region_reads = {r.index: set(_read_through_methods(names_of([*r.nodes, *(it.context_expr for it in r.contexts)])
+                                                       .self_attrs, attrs)) for r in regions}
+    own = {n for n, _ in model.named_parameters(recurse=False)} | {n for n, _ in model.named_buffers(recurse=False)}
     # each region's inputs and outputs (outputs: written in the region, read anywhere else in the forward)
     for r in regions:
         used_defs = defs_needed(r.nodes, local_defs)
@@ -828,6 +834,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
                 if n in local_names and n not in r.inputs and n not in local_defs:
                     r.inputs.append(n)
         pass_elements(r, local_names)
+        stacked_entries(r, parent_reads.union(*(v for i, v in region_reads.items() if i != r.index)), attrs, own)
         if r.expr is not None:
             r.outputs = []
         else:
@@ -906,8 +913,17 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
         raise SourceStepError("the split would be one child holding the whole forward")
     ties: list[tuple[str, str]] = []
     for r in regions:
-        children.append(region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
-                                      full_tensors))
+        if not r.entries:
+            children.append(region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties,
+                                          full_tensors))
+            continue
+        # one instance per entry of the stacked tensors it reads (stacked_entries): a ModuleList the parent
+        # indexes as the region indexed them
+        instances = [region_child(model, r, attrs, region_uses, fs, user_file, local_names, ties, full_tensors,
+                                  entry=k) for k in range(r.entries)]
+        children += instances
+        containers[r.attr] = [c.attr for c in instances]
+        container_types[r.attr] = nn.ModuleList
     consts.update(decorator_state(model, fs, consts, ctx, {c.attr.split(".")[0] for c in children} |
                                    set(containers)))
     return SourcePlan(fs=fs, regions=regions, children=children, forward=forward, consts=consts,

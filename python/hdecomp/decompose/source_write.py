@@ -55,7 +55,7 @@ from hdecomp.decompose.twins import (
     with_constructor_parameters,
 )
 from hdecomp.formats.jsonio import write_text_atomic
-from hdecomp.formats.weight_map import dump_weight_map
+from hdecomp.formats.weight_map import WeightSlice, dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
@@ -427,7 +427,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
     final: dict[str, str] = {}
     shared = _SharedLayers()
     for c in plan.children:
-        r = rec.calls[c.attr]
+        r = rec.calls[_file_call(plan, rec, c)]
         stem, text, level, is_new, overrides = _final_text(draft.names, node, c, r, one_kernel, shared)
         if overrides:
             plan.init_kwargs[c.attr] = overrides
@@ -455,19 +455,36 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
     return draft, notes
 
 
-def _weight_map(plan: SourcePlan, model: nn.Module) -> dict[str, str]:
+def _file_call(plan: SourcePlan, rec: Recording, c: SourceChild) -> str:
+    """The child whose recorded call `c`'s file is written at: `c` itself, but for the instances of a region
+    that each hold one entry of stacked weights (source_regions.stacked_entries), one file, written at the first
+    call any of them received (as a loop body's one child is written at its first iteration): one kernel of
+    one expert's weight, whatever number of tokens the router gave each expert."""
+    if c.region is None or not c.region.entries:
+        return c.attr
+    items = plan.containers.get(c.region.attr, [c.attr])
+    return next((a for a in items if a in rec.calls and rec.calls[a].calls > 0), items[0])
+
+
+def _weight_map(plan: SourcePlan, model: nn.Module) -> dict[str, str | list[WeightSlice]]:
     """The step's weight map: module children keep their keys under their attribute, regions hold what they
     read (keys relative to the module whose forward was split: a wrapper's is below it, plan.key_prefix). A
     submodule the parent calls and a region reads too (Wan's upsampler's `self.resample`): each child holds it,
-    the second copy tied to the first (plan.ties), one tensor as in the original."""
-    weight_map: dict[str, str] = {}
+    the second copy tied to the first (plan.ties), one tensor as in the original. A stacked tensor whose
+    entries the instances of one region hold (source_regions.stacked_entries): the list of its entries."""
+    weight_map: dict[str, str | list[WeightSlice]] = {}
     for c in plan.children:
         for okey, ckey in c.weight_map.items():
             full = plan.key_prefix + strip_self_items(model, f"{c.attr}.{okey}" if c.kind == "module" else okey)
+            if isinstance(ckey, WeightSlice):
+                parts = weight_map.setdefault(full, [])
+                assert isinstance(parts, list)
+                parts.append(dataclasses.replace(ckey, key=f"{c.attr}.{ckey.key}"))
+                continue
             have, target = weight_map.get(full), f"{c.attr}.{ckey}"
             if have is None:
                 weight_map[full] = target
-            elif have != target:
+            elif isinstance(have, str) and have != target:
                 plan.ties.append((target, have))
     plan.ties += tie_tied_tensors(model, weight_map)
     return weight_map
@@ -475,7 +492,7 @@ def _weight_map(plan: SourcePlan, model: nn.Module) -> dict[str, str]:
 
 def _recorded_calls(dec: Decomposition, node: Node, scratch: Path, plan: SourcePlan, comp: Component,
                     model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
-                    weight_map: dict[str, str], runs: list[tuple[list[Any], dict[str, Any]]] | None,
+                    weight_map: dict[str, Any], runs: list[tuple[list[Any], dict[str, Any]]] | None,
                     notes: list[str], sc: Any, args2: list[Any], kwargs2: dict[str, Any],
                     ) -> tuple[Recording, dict[str, list[tuple[list[Any], dict[str, Any]]]]]:
     """The refactored model of the scratch folder, with the original's weights, run on the component's inputs:
@@ -588,7 +605,7 @@ def _own_tensors_full_size(comp: Component, model: nn.Module, sc: Any, opts: Any
     return {}
 
 
-def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, str]) -> None:
+def _transfer(model: nn.Module, ref: nn.Module, weight_map: dict[str, Any]) -> None:
     wm = build_weight_map(model, ref, weight_map)
     if wm.problems:
         raise SourceStepError(f"weight map: {wm.problems[0]}")
@@ -714,7 +731,10 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         if c.module is not None:
             shared.firsts[stem] = c.module
     header = child_header(level, c.ops, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs, r.out)
-    if c.region is not None and c.region.in_loop:
+    if c.region is not None and c.region.entries:
+        header["Called"] = (f"once per iteration of a loop of the parent, by the one of its {c.region.entries} "
+                            "instances that holds the iteration's entry of the stacked weights")
+    elif c.region is not None and c.region.in_loop:
         header["Called"] = f"{r.calls} times per forward of the parent (a loop body)"
     text = ComponentText(body, header).text(stem, level, node.id)
     if is_new:

@@ -4,7 +4,10 @@ the verifier read it alike).
 A step folder's weight map says which tensor of the refactored model receives which tensor of the original:
 `{original_key: refactored_key}`. A packed tensor (nn.MultiheadAttention's in_proj_weight, chunked into the q,
 k and v projections) maps to several refactored tensors, each one slice of it along one dimension: its value
-is a list `[{"key": "q_proj.weight", "dim": 0, "start": 0, "stop": 128}, ...]` instead of one key. A tensor
+is a list `[{"key": "q_proj.weight", "dim": 0, "start": 0, "stop": 128}, ...]` instead of one key. A stacked
+tensor (the experts' weights of a mixture of experts, `self.weight[i]` in a loop over the experts) maps to the
+tensors that each hold one of its entries, the dimension dropped: `{"key": "linear.3.weight", "dim": 0,
+"index": 3}` (torch.select). A tensor
 several refactored tensors each hold whole (a composed model whose children each hold a tensor the parent
 ties) is a list of plain keys; slices and whole copies may mix. The tensor work (matching, copying,
 re-drawing) is hdecomp.verify.weights's.
@@ -35,27 +38,41 @@ class UnknownOriginalKey(WeightMapError):
 
 @dataclass(frozen=True)
 class WeightSlice:
-    """The refactored tensor `key` holds original[..., start:stop, ...] (along `dim`) of a packed tensor."""
+    """The refactored tensor `key` holds original[..., start:stop, ...] (along `dim`) of a packed tensor, or,
+    `select`, original.select(dim, start) of a stacked one: one entry, the dimension dropped (stop is
+    start + 1)."""
 
     key: str
     dim: int
     start: int
     stop: int
+    select: bool = False
+
+    @staticmethod
+    def entry(key: str, dim: int, index: int) -> WeightSlice:
+        """The part that holds entry `index` of a stacked tensor along `dim` (torch.select)."""
+        return WeightSlice(key, dim, index, index + 1, select=True)
 
     def of(self, t: Any) -> Any:
-        """The slice of the tensor `t` (a view: same storage)."""
-        return t.narrow(self.dim, self.start, self.stop - self.start)
+        """The slice (or entry) of the tensor `t` (a view: same storage)."""
+        return t.select(self.dim, self.start) if self.select else t.narrow(self.dim, self.start, self.stop - self.start)
 
     def to_dict(self) -> dict[str, Any]:
+        if self.select:
+            return {"key": self.key, "dim": self.dim, "index": self.start}
         return {"key": self.key, "dim": self.dim, "start": self.start, "stop": self.stop}
 
     @staticmethod
     def from_dict(d: Any, where: str) -> WeightSlice:
-        fields = ("key", "dim", "start", "stop")
+        fields = ("key", "dim", "index") if isinstance(d, dict) and "index" in d else ("key", "dim", "start", "stop")
         if not isinstance(d, dict) or set(d) != set(fields) or not isinstance(d["key"], str) or \
                 not all(isinstance(d[f], int) and not isinstance(d[f], bool) for f in fields[1:]):
             raise ValueError(f"{where}: a slice is {{\"key\": str, \"dim\": int, \"start\": int, \"stop\": int}}, "
-                             f"got {json.dumps(d)[:80]}")
+                             f"an entry {{\"key\": str, \"dim\": int, \"index\": int}}, got {json.dumps(d)[:80]}")
+        if "index" in d:
+            if d["index"] < 0:
+                raise ValueError(f"{where}: entry {d['index']} is negative")
+            return WeightSlice.entry(d["key"], d["dim"], d["index"])
         if d["start"] < 0 or d["stop"] <= d["start"]:
             raise ValueError(f"{where}: slice {d['start']}:{d['stop']} is empty or negative")
         return WeightSlice(d["key"], d["dim"], d["start"], d["stop"])

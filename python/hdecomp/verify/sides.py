@@ -49,6 +49,7 @@ from hdecomp.verify.result import (
 )
 from hdecomp.verify.trials import (
     ChildCalls,
+    EntryReads,
     OriginalRun,
     TrialContext,
     given_half,
@@ -61,6 +62,7 @@ from hdecomp.verify.trials import (
     trial_label,
 )
 from hdecomp.verify.weights import (
+    WeightSlice,
     apply_weight_map,
     build_weight_map,
     forget_derived_state,
@@ -101,6 +103,7 @@ class OriginalSide:
             self.init_state += "-settled"
         self.has_float_state = has_float_state(self.model)
         self.calls = ChildCalls(self.model, every_module=True)   # (an item no trial reaches in either model)
+        self.entries: EntryReads | None = None   # (the entries of stacked tensors read: track_entries)
         self.batch_info: dict[str, Any] = {}   # filled by the first trial: see trial_inputs
         self.shares_with: RefactoredSide | None = None   # in one process: the side that re-draws our weights
         self._given: list[tuple[list[Any], dict[str, Any]]] | None = None
@@ -148,6 +151,17 @@ class OriginalSide:
         """How --batch-limit was applied to the trials' inputs (trial_inputs), from the first trial's."""
         return dict(self.batch_info)
 
+    def track_entries(self, names: list[str]) -> None:
+        """Watch which entries of the stacked tensors `names` every later forward reads (trials.EntryReads):
+        the refactored model holds them one per child. Each of those runs is the original's own, never a cached
+        reference, which does not record them."""
+        self.entries = EntryReads(self.model, names)
+        self.reference = None
+
+    def unread_entries(self, parts: list[tuple[str, int]]) -> bool:
+        """Whether no forward so far read any of the entries `parts` ((tensor name, index)) of the original."""
+        return self.entries is not None and all(self.entries.unread(n, i) for n, i in parts)
+
     def module_calls(self) -> tuple[dict[str, int], bool]:
         """(calls of each of the original's submodules over every trial, whether some run went uncounted)."""
         return dict(self.calls.counts), self.calls.unknown
@@ -163,6 +177,8 @@ class OriginalSide:
 
     def close(self) -> None:
         self.calls.close()
+        if self.entries is not None:
+            self.entries.close()
         self.model = self.ctx = None   # type: ignore[assignment]
 
 
@@ -297,8 +313,16 @@ class RefactoredSide:
         self.clock.add("weights", time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:
+        # (the tensors each holding one entry of a stacked tensor of the original: refactored key -> (original
+        # key, index))
+        entries = {p.key: (okey, p.start) for okey, parts in self.wm.slices.items() for p in parts
+                   if isinstance(p, WeightSlice) and p.select}
         return {"weight_transfer": self.weight_transfer, "mapping": dict(self.wm.mapping),
-                "structural": self.structural}
+                "structural": self.structural, "entries": entries}
+
+    def held_by(self, child: str) -> list[str]:
+        """The names of the parameters, buffers and tensor attributes child `child` holds."""
+        return [e.name for e in named_tensors(self.model, attributes=True) if e.name.startswith(child + ".")]
 
     def trial(self, inputs: Any, seed: int, record: bool, input_scale: float | None = None,
               ) -> tuple[Any, Any, list[str], bool, bool]:
@@ -519,9 +543,10 @@ def _auto_map_note(path: str | None) -> str:
 
 # what the driver may ask of each side (nothing else is called)
 _METHODS = {"original": {"describe", "trial", "given_count", "given", "randomize", "batch_description",
-                         "module_calls", "cache_info", "times", "original_state"},
+                         "module_calls", "cache_info", "times", "original_state", "track_entries",
+                         "unread_entries"},
             "refactored": {"describe", "set_original_state", "trial", "given", "trace_checks", "randomize", "never_called", "child_calls",
-                           "times", "audit"}}
+                           "times", "audit", "held_by"}}
 _ERRORS: dict[str, type[HdecompError]] = {c.__name__: c for c in (HdecompError, ComponentLoadError,
                                                                     ComponentRunError, ComponentTimeout,
                                                                     WeightMapError, UnknownOriginalKey)}

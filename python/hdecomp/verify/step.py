@@ -199,6 +199,19 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
     init_state = o_info["init_state"]
     data["weight_transfer"] = r_info["weight_transfer"]
     wm = MapSummary(r_info["weight_transfer"], r_info["mapping"])
+    # tensors of the refactored model each holding one entry of a stacked tensor of the original (an expert's
+    # weight): which entries the original's forwards read is watched, for the children no trial calls
+    entries: dict[str, Any] = r_info.get("entries") or {}
+    if entries:
+        call_o("track_entries", sorted({okey for okey, _ in entries.values()}))
+
+    def idle_entries(child: str) -> bool:
+        """Whether `child`, never called, holds only entries of stacked tensors of the original that no
+        forward of the original read either: an expert the router picked in no trial, whose weight is one
+        entry of the experts' stacked weights. Nothing runs on either side, so nothing is skipped."""
+        held = call_r("held_by", child) if entries else []
+        return bool(held) and all(k in entries for k in held) and \
+            call_o("unread_entries", [tuple(entries[k]) for k in held])
     # 2. structural checks that need no run (made where the refactored model is)
     structural = [AntiCheatViolation.rebuilt(v) for v in r_info["structural"]]
 
@@ -280,7 +293,8 @@ def _run_sides(sides: Sides, original: Path, refactored: Path, options: VerifyOp
         branch_trials.append(bt)
     if called_later:
         counts, unknown = call_o("module_calls")
-        never = {c for c in call_r("never_called") if not idle_for(counts, unknown, c, wm.mapping)}
+        never = {c for c in call_r("never_called") if not idle_for(counts, unknown, c, wm.mapping)
+                 and not idle_entries(c)}
         structural += [v for v in called_later if v.details.get("child") in never]
     data["branch_trials"] = [t.to_dict() for t in branch_trials]
     data["child_calls"] = call_r("child_calls")   # over every trial

@@ -214,6 +214,71 @@ class ChildCalls:
         self._handles = []
 
 
+class EntryReads:
+    """Which entries of stacked tensors of the original its forwards read (`self.weight[i]`, one expert's weight
+    of a mixture of experts' stacked weights), across trials: the counterpart of the original's submodule calls
+    for a refactored child holding one entry (hdecomp.formats.weight_map.WeightSlice.entry). An entry is read as
+    `tensor[i]` (an int, or a 0-dim integer tensor); any other use of the tensor but its metadata reads all of
+    it (`whole`)."""
+
+    _METADATA = frozenset({"shape", "dtype", "device", "size", "dim", "ndim", "numel", "is_floating_point",
+                           "requires_grad", "is_cuda", "layout", "stride", "__len__", "__get__"})
+
+    def __init__(self, model: nn.Module, names: list[str]) -> None:
+        from torch.overrides import TorchFunctionMode
+
+        from hdecomp.verify.weights import named_tensors
+        held = {e.name: e.tensor for e in named_tensors(model, attributes=True)}
+        self.read: dict[str, set[int]] = {n: set() for n in names if n in held}
+        self.whole: set[str] = {n for n in names if n not in held or held[n].dim() == 0}
+        self._sizes = {n: int(held[n].shape[0]) for n in self.read if n not in self.whole}
+        by_id = {id(held[n]): n for n in self.read}
+        reads = self
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                kwargs = kwargs or {}
+                if by_id and any(id(a) in by_id for a in (*args, *kwargs.values())):
+                    reads._note(func, args, by_id)
+                return func(*args, **kwargs)
+
+        self._mode = Mode()
+
+        def enter(_m: nn.Module, _a: Any) -> None:
+            self._mode.__enter__()
+
+        def leave(_m: nn.Module, _a: Any, _o: Any) -> None:
+            self._mode.__exit__(None, None, None)
+        self._handles = [model.register_forward_pre_hook(enter), model.register_forward_hook(leave, always_call=True)]
+
+    def _note(self, func: Any, args: Any, by_id: dict[int, str]) -> None:
+        name = getattr(func, "__name__", "")
+        first = args[0] if args else None
+        index = _entry_index(args[1]) if name == "__getitem__" and id(first) in by_id and len(args) == 2 else None
+        if index is not None and by_id[id(first)] in self._sizes:
+            self.read[by_id[id(first)]].add(index % self._sizes[by_id[id(first)]])
+        elif name not in self._METADATA:
+            self.whole |= {by_id[id(a)] for a in args if id(a) in by_id}
+
+    def unread(self, name: str, index: int) -> bool:
+        """Whether no forward so far read entry `index` of tensor `name`, nor the whole tensor."""
+        return name in self.read and name not in self.whole and index not in self.read[name]
+
+    def close(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+
+def _entry_index(i: Any) -> int | None:
+    """The entry `tensor[i]` reads where `i` picks one (an int, a 0-dim integer tensor), else None."""
+    if isinstance(i, int) and not isinstance(i, bool):
+        return i
+    if isinstance(i, torch.Tensor) and i.dim() == 0 and not i.is_floating_point() and i.dtype != torch.bool:
+        return int(i)
+    return None
+
+
 def idle_for(counts: dict[str, int], unknown: bool, child: str, mapping: dict[str, str]) -> bool:
     """Whether the refactored `child`, never called, holds (by the weight map's `mapping`) only state of original
     submodules these trials never called either (`counts`: the original's submodule calls, `unknown`: some run

@@ -71,12 +71,14 @@ def named_tensors(model, attributes=False):
 
 def targets(okey, src):
     """(composed key, the original's tensor or its slice) for each tensor original key `okey` fills: one key,
-    or the slices of a packed tensor (`{"key", "dim", "start", "stop"}`), or whole copies (a key in the list: a
-    tensor the refactored model ties, each composed child holding its own copy)."""
+    or the slices of a packed tensor (`{"key", "dim", "start", "stop"}`), the entries of a stacked one (`{"key",
+    "dim", "index"}`), or whole copies (a key in the list: a tensor the refactored model ties, each composed child
+    holding its own copy)."""
     value = WEIGHT_MAP[okey]
     if isinstance(value, str):
         return [(value, src[okey])]
     return [(p, src[okey]) if isinstance(p, str) else
+            (p["key"], src[okey].select(p["dim"], p["index"])) if "index" in p else
             (p["key"], src[okey].narrow(p["dim"], p["start"], p["stop"] - p["start"])) for p in value]
 
 

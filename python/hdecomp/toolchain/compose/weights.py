@@ -76,16 +76,16 @@ def _through(value: MapValue, resolve: Any, where: Path) -> MapValue | None:
         if inner is None:
             continue
         if isinstance(inner, str):
-            out.append(WeightSlice(inner, p.dim, p.start, p.stop))
+            out.append(replace(p, key=inner))
             continue
         for q in inner:   # a slice of a slice: along the same dimension, offsets add
             if isinstance(q, str):   # the slice, copied whole to each tensor the lower step ties
-                out.append(WeightSlice(q, p.dim, p.start, p.stop))
+                out.append(replace(p, key=q))
                 continue
-            if q.dim != p.dim:
-                raise ComposeError(f"weight map: {p.key} is a slice of a packed tensor that a lower step slices "
-                                   "again along another dimension", where)
-            out.append(WeightSlice(q.key, p.dim, p.start + q.start, p.start + q.stop))
+            if q.dim != p.dim or p.select:
+                raise ComposeError(f"weight map: {p.key} is a part of a packed or stacked tensor that a lower step "
+                                   "cuts again along another dimension", where)
+            out.append(replace(q, dim=p.dim, start=p.start + q.start, stop=p.start + q.stop))
     return out or None
 
 
