@@ -21,7 +21,8 @@ from hdecomp.vocab.roles import named_after_absent_op, role_of
 FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
-         "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters")
+         "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
+         "offset_stacks")
 # decomposed and verified whole, and judged on what it shows (cached_layers' cache and constant mask are Q5
 # still, as stacked_experts' `expert_idx == self.num_experts` on the index a loop over `nonzero()` gives: open)
 OTHERS = ("cached_layers", "stacked_experts")
@@ -593,3 +594,15 @@ def test_stacked_experts_weights_are_one_instance_per_entry(trees: dict[str, Any
     (experts / "skipped.py").write_text(skipped)
     bad = verify_step(experts / "original.py", experts / "skipped.py")
     assert bad.status == "FAIL" and "HD306" in {v.rule for v in bad.violations}
+
+
+def test_instances_called_with_numbers_the_computation_never_reads_share_one_file(trees: dict[str, Any]) -> None:
+    """HRM's low and high stacks: two instances of one class, each called with its own `cycle_offset` (a cache
+    slot, and no cache handed in). Their files differed only in that number (Q9); the second computes, on its
+    own call's inputs with the first's number, what it computed: one file (twins.computing_twin). The stack
+    whose `shift` rolls its output computes otherwise with another one: a file of its own."""
+    dec = trees["offset_stacks"]
+    ref = (dec.root / "steps" / "step_1_offset_stacks" / "refactored.py").read_text()
+    assert "self.low = Stack()" in ref and "self.high = Stack()" in ref and "self.tail = StackV2()" in ref, ref
+    layers = sorted(f.name for f in (dec.root / "level_2_layer").glob("stack*.py"))
+    assert layers == ["stack.py", "stack_v2.py"], layers

@@ -43,7 +43,7 @@ from hdecomp.decompose.stepfiles import (
     merged_in_model,
     parameter_signature,
 )
-from hdecomp.decompose.twins import class_workload_key, computing_twin, hands_objects
+from hdecomp.decompose.twins import call_numbers, class_workload_key, computing_twin, hands_objects
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.verify.weights import transferred_keys
 from hdecomp.vocab.ops import RANDOM_OPS, SHAPE_FREE_OPS, is_compute_op
@@ -143,13 +143,14 @@ def draft_children(draft: StepDraft, root_dir: Path, node: Node, model: nn.Modul
         if class_key is not None and content not in names.registry.by_content:
             twin = computing_twin(list(code.in_args), dict(code.in_kwargs), code.out_val,
                                   model.get_submodule(str(child.target)), names.registry.by_class.get(class_key, []),
-                                  SourceContext(user_file=node.path))
+                                  SourceContext(user_file=node.path), names.registry.numbers)
             if twin is not None:   # a repeated layer that computes as the one written: that one's file
                 names.registry.twin(content, twin)
         stem, is_new = names.registry.name_for(code.base, content,
                                                "" if shape_free else input_signature(flat_tensors(list(code.in_args))))
         if is_new and class_key is not None:
             names.registry.by_class.setdefault(class_key, []).append((stem, code.expr))
+            names.registry.numbers[stem] = call_numbers(list(code.in_args), dict(code.in_kwargs))
         # the file of the workload's first use names the tensors it holds its own way (`n1` where this
         # use reads `n2`): this use's tensors map onto those attributes, in the same order
         first_state = names.state_attrs.setdefault(stem, code.state)

@@ -111,10 +111,12 @@ class NameRegistry:
     # the workloads named after the file of another instance they compute as (a twin, not the same body): a
     # parent that hands the layer a live cache cannot build that file with this instance's arguments
     twinned: set[str] = field(default_factory=set)
+    # the plain numbers the call a by_class file was written for was handed (twins.call_numbers), by file
+    numbers: dict[str, dict[int | str, int | float]] = field(default_factory=dict)
 
     def copy(self) -> NameRegistry:
         return NameRegistry(dict(self.by_content), dict(self.taken), dict(self.shapes),
-                            {k: list(v) for k, v in self.by_class.items()}, set(self.twinned))
+                            {k: list(v) for k, v in self.by_class.items()}, set(self.twinned), dict(self.numbers))
 
     def twin(self, content_key: str, name: str) -> None:
         """The workload `content_key` is named after `name`'s file, whose module computes as it does."""

@@ -48,6 +48,7 @@ from hdecomp.decompose.stepfiles import (
     tie_tied_tensors,
 )
 from hdecomp.decompose.twins import (
+    call_numbers,
     class_workload_key,
     computing_twin,
     constructor_overrides,
@@ -718,7 +719,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
                         names.texts[stem], shared.firsts[stem], params, ctx) is not None:
                     own[stem] = ov
             candidates = [(stem, e) for stem, e in candidates if stem in own]
-        twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module, candidates, ctx)
+        twin = computing_twin(list(r.args), dict(r.kwargs), r.out, c.module, candidates, ctx, names.registry.numbers)
         if twin is not None:
             names.registry.twin(content, twin)
             if r.objects:
@@ -728,6 +729,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
                                            "" if shape_free else input_signature(flat_tensors(list(r.args))))
     if is_new and class_key is not None:
         names.registry.by_class.setdefault(class_key, []).append((stem, c.expr))
+        names.registry.numbers[stem] = call_numbers(list(r.args), dict(r.kwargs))
         if c.module is not None:
             shared.firsts[stem] = c.module
     header = child_header(level, c.ops, [(f"arg{i}", v) for i, v in enumerate(r.args)], r.kwargs, r.out)

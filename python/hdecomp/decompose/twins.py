@@ -5,6 +5,7 @@ they name a submodule child's file (naming.NameRegistry.by_class keeps the candi
 
 from __future__ import annotations
 
+import ast
 import copy
 import re
 import sys
@@ -30,9 +31,11 @@ _INIT_DRAW = re.compile(r"^(        nn\.init\.normal_\(.*, std=)[-+.e\d]+(\)\s*)
 def class_workload_key(body: str) -> str:
     """The workload of a submodule child's file body up to the arguments of its class's constructor (the
     `super().__init__(...)` of its `class Model`), the imports only those arguments use (BLT's attention built
-    once from a `BltPatcherConfig` and once from a `BltLocalEncoderConfig`) and the scales its uninitialised
-    parameters are drawn with: equal for the files of two instances of one class that differ only in how they
-    were built."""
+    once from a `BltPatcherConfig` and once from a `BltLocalEncoderConfig`), the scales its uninitialised
+    parameters are drawn with, and the plain numbers it is called with (HRM's `cycle_offset=6`, a slot of a
+    cache the call is not handed): equal for the files of two instances of one class that differ only in how
+    they were built or in such a number (computing_twin tells whether they compute alike)."""
+    body = _numbers_masked(body)
     at = body.find("\nclass Model(")
     if at >= 0:
         rest = _INIT_DRAW.sub(r"\1...\2", _SUPER_INIT.sub(r"\1...\2", body[at:], count=1))
@@ -54,6 +57,52 @@ def _only_constructor_import(line: str, rest: str) -> bool:
     return bool(names) and not any(re.search(rf"\b{re.escape(n)}\b", rest) for n in names)
 
 
+def _numbers_masked(body: str) -> str:
+    """`body` with each plain number `get_inputs()` returns as an input of its own, and each one
+    `get_input_kwargs()` returns as a keyword's value, written `...`."""
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return body
+    changed = False
+    for fn in tree.body:
+        if not (isinstance(fn, ast.FunctionDef) and fn.name in ("get_inputs", "get_input_kwargs")):
+            continue
+        for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return)):
+            items = ret.value.elts if isinstance(ret.value, (ast.List, ast.Tuple)) else \
+                ret.value.values if isinstance(ret.value, ast.Dict) else []
+            for i, e in enumerate(items):
+                if _plain_number(e):
+                    items[i] = ast.Constant(value=...)
+                    changed = True
+    return ast.unparse(tree) if changed else body
+
+
+def _plain_number(e: ast.expr) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e = e.operand
+    return isinstance(e, ast.Constant) and type(e.value) in (int, float)
+
+
+def call_numbers(args: list[Any], kwargs: dict[str, Any]) -> dict[int | str, int | float]:
+    """The plain numbers a call is handed as inputs of their own (positions, keyword names)."""
+    found: dict[int | str, int | float] = {i: a for i, a in enumerate(args) if type(a) in (int, float)}
+    found.update({k: v for k, v in kwargs.items() if type(v) in (int, float)})
+    return found
+
+
+def _with_numbers(args: list[Any], kwargs: dict[str, Any], numbers: dict[int | str, int | float] | None,
+                  ) -> tuple[list[Any], dict[str, Any]] | None:
+    """This call's inputs with the plain numbers another call was handed in their places; None where the two
+    are handed numbers in other places."""
+    if numbers is None:
+        return args, kwargs
+    if set(numbers) != set(call_numbers(args, kwargs)):
+        return None
+    return ([numbers.get(i, a) for i, a in enumerate(args)],
+            {k: numbers.get(k, v) for k, v in kwargs.items()})
+
+
 def hands_objects(args: list[Any], kwargs: dict[str, Any]) -> bool:
     """A call's inputs hold an object beyond tensors, numbers, strings and their containers (a cache a layer
     writes its own slot of, by the index it was built with): no file is shared across such calls."""
@@ -69,14 +118,17 @@ def hands_objects(args: list[Any], kwargs: dict[str, Any]) -> bool:
 
 
 def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Module,
-                   candidates: list[tuple[str, str]], ctx: SourceContext) -> str | None:
+                   candidates: list[tuple[str, str]], ctx: SourceContext,
+                   numbers: dict[str, dict[int | str, int | float]] | None = None) -> str | None:
     """The file, among `candidates` ((name, constructor expression) of files of `sub`'s class whose bodies
-    differ from this child's only in the constructor's arguments), whose module computes what `sub` computes:
-    built from that file's constructor expression, given `sub`'s weights (the same parameters and buffers,
-    strictly) and run on this call's recorded inputs (`args`, `kwargs`), it returns the recorded outputs
-    (`out`) bit for bit. A decoder layer whose `layer_idx` the computation never reads then shares the first
-    layer's file, as one workload; one it does read (a sliding window or no RoPE on every fourth layer, another
-    kind of cache handed back) keeps a file of its own. None when no candidate does."""
+    differ from this child's only in the constructor's arguments and the plain numbers it is called with),
+    whose module computes what `sub` computes: built from that file's constructor expression, given `sub`'s
+    weights (the same parameters and buffers, strictly) and run on this call's recorded inputs (`args`,
+    `kwargs`) with that file's numbers in their places (`numbers`: each file's, call_numbers), it returns the
+    recorded outputs (`out`) bit for bit. A decoder layer whose `layer_idx` the computation never reads then
+    shares the first layer's file, as one workload, as does a stack handed another `cycle_offset` into a cache
+    it is not given; one that does read them (a sliding window or no RoPE on every fourth layer, another kind
+    of cache handed back) keeps a file of its own. None when no candidate does."""
     if not candidates:
         return None
     args, kwargs = real_values(list(args), dict(kwargs))   # the recorded tensors behind full-size stand-ins
@@ -93,19 +145,22 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
         return None
     state = sub.state_dict()
     for stem, expr in candidates:
+        given = _with_numbers(args, kwargs, (numbers or {}).get(stem))
+        if given is None:
+            continue
         try:
             twin = _built(expr, dict(namespace), sub)
             twin.load_state_dict(state, strict=True)
             twin.train(sub.training)
             twin.to(next((t.device for t in state.values()), torch.device("cpu")))
             with torch.no_grad():
-                got = twin(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+                got = twin(*copy.deepcopy(given[0]), **copy.deepcopy(given[1]))
         except Exception:
             continue
         # the outputs whole, as the verifier reads them: tensors bit for bit, and the objects and containers
         # around them alike (a decoder built `cross` hands back a pair of caches where one built otherwise
         # hands back one: the same tensors, not the same computation)
-        if same_outputs(got, recorded, rtol=0.0, atol=0.0) or _alike_under_one_seed(twin, sub, args, kwargs):
+        if same_outputs(got, recorded, rtol=0.0, atol=0.0) or _alike_under_one_seed(twin, sub, args, kwargs, given):
             return stem
     return None
 
@@ -130,19 +185,21 @@ def _built(expr: str, namespace: dict[str, Any], sub: nn.Module) -> Any:
     return eval(expr, namespace)
 
 
-def _alike_under_one_seed(twin: nn.Module, sub: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def _alike_under_one_seed(twin: nn.Module, sub: nn.Module, args: list[Any], kwargs: dict[str, Any],
+                          given: tuple[list[Any], dict[str, Any]]) -> bool:
     """Where the module draws random numbers (Informer's ProbSparse attention samples the keys it scores), the
-    recording's draws cannot be replayed: `twin` and `sub` itself, run on the same inputs from the same seed
-    (two seeds), give the same outputs bit for bit. Plain attributes a run of `sub` sets are put back."""
+    recording's draws cannot be replayed: `twin` (on `given`: the inputs with its file's numbers) and `sub`
+    itself, run from the same seed (two seeds), give the same outputs bit for bit. Plain attributes a run of
+    `sub` sets are put back."""
     from hdecomp.runtime.component import plain_attributes, restore_plain_attributes
     before = plain_attributes(sub)
     try:
         for seed in (0, 1):
             outs = []
-            for m in (sub, twin):
+            for m, (a, k) in ((sub, (args, kwargs)), (twin, given)):
                 with torch.random.fork_rng(devices=[]), torch.no_grad():
                     torch.manual_seed(seed)
-                    outs.append(m(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+                    outs.append(m(*copy.deepcopy(a), **copy.deepcopy(k)))
             if not same_outputs(outs[0], outs[1], rtol=0.0, atol=0.0):
                 return False
         return True
