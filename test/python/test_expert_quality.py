@@ -22,7 +22,7 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
-         "offset_stacks")
+         "offset_stacks", "threshold_loop")
 # decomposed and verified whole, and judged on what it shows (cached_layers' cache and constant mask are Q5
 # still, as stacked_experts' `expert_idx == self.num_experts` on the index a loop over `nonzero()` gives: open)
 OTHERS = ("cached_layers", "stacked_experts")
@@ -606,3 +606,21 @@ def test_instances_called_with_numbers_the_computation_never_reads_share_one_fil
     assert "self.low = Stack()" in ref and "self.high = Stack()" in ref and "self.tail = StackV2()" in ref, ref
     layers = sorted(f.name for f in (dec.root / "level_2_layer").glob("stack*.py"))
     assert layers == ["stack.py", "stack_v2.py"], layers
+
+
+def test_a_fusions_statement_nesting_ops_is_one_kernel_per_op(trees: dict[str, Any]) -> None:
+    """`keep = torch.nonzero(scores[i].sigmoid() > 0.5).squeeze(1)` in a fusion's loop over the images: the
+    ops nested in another's operands are statements of their own, in the order Python runs them, each a
+    kernel (Splitter.one_op_each). The statement was one child of three ops, which the verifier refused as the
+    parent in disguise (HD305); the step then fell back to a graph of the batch-1 run, its loop written out."""
+    dec = trees["threshold_loop"]
+    step = dec.root / _nodes(dec)["post"]["step"]
+    ref = (step / "refactored.py").read_text()
+    assert "for i in range(scores.shape[0]):" in ref, ref
+    assert ref.index("self.sigmoid(scores[i])") < ref.index("self.compare(sigmoid)") < ref.index(
+        "self.nonzero(gt)"), ref
+    kernels = {f.stem: f.read_text() for f in (dec.root / "level_0_kernel").glob("*.py")}
+    assert {k.split("_")[0] for k in kernels} == {"compare", "linear", "nonzero", "sigmoid"}, sorted(kernels)
+    rewritten = [e for e in json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
+                 if "does not verify" in e["title"]]
+    assert rewritten == [], rewritten

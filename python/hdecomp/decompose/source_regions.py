@@ -32,6 +32,7 @@ class Region:
     attr: str = ""
     local_defs: list[ast.stmt] = field(default_factory=list)
     passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
+    hands: set[str] = field(default_factory=set)   # names the next region reads on its line (Splitter.one_op_each)
     first_line: str = ""   # its first line as the forward wrote it (before an element read became an input)
     # a loop body reading one entry of stacked tensors (`self.weight[i]`): the name of the index, the tensors,
     # and how many entries each holds (stacked_entries)
@@ -84,6 +85,7 @@ class Splitter:
         self.kept: set[int] = set()            # statements made here that the parent keeps
         self.flag_calls: set[str] = set()      # calls that answer from the configuration (config_flag_calls)
         self.hoist_count = 0
+        self.names: set[str] = set()           # the forward's names (for the ones one_op_each makes)
 
     def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
         if id(node) in self.kept:
@@ -193,6 +195,12 @@ class Splitter:
                 if hoisted:   # `out.index_add_(0, tok, expert(x[tok]) * w)`: the expert's call is the parent's
                     run = None
                     out.extend(hoisted)
+                if self.per_statement and not contexts:
+                    for part in self.one_op_each(s):
+                        r = self.new_region(in_loop, contexts)
+                        r.stmts.append(part)
+                        r.hands.add(part.targets[0].id)  # type: ignore[attr-defined]
+                        out.append(placeholder_stmt(r))
             if simple:
                 if self.compute(s, contexts):
                     if run is None or contexts or self.per_statement:   # see __init__
@@ -254,8 +262,77 @@ class Splitter:
             out.append(s)
         return out
 
+    def one_op_each(self, s: ast.stmt) -> list[ast.stmt]:
+        """In a fusion's step (whose children are kernels, one op each): the ops nested in another op's operands
+        of statement `s`, each as a statement of its own before it, in the order Python evaluates them, `s`
+        left with the outermost op (`inds = torch.where(scores > t)[0]` -> `gt = scores > t`, then
+        `inds = torch.where(gt)[0]`). An op is a span the static reading flags. Nothing moves out of a lambda,
+        a comprehension, a conditional expression or `and`/`or` (which may not evaluate it), nor out of a
+        statement that calls what may have effects (a function or method of the module, a function it does
+        not flag): ahead of its other operands, an op would then run before them."""
+        value = s.value if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) else None
+        if value is None:
+            return []
+        ops = {tuple(f) for f in self.flagged}
+
+        def op(n: ast.AST) -> bool:
+            return isinstance(n, ast.expr) and not isinstance(n, (ast.Name, ast.Constant)) and \
+                (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset) in ops
+
+        for n in ast.walk(value):
+            if isinstance(n, ast.Call) and not op(n) and not (
+                    isinstance(n.func, ast.Attribute) and not (isinstance(n.func.value, ast.Name)
+                                                               and n.func.value.id == "self")):
+                return []   # (a call the reading does not flag, not a tensor method: effects unknown)
+        hoisted: list[ast.stmt] = []
+        splitter = self
+
+        def visit(n: ast.expr, inside: bool) -> ast.expr:
+            if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp,
+                              ast.BoolOp, ast.NamedExpr, ast.Starred, ast.Await, ast.Yield, ast.YieldFrom)):
+                return n
+            here = op(n)
+            for name, old in ast.iter_fields(n):
+                if isinstance(old, ast.expr):
+                    setattr(n, name, visit(old, inside or here))
+                elif isinstance(old, list):
+                    setattr(n, name, [visit(v, inside or here) if isinstance(v, ast.expr) else v for v in old])
+            if isinstance(n, ast.Call):
+                for kw in n.keywords:
+                    kw.value = visit(kw.value, inside or here)
+            if not (here and inside):
+                return n
+            temp = safe_local(_op_name(n), splitter.names)
+            hoisted.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=temp, ctx=ast.Store())], value=n), s))
+            return ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), n)
+
+        new = visit(value, False)
+        if not hoisted:
+            return []
+        s.value = new  # type: ignore[attr-defined]
+        ast.fix_missing_locations(s)
+        return hoisted
+
     def _any_compute(self, s: ast.stmt, contexts: list[ast.withitem]) -> bool:
         return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
+
+
+_OP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
+             ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_",
+             ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne",
+             ast.USub: "neg", ast.Invert: "not_"}
+
+
+def _op_name(n: ast.expr) -> str:
+    """A local's name for the value of op `n`: what it calls (`sigmoid`), its operator (`mul`, `gt`)."""
+    if isinstance(n, ast.Call):
+        f = n.func
+        return f.attr if isinstance(f, ast.Attribute) else f.id.lstrip("_") if isinstance(f, ast.Name) else "op"
+    if isinstance(n, (ast.BinOp, ast.UnaryOp)):
+        return _OP_NAMES.get(type(n.op), "op")
+    if isinstance(n, ast.Compare):
+        return _OP_NAMES.get(type(n.ops[0]), "mask")
+    return "op"
 
 
 def _ternary_as_if(s: ast.stmt) -> ast.stmt:

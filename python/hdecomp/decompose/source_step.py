@@ -304,6 +304,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         splitter.flag_calls = {f for f in flags if f.startswith("self.") and f.count(".") == 1}
         splitter.local_modules = called_locals(fdef)
         splitter.containers = {a for a, i in attrs.items() if i.kind == "container"}
+        splitter.names = set(names_of([fdef]).loads) | set(names_of([fdef]).stores) | arg_names(fdef.args)
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
         regions = splitter.regions
         if not regions:
@@ -842,7 +843,7 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
             written = [n for n in inner.stores if n not in local_defs]
             mutated = [n for n in inner.mutated if n in local_names]
             r.outputs = [n for n in [*written, *[m for m in mutated if m not in written]]
-                         if n in elsewhere or (r.in_loop and n in r.inputs)]
+                         if n in elsewhere or n in r.hands or (r.in_loop and n in r.inputs)]
         # (names the generated files bind only for their module-level code, `batch_size` above all, may be a
         # forward's locals: a local shadows them inside forward, where generated code never reads them)
         bad = [n for n in [*r.inputs, *r.outputs] if n in FILE_NAMES and n not in _MODULE_LEVEL_ONLY]
