@@ -22,7 +22,7 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
-         "offset_stacks", "threshold_loop")
+         "offset_stacks", "threshold_loop", "sized_call")
 # decomposed and verified whole, and judged on what it shows (cached_layers' cache and constant mask are Q5
 # still, as stacked_experts' `expert_idx == self.num_experts` on the index a loop over `nonzero()` gives: open)
 OTHERS = ("cached_layers", "stacked_experts")
@@ -624,3 +624,13 @@ def test_a_fusions_statement_nesting_ops_is_one_kernel_per_op(trees: dict[str, A
     rewritten = [e for e in json.loads((dec.root / "decomposition_log.json").read_text())["entries"]
                  if "does not verify" in e["title"]]
     assert rewritten == [], rewritten
+
+
+def test_a_region_is_not_named_after_arithmetic_on_sizes(trees: dict[str, Any]) -> None:
+    """`remove_border_keypoints(keypoints, picked, self.border, height * 8, width * 8)`: the `*` multiplies two
+    sizes, no tensor. The region is named and listed by the function it calls, not a `pointwise` of the
+    function and a `mul` no run computed."""
+    dec = trees["sized_call"]
+    fusions = {f.stem: f.read_text() for f in (dec.root / "level_1_fusion").glob("*.py")}
+    assert "remove_border_keypoints" in fusions, sorted(fusions)
+    assert "Ops: remove_border_keypoints\n" in fusions["remove_border_keypoints"]

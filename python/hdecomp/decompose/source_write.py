@@ -661,6 +661,14 @@ class _SharedLayers:
     params: dict[str, set[str]] = field(default_factory=dict)
 
 
+# a region's ops its code names by an operator (source_children._region_ops) -> the aten ops that run it
+_OPERATOR_OPS = {"add": {"add"}, "sub": {"sub", "rsub"}, "mul": {"mul"}, "div": {"div"},
+                 "floordiv": {"floor_divide", "div"}, "mod": {"remainder", "fmod"}, "pow": {"pow"},
+                 "matmul": {"mm", "bmm", "matmul", "addmm", "baddbmm", "dot", "mv"},
+                 "compare": {"gt", "lt", "ge", "le", "eq", "ne"}, "and_": {"bitwise_and", "logical_and"},
+                 "or_": {"bitwise_or", "logical_or"}}
+
+
 def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, one_kernel: set[int],
                 shared: _SharedLayers) -> tuple[str, str, int, bool, dict[str, int] | None]:
     """(stem, file text, level, is new, the constructor arguments the parent builds the file's class with) for
@@ -679,6 +687,15 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         # named, keyed and listed by that op
         c.ops = [snake(next(iter(r.op_names)))]
         c.base = c.ops[0]
+    elif c.kind == "region" and r.calls and not r.twin:
+        # an operator of its code that ran on no tensor (`height * 8` of two sizes handed to a library function)
+        # is Python arithmetic, none of its ops: it is neither listed nor named after (LightGlue's
+        # `remove_keypoints_from_borders(...)` was a `pointwise` of it and a `mul`)
+        ran = {snake(n) for n in r.op_names}
+        spoken = [o for o in c.ops if o in _OPERATOR_OPS and not _OPERATOR_OPS[o] & ran]
+        if spoken and len(spoken) < len(c.ops):
+            c.ops = [o for o in c.ops if o not in spoken]
+            c.base = c.ops[0] if len(c.ops) == 1 else role_of(c.ops)
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's
     # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
