@@ -4,8 +4,10 @@ verification_result.json, the written outputs, and an independent re-verificatio
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.outputs import result_dict
 from hdecomp.formats.weight_map import parse_explicit_map
 from hdecomp.toolchain.pipeline import run_pipeline
@@ -13,6 +15,21 @@ from hdecomp.toolchain.pipeline import run_pipeline
 OUTPUTS = ("decomposition_tree.json", "decomposition_analysis.md", "decomposition_log.json",
            "verification/coverage_summary.json", "verification/composition_test.py",
            "verification/step_verification_summary.json")
+
+
+class LazyTrees(dict):  # type: ignore[type-arg]
+    """Decompositions of the fixture models of one folder, each made on first use (`--batch-limit 1`, no
+    self-tests), so that each test's time limit covers the one it reads, not a whole module's."""
+
+    def __init__(self, fixtures: Path, out: Path) -> None:
+        super().__init__()
+        self.fixtures, self.out = fixtures, out
+
+    def __missing__(self, name: str) -> Any:
+        dec = decompose(self.fixtures / f"{name}.py", self.out, DecomposeOptions(batch_limit=1, self_tests=False),
+                        progress=False)
+        self[name] = dec
+        return dec
 
 
 def assert_fully_verified(dec: Any, *, pipeline: bool = True, unused_counters: frozenset[str] = frozenset(),

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import torch
-from decompose_checks import assert_fully_verified
+from decompose_checks import LazyTrees, assert_fully_verified
 from hdecomp.decompose.driver import DecomposeOptions, decompose
 from hdecomp.decompose.input_code import input_expr
 from hdecomp.decompose.source import SourceContext, qualified_name
@@ -26,21 +26,9 @@ from hdecomp.verify.in_model import read_in_model_inputs
 FIX = Path(__file__).parent / "fixtures" / "reach"
 
 
-class _Trees(dict):  # type: ignore[type-arg]
-    def __init__(self, out: Path) -> None:
-        super().__init__()
-        self.out = out
-
-    def __missing__(self, name: str) -> Any:
-        dec = decompose(FIX / f"{name}.py", self.out, DecomposeOptions(batch_limit=1, self_tests=False),
-                        progress=False)
-        self[name] = dec
-        return dec
-
-
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _Trees(tmp_path_factory.mktemp("reach"))
+    return LazyTrees(FIX, tmp_path_factory.mktemp("reach"))
 
 
 def _log(dec: Any) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from hdecomp.decompose.source_bind import bind_globals, method_home, method_sour
 from hdecomp.decompose.source_forward import BASE_FORWARD, ForwardSource, SourceStepError
 from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, attr_info
-from hdecomp.decompose.source_regions import Region
+from hdecomp.decompose.source_regions import OPERATOR_NAMES, Region
 from hdecomp.decompose.stepfiles import check_expr
 from hdecomp.formats.weight_map import WeightSlice
 from hdecomp.runtime.memoized import is_plain_object
@@ -80,7 +80,7 @@ def _region_ops(r: Region, attrs: dict[str, AttrInfo]) -> list[str]:
                     name = f.id.lstrip("_") if f.id.startswith("_") and not f.id.startswith("__") else f.id
             elif isinstance(n, ast.BinOp):
                 # (arithmetic on the module's numbers, `num_classes=self.num_experts + 1`, is none of its ops)
-                name = None if _plain_number(n, attrs) else _BINOP_NAMES.get(type(n.op))
+                name = None if _plain_number(n, attrs) else OPERATOR_NAMES.get(type(n.op))
             elif isinstance(n, ast.Compare):
                 name = "compare"
             if name and snake(name) not in ops and not name.startswith("_") and name not in REGION_PLUMBING_CALLS:
@@ -107,8 +107,6 @@ def _plain_number(e: ast.expr, attrs: dict[str, AttrInfo]) -> bool:
     return False
 
 
-_BINOP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
-                ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_"}
 
 
 

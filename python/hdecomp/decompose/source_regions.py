@@ -317,10 +317,11 @@ class Splitter:
         return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
 
 
-_OP_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
-             ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_",
-             ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne",
-             ast.USub: "neg", ast.Invert: "not_"}
+# an operator's op, as a region's ops list it and a local holding its value is named
+OPERATOR_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
+                  ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and_", ast.BitOr: "or_",
+                  ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne",
+                  ast.USub: "neg", ast.Invert: "not_"}
 
 
 def _op_name(n: ast.expr) -> str:
@@ -329,9 +330,9 @@ def _op_name(n: ast.expr) -> str:
         f = n.func
         return f.attr if isinstance(f, ast.Attribute) else f.id.lstrip("_") if isinstance(f, ast.Name) else "op"
     if isinstance(n, (ast.BinOp, ast.UnaryOp)):
-        return _OP_NAMES.get(type(n.op), "op")
+        return OPERATOR_NAMES.get(type(n.op), "op")
     if isinstance(n, ast.Compare):
-        return _OP_NAMES.get(type(n.ops[0]), "mask")
+        return OPERATOR_NAMES.get(type(n.ops[0]), "mask")
     return "op"
 
 
