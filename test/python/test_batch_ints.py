@@ -177,6 +177,21 @@ def test_integer_invariants_need_evidence_at_both_batches() -> None:
     assert _counts_per_batch(t([0, 1]), t([0, 1]), sc) is None              # the same at both: a constant
 
 
+def test_values_per_sample_are_written_as_recorded_whatever_invariant_they_also_keep() -> None:
+    """An image grid per sample (`[[1, 4, 4]]`, sorted by chance, whose product the features' rows must equal)
+    is written as recorded, tiled over the batch: a sorted draw of its range broke the product (an index out
+    of range). Expert ids sorted over the whole batch are no values per sample: a sorted draw."""
+    from hdecomp.decompose.input_code import input_expr
+    from hdecomp.decompose.shapes import Scaling, full_size
+    from hdecomp.decompose.source import SourceContext
+    sc, t = Scaling(full=2, b1=1, b2=2, policy="batch_size"), torch.tensor
+    grid = full_size(t([[1, 4, 4]]), t([[1, 4, 4], [1, 4, 4]]), sc, "grid_thw", [])
+    text = input_expr(grid, SourceContext(None))
+    assert text.startswith("torch.tensor([[1, 4, 4], [1, 4, 4]], dtype=torch.int64)") and "randint" not in text, text
+    ids = full_size(t([0, 0, 1, 3]), t([0, 0, 0, 1, 1, 2, 3, 3]), sc, "expert_ids", [])
+    assert ".sort(dim=-1).values" in input_expr(ids, SourceContext(None))
+
+
 def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """At batch 1 torch.export turns `inv[perm] = torch.arange(n)` into a one-element view, so the graphs

@@ -1236,3 +1236,19 @@ def test_a_mask_recorded_with_a_broadcast_column_is_a_tensor_a_kernel_may_write_
     built = eval(expr, {"torch": torch, "batch_size": 2})
     assert tuple(built.shape) == (2, 256) and bool(built.all())
     built.bitwise_or_(torch.zeros(2, 256, dtype=torch.bool))   # (an expanded view raises RuntimeError here)
+
+
+def test_a_branch_no_trial_takes_is_split_again_on_the_lines_the_trials_run(trees: dict[str, Any]) -> None:
+    """ERNIE 4.5 VL's MoE block: `if type_ids.any():` routes text and vision tokens to their experts, `else:`
+    all to the text experts. No draw of the verifier's and no re-drawn weight takes the `else`, whose call of
+    the text experts is a child no trial calls (HD306). The split is made again on the lines the trials run,
+    the `else` raising in the parent (it was written again as a graph of the recorded path, whose zeros were
+    sized for one batch: an in-model FAIL in ERNIE)."""
+    dec = trees["modality_branch"]
+    assert_fully_verified(dec)
+    block = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]["block"]
+    assert block["capture"] == "source", block
+    ref = (dec.root / block["step"] / "refactored.py").read_text()
+    assert "raise NotImplementedError" in ref and "if type_ids is not None and" in ref, ref
+    retried = [e for e in _log(dec) if "does not verify" in e["title"]]
+    assert [e["resolution"] for e in retried] == ["written again from source, on the lines its trials run"], retried

@@ -170,11 +170,14 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         t._hdecomp_dims = tuple(dims)  # type: ignore[attr-defined]
         t._hdecomp_sample = v1  # type: ignore[attr-defined]
         t._hdecomp_batch = sc.full  # type: ignore[attr-defined]
+        # ids and masks per sample: codegen writes them as recorded, every invariant kept (ERNIE 4.5 VL's image
+        # grids, `[[1, 4, 4]]` per sample, sorted by chance, whose product the features' rows must equal: a
+        # sorted draw of their range indexed out of them); else the invariant a draw must keep
         kind = int_structure(v1, v2)
-        if kind is not None:
-            t._hdecomp_ints = kind  # type: ignore[attr-defined]
-        elif _per_sample(v1, v2, dims):   # ids and masks per sample: codegen writes them as recorded
+        if _per_sample(v1, v2, dims):
             t._hdecomp_sample2 = v2  # type: ignore[attr-defined]
+        elif kind is not None:
+            t._hdecomp_ints = kind  # type: ignore[attr-defined]
         return t
     if type(v1) is int and type(v2) is int and v1 != v2:
         k = sc.dim(v1, v2)
