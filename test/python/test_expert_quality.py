@@ -376,6 +376,11 @@ def _tree(root: Path, spec: dict[str, dict[str, Any]]) -> Path:
                       "children": s.get("children", []), "ops": s.get("ops", []),
                       "input_shapes": s.get("shapes", {}), "input_dtypes": s.get("dtypes", {}),
                       "output_dtypes": s.get("out_dtypes", {})}
+        if "step" in s:   # (its step's refactored parent)
+            step = root / "steps" / f"step_{len(nodes)}_{nid}"
+            step.mkdir(parents=True, exist_ok=True)
+            (step / "refactored.py").write_text(s["step"])
+            nodes[nid]["step"] = step.relative_to(root).as_posix()
     model = next(k for k, n in nodes.items() if n["level"] == "model")
     (root / "decomposition_tree.json").write_text(json.dumps({"metadata": {}, "root": model, "nodes": nodes}))
     return root
@@ -437,6 +442,31 @@ def test_q9_reads_repeats_from_the_leaves_up(tmp_path: Path) -> None:
     }
     found = sorted((f.rule, f.node) for f in check_quality(_tree(tmp_path / "t", spec)).findings)
     assert found == [("Q9", "attention_v2"), ("Q9", "layer_v2")], found
+
+
+def _parent(child: str, forward: str) -> str:
+    return (HEAD + f"from children.{child} import Model as Child\n\n\nclass RefactoredModel(nn.Module):\n"
+            f'    """{child} rewritten."""\n\n    def __init__(self):\n        super().__init__()\n'
+            f"        self.inner = Child()\n\n" + "".join(f"    {line}\n" for line in forward.splitlines()))
+
+
+def test_q9_reads_a_layers_own_code_but_not_the_numbers_it_hands_its_children(tmp_path: Path) -> None:
+    """MaxViT's block and grid partition attention: one role, shapes and children, but the grid's parent views
+    and permutes its tokens otherwise: two computations, no repeat. HRM's stacks hand their layers their own
+    `cycle_offset`, which the children's files tell apart where it matters: a repeat."""
+    block = "def forward(self, x):\n    return self.inner(x.permute(0, 1, 3, 2), offset=0)"
+    spec: dict[str, dict[str, Any]] = {
+        "model": {"level": "model", "text": LAYER, "children": ["block", "grid", "offset"]},
+        "block": {"level": "layer", "text": LAYER, "children": ["add"], "shapes": {"x": [2, 4]},
+                  "step": _parent("add_fp32", block)},
+        "grid": {"level": "layer", "text": LAYER, "file": "block_v2", "children": ["add"], "shapes": {"x": [2, 4]},
+                 "step": _parent("add_fp32", block.replace("permute(0, 1, 3, 2)", "permute(0, 2, 1, 3)"))},
+        "offset": {"level": "layer", "text": LAYER, "file": "block_v3", "children": ["add"],
+                   "shapes": {"x": [2, 4]}, "step": _parent("add_fp32", block.replace("offset=0", "offset=6"))},
+        "add": {"level": "kernel", "file": "add_fp32", "ops": ["add"], "text": ADD},
+    }
+    found = sorted((f.rule, f.node) for f in check_quality(_tree(tmp_path / "t", spec)).findings)
+    assert found == [("Q9", "offset")], found
 
 
 def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shares_one() -> None:

@@ -581,10 +581,55 @@ def fallback_name(node: TreeNode, ops: list[str], f: _File) -> str | None:
     return None
 
 
+def _own_code(root: Path, node: TreeNode) -> str:
+    """What a decomposed component computes besides its children: its step's refactored parent (every method,
+    its plumbing included: MaxViT's grid partition views and permutes its tokens otherwise than its block
+    partition), with its children's classes, its attributes' names and the plain numbers it hands its children
+    left out (two layers calling their own attention files alike are alike; HRM's stacks hand their layers
+    their own `cycle_offset`, which the children's files tell apart where it matters). "" where it has no
+    step."""
+    f = _read(root / node.step / "refactored.py") if node.step else None
+    model = next((s for s in f.tree.body if isinstance(s, ast.ClassDef) and s.name == "RefactoredModel"), None) \
+        if f is not None else None
+    if f is None or model is None:
+        return ""
+    children = {a.asname or a.name for s in f.tree.body if isinstance(s, ast.ImportFrom) and s.module
+                and s.module.startswith("children.") for a in s.names}
+    attrs: dict[str, str] = {}
+
+    def number(e: ast.expr) -> bool:
+        return isinstance(e, ast.Constant) and type(e.value) in (int, float)
+
+    class Canonical(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            callee = n.func.value if isinstance(n.func, ast.Subscript) else n.func
+            if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
+                n.args = [ast.Constant(...) if number(a) else a for a in n.args]
+                for kw in n.keywords:
+                    kw.value = ast.Constant(...) if number(kw.value) else kw.value
+            self.generic_visit(n)
+            if isinstance(n.func, ast.Name) and n.func.id in children:
+                n.func.id = "child"
+            return n
+
+        def visit_Attribute(self, n: ast.Attribute) -> ast.AST:
+            self.generic_visit(n)
+            if isinstance(n.value, ast.Name) and n.value.id == "self":
+                n.attr = attrs.setdefault(n.attr, f"a{len(attrs)}")
+            return n
+
+    body = [s for s in model.body if isinstance(s, ast.FunctionDef)]
+    for fn in body:
+        if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant):
+            fn.body = fn.body[1:]   # (the docstring names the step)
+    return "\n".join(ast.dump(Canonical().visit(fn)) for fn in body)
+
+
 def _check_repeats(report: QualityReport, tree: DecompositionTree, files: dict[str, TreeNode]) -> None:
-    """Rule Q9: fusions and layers of one level and role, with the same input/output shapes and dtypes and
-    the same children (their files, a repeated child counted as the file it repeats), in files of their own.
-    Read from the leaves up, so that two decoder layers whose attentions repeat each other repeat too."""
+    """Rule Q9: fusions and layers of one level and role, with the same input/output shapes and dtypes, the
+    same children (their files, a repeated child counted as the file it repeats) and the same code of their own
+    (_own_code), in files of their own. Read from the leaves up, so that two decoder layers whose attentions
+    repeat each other repeat too."""
     heights: dict[str, int] = {}
 
     def height(nid: str, seen: frozenset[str] = frozenset()) -> int:
@@ -603,7 +648,7 @@ def _check_repeats(report: QualityReport, tree: DecompositionTree, files: dict[s
         kids = tuple(same.get(p, p) for p in paths)
         key = (node.level, _role_name(node.name), repr(sorted((node.input_shapes or {}).items())),
                repr(sorted((node.input_dtypes or {}).items())), repr(sorted((node.output_shapes or {}).items())),
-               kids)
+               kids, _own_code(report.root, node))
         seen = first.setdefault(key, rel)
         if seen != rel:
             same[rel] = seen
