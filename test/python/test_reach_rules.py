@@ -1252,3 +1252,16 @@ def test_a_branch_no_trial_takes_is_split_again_on_the_lines_the_trials_run(tree
     assert "raise NotImplementedError" in ref and "if type_ids is not None and" in ref, ref
     retried = [e for e in _log(dec) if "does not verify" in e["title"]]
     assert [e["resolution"] for e in retried] == ["written again from source, on the lines its trials run"], retried
+
+
+def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, Any]) -> None:
+    """CSATv2's DCT statistics: a variance kept as a non-persistent buffer, `var ** 0.5` in a kernel. The
+    kernel's stand-in for the buffer is drawn as `torch.rand` (the recorded values are never below zero): a
+    `torch.randn` made the file's own run NaN where the model's was finite, and its self-test failed."""
+    from hdecomp.toolchain.selftest import run_self_tests
+    dec = trees["variance_buffer"]
+    assert_fully_verified(dec, pipeline=False)
+    kernels = {f.stem: f.read_text() for f in (dec.root / "level_0_kernel").glob("*.py")}
+    assert "self.register_buffer('var', torch.rand((3, 16)), persistent=False)" in kernels["pow_fp32"]
+    report = run_self_tests(dec.root, write=False, batch_limit=1, warm=False)
+    assert report.results and report.failed == 0, [r for r in report.results if r.status != "PASS"]

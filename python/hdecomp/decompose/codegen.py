@@ -665,6 +665,17 @@ def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
     return sorted(q for q, m in root.named_modules(remove_duplicate=False) if m is sub and q)
 
 
+def float_draw(t: torch.Tensor, shape_t: str, dt: str) -> str:
+    """A stand-in draw for a float weight or buffer of the values `t` recorded, keeping their sign: a variance
+    or a scale never below zero is a `torch.rand` (CSATv2's DCT statistics: `var ** 0.5` of a `randn` stand-in
+    was NaN in the file's own run), one never above zero its negation; else `torch.randn`."""
+    if t.numel() and not t.is_meta and float(t.min()) >= 0:
+        return f"torch.rand({shape_t}{dt})"
+    if t.numel() and not t.is_meta and float(t.max()) <= 0:
+        return f"-torch.rand({shape_t}{dt})"
+    return f"torch.randn({shape_t}{dt})"
+
+
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:
     if held_by_object(root, target):
         # a tensor a plain object computed itself (Chameleon's code-to-token table): its values, a plain
@@ -683,7 +694,7 @@ def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: S
     if t.numel() and t.is_floating_point() and bool((t == t.reshape(-1)[0]).all()):
         init = f"torch.full({shape_t}, {literal(float(t.reshape(-1)[0]), ctx)}{dt})"
     elif t.is_floating_point():
-        init = f"torch.randn({shape_t}{dt})"
+        init = float_draw(t, shape_t, dt)
     elif t.numel() <= 16 and t.dim() <= 1:
         init = tensor_literal(t)
     else:

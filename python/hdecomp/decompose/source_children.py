@@ -285,7 +285,7 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     """A parameter / buffer the region reads, in the child's __init__: a stand-in of the recorded shape and
     dtype (batch-sized dimensions as `batch_size`) whose values the verifier (and the composition test)
     transfer from the parent (weight_map.json)."""
-    from hdecomp.decompose.codegen import uses_batch
+    from hdecomp.decompose.codegen import float_draw, uses_batch
     from hdecomp.decompose.shapes import BATCH, dims_source, full_batch, sample
     dims = dims_source(t)
     if any(d == BATCH or d.startswith(f"{BATCH} ") for d in dims):
@@ -295,18 +295,18 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     own = dict(model.named_parameters(recurse=False))
     if name in own:
         frozen = "" if own[name].requires_grad else ", requires_grad=False"
-        return f"        self.{name} = nn.Parameter(torch.randn({shape_t}{dt}){frozen})"
+        return f"        self.{name} = nn.Parameter({float_draw(sample(t).detach(), shape_t, dt)}{frozen})"
     small = _small_tensor(t)
     plain = name not in dict(model.named_buffers(recurse=False))
     if plain and small:   # a small plain tensor attribute: the same value, written out
         return f"        self.{name} = {tensor_literal(sample(t))}"
+    draw = float_draw(sample(t).detach(), shape_t, dt) if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
     if plain:   # a big one (a sinusoidal table built in __init__): a non-persistent buffer the map fills
-        init = f"torch.randn({shape_t}{dt})" if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
+        init = draw
         return (f"        # a plain tensor attribute of the original ({name}): its values come from the parent\n"
                 f"        self.register_buffer({name!r}, {init}, persistent=False)")
     persistent = name in model.state_dict()
-    init = tensor_literal(sample(t)) if small else \
-        f"torch.randn({shape_t}{dt})" if t.is_floating_point() else f"torch.zeros({shape_t}{dt})"
+    init = tensor_literal(sample(t)) if small else draw
     flag = "" if persistent else ", persistent=False"
     return (f"        # buffer of the original ({name}): its values come from the parent\n"
             f"        self.register_buffer({name!r}, {init}{flag})")
