@@ -4,6 +4,7 @@ batch-relative (`x.size(0)`, or `-1` in a view/reshape); what cannot be rewritte
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 from pathlib import Path
@@ -254,3 +255,24 @@ def test_the_second_capture_estimate_counts_activations_not_weights() -> None:
               torch.empty(1 << 20, device="meta")}
     assert tensor_bytes(values) == lin.weight.nbytes + act.nbytes
     assert tensor_bytes(values, state_storages(lin)) == act.nbytes
+
+
+class SharedKV(collections.UserDict):  # type: ignore[type-arg]
+    """transformers' KVSharingDict: a UserDict of the keys and values later layers read."""
+
+
+def test_a_userdict_of_tensors_is_an_input_its_class_rebuilds_at_the_original_batch() -> None:
+    """Gemma 3n's decoder hands every layer a KVSharingDict (a UserDict) of the keys and values the last
+    layers read: written as its class called on its items (it was "NotRepresentable", and the text model
+    stayed whole), its tensors taken to the original batch like any input's."""
+    from hdecomp.decompose.input_code import input_expr
+    from hdecomp.decompose.shapes import Scaling, full_size
+    from hdecomp.decompose.source import SourceContext
+    sc = Scaling(full=4, b1=1, b2=2, policy="batch_size")
+    v1 = SharedKV({"full": (torch.randn(1, 2, 8, 4), torch.randn(1, 2, 8, 4))})
+    v2 = SharedKV({"full": (torch.randn(2, 2, 8, 4), torch.randn(2, 2, 8, 4))})
+    full = full_size(v1, v2, sc, "shared_kv_states", [])
+    assert type(full) is SharedKV and full["full"][0].shape == (4, 2, 8, 4)
+    ctx = SourceContext(None)
+    text = input_expr(full, ctx)
+    assert text.startswith("SharedKV({'full': (torch.randn(batch_size, 2, 8, 4)"), text

@@ -4,6 +4,7 @@ and value ranges, and the recorded values themselves where a draw would break an
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import inspect
 from typing import Any
@@ -127,10 +128,27 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx, recorded_ints)}"
                                for k, v in value.items()) + "}"
+    if isinstance(value, collections.UserDict) and _rebuilt_from_items(value):
+        # a UserDict (transformers' KVSharingDict: the keys and values of the layers that share theirs, which
+        # later layers read) as its class called on its items
+        pairs = ", ".join(f"{literal(k, ctx)}: {input_expr(v, ctx, recorded_ints)}" for k, v in value.items())
+        return f"{qualified_name(type(value), ctx)}({{{pairs}}})"
     built = object_input_expr(value, ctx, recorded_ints)
     if built is not None:
         return built
     return literal(value, ctx)
+
+
+def _rebuilt_from_items(value: collections.UserDict[Any, Any]) -> bool:
+    """Whether `value`'s class called on a dict of its items gives an object of that class holding them and
+    nothing else of its own (a UserDict that adds methods, no state)."""
+    try:
+        rebuilt = type(value)(dict(value.data))
+    except Exception:   # (a constructor that takes something else)
+        return False
+    extra = {k: v for k, v in vars(value).items() if k != "data"}
+    return type(rebuilt) is type(value) and list(rebuilt.data) == list(value.data) and \
+        not extra and not {k for k in vars(rebuilt) if k != "data"}
 
 
 def _id_columns(value: torch.Tensor, dims: list[str], dt: str) -> str | None:

@@ -15,6 +15,7 @@ A full-size tensor is a meta tensor (no memory) of the full shape that carries i
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import copy
 import functools
@@ -205,6 +206,11 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
             return v1
     if isinstance(v1, dict) and isinstance(v2, dict) and set(v1) == set(v2):
         return same_kind_dict(v1, {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1})
+    if isinstance(v1, collections.UserDict) and type(v2) is type(v1) and set(v1) == set(v2):
+        # (a UserDict of tensors, transformers' KVSharingDict: its items at the original batch, in a copy)
+        scaled = copy.copy(v1)
+        scaled.data = {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
+        return scaled
     return v1
 
 
