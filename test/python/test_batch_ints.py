@@ -191,6 +191,9 @@ def test_values_per_sample_are_written_as_recorded_whatever_invariant_they_also_
     assert text.startswith("torch.tensor([[1, 4, 4], [1, 4, 4]], dtype=torch.int64)") and "randint" not in text, text
     ids = full_size(t([0, 0, 1, 3]), t([0, 0, 0, 1, 1, 2, 3, 3]), sc, "expert_ids", [])
     assert ".sort(dim=-1).values" in input_expr(ids, SourceContext(None))
+    # (sorted over the batch, the larger batch's leading rows the smaller one's by chance: tiled, no longer sorted)
+    ids = full_size(t([0, 0, 2, 3]), t([0, 0, 2, 3, 3, 3, 3, 3]), sc, "expert_ids", [])
+    assert ".sort(dim=-1).values" in input_expr(ids, SourceContext(None))
 
 
 def test_an_export_specialised_to_batch_one_is_recorded_instead(tmp_path: Path,

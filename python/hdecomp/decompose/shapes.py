@@ -171,11 +171,14 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         t._hdecomp_dims = tuple(dims)  # type: ignore[attr-defined]
         t._hdecomp_sample = v1  # type: ignore[attr-defined]
         t._hdecomp_batch = sc.full  # type: ignore[attr-defined]
-        # ids and masks per sample: codegen writes them as recorded, every invariant kept (ERNIE 4.5 VL's image
+        # ids and masks per sample: codegen writes them as recorded, tiled along the batch (ERNIE 4.5 VL's image
         # grids, `[[1, 4, 4]]` per sample, sorted by chance, whose product the features' rows must equal: a
-        # sorted draw of their range indexed out of them); else the invariant a draw must keep
+        # sorted draw of their range indexed out of them); where rows along the batch's own dimension are
+        # sorted or a permutation (expert ids sorted over the whole batch), tiling would break that: the
+        # invariant a draw keeps
         kind = int_structure(v1, v2)
-        if _per_sample(v1, v2, dims):
+        along_batch = BATCH in dims[-1]
+        if _per_sample(v1, v2, dims) and (kind is None or not along_batch):
             t._hdecomp_sample2 = v2  # type: ignore[attr-defined]
         elif kind is not None:
             t._hdecomp_ints = kind  # type: ignore[attr-defined]
