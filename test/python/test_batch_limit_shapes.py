@@ -117,7 +117,9 @@ def test_rnn_state_sized_by_the_batch_in_init(runs: dict[str, Any], name: str) -
     assert res["composition"]["status"] == "PASS"
     kernels = "".join(p.read_text() for p in _files(runs[name]))
     if name == "rnn_plain":   # the plain `self.hidden` becomes a batch-sized state buffer of its kernel
-        assert "self.register_buffer('hidden', torch.randn((batch_size, 10)), persistent=False)" in kernels
+        # (drawn with the sign its recorded values keep: codegen.float_draw)
+        assert re.search(r"self\.register_buffer\('hidden', torch\.randn?\(\(batch_size, 10\)\), persistent=False\)",
+                         kernels), kernels
     else:
         assert "self.register_buffer('h0', torch.randn((2, batch_size, 8)))" in kernels
 
