@@ -1238,22 +1238,6 @@ def test_a_mask_recorded_with_a_broadcast_column_is_a_tensor_a_kernel_may_write_
     built.bitwise_or_(torch.zeros(2, 256, dtype=torch.bool))   # (an expanded view raises RuntimeError here)
 
 
-def test_a_branch_no_trial_takes_is_split_again_on_the_lines_the_trials_run(trees: dict[str, Any]) -> None:
-    """ERNIE 4.5 VL's MoE block: `if type_ids.any():` routes text and vision tokens to their experts, `else:`
-    all to the text experts. No draw of the verifier's and no re-drawn weight takes the `else`, whose call of
-    the text experts is a child no trial calls (HD306). The split is made again on the lines the trials run,
-    the `else` raising in the parent (it was written again as a graph of the recorded path, whose zeros were
-    sized for one batch: an in-model FAIL in ERNIE)."""
-    dec = trees["modality_branch"]
-    assert_fully_verified(dec)
-    block = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]["block"]
-    assert block["capture"] == "source", block
-    ref = (dec.root / block["step"] / "refactored.py").read_text()
-    assert "raise NotImplementedError" in ref and "if type_ids is not None and" in ref, ref
-    retried = [e for e in _log(dec) if "does not verify" in e["title"]]
-    assert [e["resolution"] for e in retried] == ["written again from source, on the lines its trials run"], retried
-
-
 def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, Any]) -> None:
     """CSATv2's DCT statistics: a variance kept as a non-persistent buffer, `var ** 0.5` in a kernel. The
     kernel's stand-in for the buffer is drawn as `torch.rand` (the recorded values are never below zero): a

@@ -74,22 +74,10 @@ def decompose_component(dec: Decomposition, node: Node, step_number: int) -> lis
                  "anticheat_violation", "in_model_mismatch"}
         # (and an ERROR raised by the code the step wrote, not by the original: a recorded graph that runs a
         # reduction on the empty tensor a guard of the original's Python skipped, on another trial's inputs)
-        violations = ((_result_data(outcome) or {}).get("anticheat") or {}).get("violations") or []
-        if method == "source" and not node.reached_only and status == "FAIL" and \
-                set(outcome_reasons(outcome)) == {"anticheat_violation"} and violations and \
-                all(isinstance(v, dict) and v.get("rule") == "HD306" for v in violations):
-            # children no trial called, and nothing else wrong: the branches holding them are ones no trial
-            # takes, so the split is made again on the lines the trials' draws run (node.reached_only)
-            node.reached_only = True
-            dec.note(step_name, "difficulty", f"{node.id}: the step written from source does not verify",
-                     f"HD306: {violations[0].get('message', '')}",
-                     "written again from source, on the lines its trials run")
-            shutil.rmtree(step_dir, ignore_errors=True)
-            tried.pop()
-            continue
         if len(tried) == 1 and ((status == "FAIL" and set(outcome_reasons(outcome)) <= retry) or
                                 (status == "ERROR" and _written_code_raised(outcome, step_dir))):
             reason = outcome.fail_reason or outcome.error or "verification did not pass"
+            violations = ((_result_data(outcome) or {}).get("anticheat") or {}).get("violations") or []
             if violations:   # (which rule, where: the log says why, not only that)
                 v = violations[0]
                 reason = f"{reason}: {v.get('rule', '')} {v.get('message', '')}".rstrip() if isinstance(v, dict) \

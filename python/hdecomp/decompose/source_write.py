@@ -558,11 +558,9 @@ def _reach_every_child(dec: Decomposition, node: Node, comp: Component, ref: nn.
         except Exception:   # user code on the inputs the model handed it (_children_in_model says so)
             continue
         rec.calls.update(more.calls)
-    if runs is None and any(a not in rec.calls for a in attrs) and (not has_float_state(model) or node.reached_only):
+    if runs is None and any(a not in rec.calls for a in attrs) and not has_float_state(model):
         # no weights to re-draw: the verifier's trials run these inputs (and the model's) and nothing else, so a
-        # child none of them reaches is one no trial calls (HD306): its branch is not split. With weights, where
-        # the verifier found so (ERNIE 4.5 VL's text-only branch under `if token_type_ids.any():`, which no
-        # drawn input and no re-drawn weight took: node.reached_only)
+        # child none of them reaches is one no trial calls (HD306): its branch is not split
         raise _Unreached([*drawn, *in_model_calls(node)])
 
 

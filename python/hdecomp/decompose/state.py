@@ -52,10 +52,6 @@ class Node:
     # the inputs it received in the model (args, kwargs): its first call and its last (a loop body's first and
     # last iteration), recorded at the batch the step ran at; its own step verifies them too (in_model.py)
     in_model: list[tuple[list[Any], dict[str, Any]]] = field(default_factory=list, repr=False)
-    # its step written from source left children that no trial of its verifier called (HD306, and nothing
-    # else): written again on the lines the verifier's draws run, a branch none of them takes raising in the
-    # parent (source_write._reach_every_child)
-    reached_only: bool = False
 
 
 @dataclass
