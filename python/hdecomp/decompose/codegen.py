@@ -24,7 +24,7 @@ from hdecomp.decompose.capture.common import (
     held_value,
     is_held_object,
 )
-from hdecomp.decompose.input_code import input_expr
+from hdecomp.decompose.input_code import float_draw, input_expr
 from hdecomp.decompose.naming import (
     FILE_NAMES,
     class_alias,
@@ -663,17 +663,6 @@ def group_child_class(child: ChildPlan, root: nn.Module, values: dict[str, Any],
 
 def _aliases(root: nn.Module, sub: nn.Module) -> list[str]:
     return sorted(q for q, m in root.named_modules(remove_duplicate=False) if m is sub and q)
-
-
-def float_draw(t: torch.Tensor, shape_t: str, dt: str) -> str:
-    """A stand-in draw for a float weight or buffer of the values `t` recorded, keeping their sign: a variance
-    or a scale never below zero is a `torch.rand` (CSATv2's DCT statistics: `var ** 0.5` of a `randn` stand-in
-    was NaN in the file's own run), one never above zero its negation; else `torch.randn`."""
-    if t.numel() and not t.is_meta and float(t.min()) >= 0:
-        return f"torch.rand({shape_t}{dt})"
-    if t.numel() and not t.is_meta and float(t.max()) <= 0:
-        return f"-torch.rand({shape_t}{dt})"
-    return f"torch.randn({shape_t}{dt})"
 
 
 def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: SourceContext) -> str:

@@ -83,13 +83,9 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
                 # (rows of probabilities, a softmax's output: Nystromformer's iterative pseudo-inverse of its
                 # landmark kernel converges for those and diverges to NaN for uniform draws)
                 return f"torch.randn({shape}{dt}{dev}).softmax(dim={along})"
-            if value.numel() and float(value.detach().min()) >= 0:
-                return f"torch.rand({shape}{dt}{dev})" if shape else f"torch.rand((){dt})"
             # (a value never above zero, a log of a gate in (0, 1), stays so: RecurrentGemma's RG-LRU takes
             # sqrt(1 - exp(2 * log_a)), NaN for a positive draw)
-            if value.numel() and float(value.detach().max()) <= 0:
-                return f"-torch.rand({shape}{dt}{dev})" if shape else f"-torch.rand((){dt})"
-            return f"torch.randn({shape}{dt}{dev})" if shape else f"torch.randn((){dt})"
+            return float_draw(value, shape or "()", dt + dev)
         if value.is_complex():
             return f"torch.randn({shape_t}, dtype={value.dtype})"
         lo = int(value.detach().min()) if value.numel() else 0
@@ -137,6 +133,19 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
     if built is not None:
         return built
     return literal(value, ctx)
+
+
+def float_draw(t: torch.Tensor, shape_t: str, dt: str) -> str:
+    """A draw of shape `shape_t` (source) for a float input, weight or buffer of the values `t` recorded, keeping
+    their sign: a variance or a scale never below zero is a `torch.rand` (CSATv2's DCT statistics: `var ** 0.5`
+    of a `randn` stand-in was NaN in the file's own run), one never above zero its negation; else
+    `torch.randn`."""
+    t = t.detach()
+    if t.numel() and not t.is_meta and float(t.min()) >= 0:
+        return f"torch.rand({shape_t}{dt})"
+    if t.numel() and not t.is_meta and float(t.max()) <= 0:
+        return f"-torch.rand({shape_t}{dt})"
+    return f"torch.randn({shape_t}{dt})"
 
 
 def _rebuilt_from_items(value: collections.UserDict[Any, Any]) -> bool:

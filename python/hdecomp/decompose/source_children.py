@@ -285,7 +285,8 @@ def _tensor_init(model: nn.Module, name: str, t: torch.Tensor, ctx: SourceContex
     """A parameter / buffer the region reads, in the child's __init__: a stand-in of the recorded shape and
     dtype (batch-sized dimensions as `batch_size`) whose values the verifier (and the composition test)
     transfer from the parent (weight_map.json)."""
-    from hdecomp.decompose.codegen import float_draw, uses_batch
+    from hdecomp.decompose.codegen import uses_batch
+    from hdecomp.decompose.input_code import float_draw
     from hdecomp.decompose.shapes import BATCH, dims_source, full_batch, sample
     dims = dims_source(t)
     if any(d == BATCH or d.startswith(f"{BATCH} ") for d in dims):

@@ -44,6 +44,17 @@ class Region:
     def nodes(self) -> list[ast.AST]:
         return [self.expr] if self.expr is not None else list(self.stmts)
 
+    def rewrite(self, t: ast.NodeTransformer) -> None:
+        """Its code as `t` rewrites it (statements or expression, and the contexts it runs under), its first
+        line kept as the forward wrote it (the file's docstring quotes it)."""
+        self.first_line = self.first_line or ast.unparse(self.expr if self.expr is not None
+                                                         else self.stmts[0]).split("\n")[0]
+        self.stmts = [t.visit(st) for st in self.stmts]
+        if self.expr is not None:
+            self.expr = t.visit(self.expr)
+        for it in self.contexts:
+            it.context_expr = t.visit(it.context_expr)
+
 
 def submodule_call_count(r: Region, attrs: dict[str, AttrInfo]) -> int:
     """How many calls of the module's submodules region `r` holds."""
@@ -483,15 +494,9 @@ def pass_elements(r: Region, local_names: set[str]) -> None:
             continue
         if isinstance(index, ast.Name) and (index.id not in r.inputs or index.id in stored or index.id in in_defs):
             continue
-        r.first_line = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
         label = index.id if isinstance(index, ast.Name) else str(index.value)
         part = safe_local(f"{name}_{label}", local_names | set(r.inputs) | set(names.loads) | set(names.stores))
-        swap = _ElementReads(name, ast.dump(index), part)
-        r.stmts = [swap.visit(st) for st in r.stmts]
-        if r.expr is not None:
-            r.expr = swap.visit(r.expr)
-        for it in r.contexts:
-            it.context_expr = swap.visit(it.context_expr)
+        r.rewrite(_ElementReads(name, ast.dump(index), part))
         r.passed[part] = ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=index, ctx=ast.Load())
         r.inputs[r.inputs.index(name)] = part
         local_names.add(part)   # a parameter of the child
@@ -550,11 +555,7 @@ def stacked_entries(r: Region, elsewhere: set[str], attrs: dict[str, AttrInfo], 
             any(t.dim() < 1 or not dims_source(t)[0].isdigit() for t in tensors) or \
             len({int(t.shape[0]) for t in tensors}) != 1 or int(tensors[0].shape[0]) < 2:
         return
-    r.first_line = r.first_line or ast.unparse(r.expr if r.expr is not None else r.stmts[0]).split("\n")[0]
-    drop = _EntryReads(set(stacked), v)
-    r.stmts = [drop.visit(st) for st in r.stmts]
-    if r.expr is not None:
-        r.expr = drop.visit(r.expr)
+    r.rewrite(_EntryReads(set(stacked), v))
     r.entry, r.stacked, r.entries = v, stacked, int(tensors[0].shape[0])
     if not any(isinstance(n, ast.Name) and n.id == v for node in [*r.local_defs, *r.nodes] for n in ast.walk(node)):
         r.inputs.remove(v)

@@ -817,10 +817,13 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
     local_names = (params | set(names_of(fs.fdef.body).stores) | set(names_of(fdef.body).stores) |
                    {n for r in regions for n in names_of(r.nodes).stores}) - {"self"}
     local_defs = local_definitions(fs.fdef)
-    # what the parent's code and each region read (through the methods they call too): stacked_entries
-    parent_reads = set(_read_through_methods(names_of(list(_parent_code_nodes(fdef))).self_attrs, attrs))
-    region_reads = {r.index: set(_read_through_methods(names_of([*r.nodes, *(it.context_expr for it in r.contexts)])
-                                                       .self_attrs, attrs)) for r in regions}
+    # what the parent's code and each region read (through the methods they call too), where a loop body may
+    # read one entry of a stacked tensor (stacked_entries)
+    reads: dict[int, set[str]] = {}
+    if any(r.in_loop for r in regions):
+        reads = {r.index: set(_read_through_methods(names_of([*r.nodes, *(it.context_expr for it in r.contexts)])
+                                                    .self_attrs, attrs)) for r in regions}
+        reads[-1] = set(_read_through_methods(names_of(list(_parent_code_nodes(fdef))).self_attrs, attrs))  # (parent)
     own = {n for n, _ in model.named_parameters(recurse=False)} | {n for n, _ in model.named_buffers(recurse=False)}
     # each region's inputs and outputs (outputs: written in the region, read anywhere else in the forward)
     for r in regions:
@@ -835,7 +838,8 @@ def _build_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, regi
                 if n in local_names and n not in r.inputs and n not in local_defs:
                     r.inputs.append(n)
         pass_elements(r, local_names)
-        stacked_entries(r, parent_reads.union(*(v for i, v in region_reads.items() if i != r.index)), attrs, own)
+        if r.in_loop:
+            stacked_entries(r, set().union(*(v for i, v in reads.items() if i != r.index)), attrs, own)
         if r.expr is not None:
             r.outputs = []
         else:

@@ -173,22 +173,28 @@ def _read(path: Path) -> _File | None:
     return _File(source, tree, model, forward, inputs)
 
 
+def _step_parent(root: Path, node: TreeNode) -> tuple[_File, ast.ClassDef, dict[str, str]] | None:
+    """A decomposed component's step parent: its refactored.py read, its `RefactoredModel` class, and the
+    child classes it imports (alias -> the child file's stem). None where it has no step or none is read."""
+    f = _read(root / node.step / "refactored.py") if node.step else None
+    model = next((s for s in f.tree.body if isinstance(s, ast.ClassDef) and s.name == "RefactoredModel"), None) \
+        if f is not None else None
+    if f is None or model is None:
+        return None
+    stems = {a.asname or a.name: s.module.split(".", 1)[1] for s in f.tree.body
+             if isinstance(s, ast.ImportFrom) and s.module and s.module.startswith("children.") for a in s.names}
+    return f, model, stems
+
+
 def _step_view(root: Path, tree: DecompositionTree, node: TreeNode) -> _File | None:
     """A decomposed component's forward as its step's refactored.py writes it, each child call named by
     what the child holds (a contraction, a softmax, else its first op): what Q1 counts where the component's
     own file only subclasses a package module (`class Model(LlamaMLP)`)."""
-    step = node.step
-    if not step:
+    parent = _step_parent(root, node)
+    if parent is None:
         return None
-    f = _read(root / step / "refactored.py")
-    if f is None:
-        return None
-    model = next((s for s in f.tree.body if isinstance(s, ast.ClassDef) and s.name == "RefactoredModel"), None)
-    if model is None:
-        return None
+    f, model, stems = parent
     forward = next((s for s in model.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
-    stems = {a.asname or a.name: s.module.split(".", 1)[1] for s in f.tree.body
-             if isinstance(s, ast.ImportFrom) and s.module and s.module.startswith("children.") for a in s.names}
     modules: dict[str, str] = {}
     for attr, cls in _module_attrs(model).items():
         child = tree.nodes.get(stems.get(cls, ""))
@@ -588,13 +594,10 @@ def _own_code(root: Path, node: TreeNode) -> str:
     left out (two layers calling their own attention files alike are alike; HRM's stacks hand their layers
     their own `cycle_offset`, which the children's files tell apart where it matters). "" where it has no
     step."""
-    f = _read(root / node.step / "refactored.py") if node.step else None
-    model = next((s for s in f.tree.body if isinstance(s, ast.ClassDef) and s.name == "RefactoredModel"), None) \
-        if f is not None else None
-    if f is None or model is None:
+    parent = _step_parent(root, node)
+    if parent is None:
         return ""
-    children = {a.asname or a.name for s in f.tree.body if isinstance(s, ast.ImportFrom) and s.module
-                and s.module.startswith("children.") for a in s.names}
+    _, model, children = parent
     attrs: dict[str, str] = {}
 
     def number(e: ast.expr) -> bool:

@@ -232,14 +232,14 @@ class EntryReads:
         self.read: dict[str, set[int]] = {n: set() for n in names if n in held}
         self.whole: set[str] = {n for n in names if n not in held or held[n].dim() == 0}
         self._sizes = {n: int(held[n].shape[0]) for n in self.read if n not in self.whole}
-        by_id = {id(held[n]): n for n in self.read}
+        self._by_id = by_id = {id(held[n]): n for n in self.read}
         reads = self
 
         class Mode(TorchFunctionMode):
             def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
                 kwargs = kwargs or {}
                 if by_id and any(id(a) in by_id for a in (*args, *kwargs.values())):
-                    reads._note(func, args, by_id)
+                    reads._note(func, args)
                 return func(*args, **kwargs)
 
         self._mode = Mode()
@@ -251,14 +251,14 @@ class EntryReads:
             self._mode.__exit__(None, None, None)
         self._handles = [model.register_forward_pre_hook(enter), model.register_forward_hook(leave, always_call=True)]
 
-    def _note(self, func: Any, args: Any, by_id: dict[int, str]) -> None:
+    def _note(self, func: Any, args: Any) -> None:
         name = getattr(func, "__name__", "")
-        first = args[0] if args else None
-        index = _entry_index(args[1]) if name == "__getitem__" and id(first) in by_id and len(args) == 2 else None
-        if index is not None and by_id[id(first)] in self._sizes:
-            self.read[by_id[id(first)]].add(index % self._sizes[by_id[id(first)]])
+        held = self._by_id.get(id(args[0])) if args else None
+        index = _entry_index(args[1]) if name == "__getitem__" and held is not None and len(args) == 2 else None
+        if index is not None and held in self._sizes:
+            self.read[held].add(index % self._sizes[held])
         elif name not in self._METADATA:
-            self.whole |= {by_id[id(a)] for a in args if id(a) in by_id}
+            self.whole |= {self._by_id[id(a)] for a in args if id(a) in self._by_id}
 
     def unread(self, name: str, index: int) -> bool:
         """Whether no forward so far read entry `index` of tensor `name`, nor the whole tensor."""
