@@ -1238,6 +1238,22 @@ def test_a_mask_recorded_with_a_broadcast_column_is_a_tensor_a_kernel_may_write_
     built.bitwise_or_(torch.zeros(2, 256, dtype=torch.bool))   # (an expanded view raises RuntimeError here)
 
 
+def test_a_size_of_the_flattened_tokens_is_read_from_the_dims_it_flattens(trees: dict[str, Any]) -> None:
+    """ERNIE 4.5 VL's MoE block: the router logits are written into `torch.zeros(batch * seq, n_experts)`.
+    The source split leaves the text experts of the `else` no trial takes (HD306), and the graph recorded
+    instead holds the zeros' rows as a number, 8 at the cut batch: no tensor of the graph has a dimension of
+    8 x the batch, but the hidden states' first two dimensions multiply to it. Written as
+    `h.size(0) * h.size(1)`, the graph holds at the file's own batch (it was kept at 8, and the whole
+    pipeline at batch 2 raised on a mask of 16 rows)."""
+    dec = trees["modality_branch"]
+    assert_fully_verified(dec)   # (the pipeline at the file's batch, 2, included)
+    block = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]["block"]
+    ref = (dec.root / block["step"] / "refactored.py").read_text()
+    assert "h.size(0)" in ref and "h.size(1)" in ref and "torch.zeros(size=(8," not in ref, ref
+    rewritten = [e for e in _log(dec) if "written batch-relative" in e["description"]]
+    assert any("written as h.size(0) * h.size(1)" in e["description"] for e in rewritten), rewritten
+
+
 def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, Any]) -> None:
     """CSATv2's DCT statistics: a variance kept as a non-persistent buffer, `var ** 0.5` in a kernel. The
     kernel's stand-in for the buffer is drawn as `torch.rand` (the recorded values are never below zero): a

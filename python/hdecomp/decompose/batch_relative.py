@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -127,10 +128,13 @@ def baked_ints(graph1: fx.Graph, graph2: fx.Graph, b1: int, b2: int) -> tuple[li
 
 
 def _size_source(node: fx.Node, graph_nodes: dict[str, fx.Node], values1: dict[str, Any],
-                 values2: dict[str, Any], b1: int, b2: int, k: int) -> tuple[fx.Node, int] | None:
-    """A tensor the node can read the batch from: a dimension that is k * batch at both batches; the
-    node's own tensor inputs first (the generated code then reads its own operand), then the inputs, then
-    the values computed before it."""
+                 values2: dict[str, Any], b1: int, b2: int, k: int, *, single: bool = True,
+                 ) -> tuple[fx.Node, tuple[int, ...]] | None:
+    """A tensor the node can read the batch from: a dimension that is k * batch at both batches, or (not
+    `single`) a run of adjacent dimensions whose product is (`torch.zeros(batch * seq, n)` of ERNIE's router
+    logits, beside hidden states of (batch, seq, d): `h.size(0) * h.size(1)`); the node's own tensor inputs
+    first (the generated code then reads its own operand), then the inputs, then the values computed before
+    it."""
     candidates: list[fx.Node] = []
     for a in node.all_input_nodes:
         candidates.append(a)
@@ -141,13 +145,16 @@ def _size_source(node: fx.Node, graph_nodes: dict[str, fx.Node], values1: dict[s
             break
         if n not in candidates and n.op in ("call_function", "call_method", "call_module"):
             candidates.append(n)
+    shapes = []
     for c in candidates:
         t1, t2 = values1.get(c.name), values2.get(c.name)
-        if not (isinstance(t1, torch.Tensor) and isinstance(t2, torch.Tensor)) or t1.dim() != t2.dim():
-            continue
-        for j, (d1, d2) in enumerate(zip(t1.shape, t2.shape, strict=True)):
-            if d1 == k * b1 and d2 == k * b2:
-                return c, j
+        if isinstance(t1, torch.Tensor) and isinstance(t2, torch.Tensor) and t1.dim() == t2.dim():
+            shapes.append((c, tuple(t1.shape), tuple(t2.shape)))
+    for span in range(1, 2 if single else 1 + max((len(s1) for _, s1, _ in shapes), default=0)):
+        for c, s1, s2 in shapes:
+            for j in range(len(s1) - span + 1):
+                if int(np.prod(s1[j:j + span])) == k * b1 and int(np.prod(s2[j:j + span])) == k * b2:
+                    return c, tuple(range(j, j + span))
     return None
 
 
@@ -172,13 +179,19 @@ def rewrite_baked_ints(graph: fx.Graph, baked: list[BakedInt], values1: dict[str
                             "(wrong at other batch sizes)")
                 continue
             src = _size_source(node, nodes, values1, values2, b1, b2, bi.k)
+            inferred = node.op == "call_method" and str(node.target) in INFERRED_SHAPE_OPS and not inferred_used \
+                and sum(1 for other in items if other.k is not None) == 1
+            if src is None and not inferred:   # (a view's one inferred dimension before a product of sizes)
+                src = _size_source(node, nodes, values1, values2, b1, b2, bi.k, single=False)
             value: Any
             if src is not None:
                 with new.inserting_before(node):
-                    value = new.call_method("size", (src[0], src[1]))
-                text = f"{src[0].name}.size({src[1]})"
-            elif node.op == "call_method" and str(node.target) in INFERRED_SHAPE_OPS and not inferred_used \
-                    and sum(1 for other in items if other.k is not None) == 1:
+                    sizes = [new.call_method("size", (src[0], j)) for j in src[1]]
+                    value = sizes[0]
+                    for more in sizes[1:]:
+                        value = new.call_function(operator.mul, (value, more))
+                text = " * ".join(f"{src[0].name}.size({j})" for j in src[1])
+            elif inferred:
                 value, text, inferred_used = -1, "-1 (inferred)", True
             else:
                 left.append(f"{where} is {bi.k} x the batch, and no tensor of the graph has that dimension: "
