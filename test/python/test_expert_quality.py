@@ -22,7 +22,7 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
-         "offset_stacks", "threshold_loop", "sized_call")
+         "offset_stacks", "threshold_loop", "sized_call", "postprocess_method")
 # (cached_layers and stacked_experts are decomposed, verified whole and judged on what they show, not lint clean:
 # cached_layers' cache and constant mask are Q5 still, as stacked_experts' `expert_idx == self.num_experts` on the
 # index a loop over `nonzero()` gives: open)
@@ -318,6 +318,18 @@ def test_weight_standardisation_is_a_kernel_on_the_weights_named_so(trees: dict[
 
 
 # ---- roles ---------------------------------------------------------------------------------------------------
+
+
+def test_a_method_holding_a_layers_worth_of_ops_is_a_layer(trees: dict[str, Any]) -> None:
+    """A detector's box head: `self.postprocess(s, d, size)` per image runs a softmax, the box decode, the
+    scores' threshold and a small-box test, more than a fusion holds. It is a layer below the head (it was a
+    fusion of ten kernels, rule Q6), and the straight-line compute of its own split is a layer of fusions; no
+    fusion of the tree holds more than five compute ops (every fixture lints clean, above)."""
+    nodes = _nodes(trees["postprocess_method"])
+    post = [n for n in nodes.values() if n["name"] == "postprocess"]
+    assert [n["level"] for n in post] == ["layer"], post
+    fusions = [n for n in nodes.values() if n["level"] == "fusion"]
+    assert fusions and all(len(n["children"]) <= 5 for n in fusions), fusions
 
 
 def test_roles_from_structure() -> None:

@@ -27,7 +27,7 @@ from torch import nn
 
 from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block
-from hdecomp.decompose.levels import child_level
+from hdecomp.decompose.levels import FUSION_MAX, child_level
 from hdecomp.decompose.naming import input_signature
 from hdecomp.decompose.plan import is_kernel_module, runs_one_kernel
 from hdecomp.decompose.plumbing import without_plumbing_objects
@@ -61,8 +61,15 @@ from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
-from hdecomp.vocab.ops import is_compute_op, snake
-from hdecomp.vocab.roles import FALLBACK_ROLES, STRUCTURE_KINDS, category, effective_contractions, role_of
+from hdecomp.vocab.ops import fusion_size, is_compute_op, snake
+from hdecomp.vocab.roles import (
+    FALLBACK_ROLES,
+    PATTERN_ROLES,
+    STRUCTURE_KINDS,
+    category,
+    effective_contractions,
+    role_of,
+)
 from hdecomp.vocab.workload import is_shape_free, workload_key
 
 
@@ -697,10 +704,18 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
             c.ops = [o for o in c.ops if o not in spoken]
             c.base = c.ops[0] if len(c.ops) == 1 else role_of(c.ops)
     # a fusion's children are kernels, whatever they hold; a module holding several contractions (Reformer's
-    # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size
+    # LocalSelfAttention: q, k, v and two matmuls) is a layer, whatever its size. A region is sized as a module
+    # is where it holds more than a fusion may: one call of a library function or a method that runs a layer's
+    # worth of ops (torchvision's `filter_proposals`: top-k, sigmoid, clipping, small-box removal, a threshold
+    # and NMS, was a fusion of seven kernels), or more compute ops than a fusion holds (rule Q6's count); a
+    # pattern kept whole (`apply_rotary_pos_emb(q, k, cos, sin)`'s rope, an attention core) stays one fusion
     contractions = effective_contractions(r.structure[:len(r.structure) // max(r.calls, 1)]) if r.calls else None
+    layer_sized = c.kind == "region" and \
+        ((len(c.ops) == 1 and category(c.ops[0]) == "other") or fusion_size(c.ops) > FUSION_MAX) and \
+        role_of([*r.structure, *sorted(r.op_names)]) not in PATTERN_ROLES and c.base not in PATTERN_ROLES
     level = 0 if kernel or node.level <= 1 else child_level(node.level, ops_per_call, False,
-                                                            module=c.kind == "module", contractions=contractions)
+                                                            module=c.kind == "module" or layer_sized,
+                                                            contractions=contractions)
     # (the ops it ran, not only those its header names: a region's method calls hold a detector's nms)
     body = assemble(c.class_src, list(r.args), dict(r.kwargs), r.out, c.ctx, ops=[*c.ops, *sorted(r.op_names)])
     if c.kind == "module" and kernel and c.module is not None:

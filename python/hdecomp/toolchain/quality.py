@@ -45,6 +45,7 @@ from hdecomp.errors import HdecompError
 from hdecomp.formats.tree import TREE_FILE, DecompositionTree, TreeFormatError, TreeNode
 from hdecomp.vocab.dtypes import NUMBER_DTYPES
 from hdecomp.vocab.levels import FUSION_OPS, level_name
+from hdecomp.vocab.ops import nary_ops
 from hdecomp.vocab.roles import (
     FALLBACK_ROLES,
     PATTERN_MAX_OPS,
@@ -466,7 +467,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
         most = PATTERN_MAX_OPS if _role_name(node.name) in PATTERN_ROLES else FUSION_OPS[1]
         # (a chain of one associative op counts once against the most, as its ops against the least: two adds
         # are two kernels unfused)
-        if size < FUSION_OPS[0] or (len(_nary(compute)) if len(compute) > 1 else size) > most:
+        if size < FUSION_OPS[0] or (len(nary_ops(compute)) if len(compute) > 1 else size) > most:
             add("Q6", f"{size} compute ops: a fusion holds {FUSION_OPS[0]}-{most}")
     if level in (1, 2) and not is_root:
         why = op_list_name(node.name, ops)
@@ -710,19 +711,6 @@ def _host_ops(f: _File) -> list[str]:
 
 
 # associative ops a chain of which is one n-ary op (`e + h1 + h2 + ... + h6`: a sum of seven tensors, one kernel)
-_NARY = frozenset({"add", "mul", "maximum", "minimum", "logical_and", "logical_or", "bitwise_and", "bitwise_or"})
-
-
-def _nary(ops: list[str]) -> list[str]:
-    """`ops` with each run of one associative op counted once (BLT's and TAPAS's embeddings: an embedding and the
-    six or eight embeddings added to it are an embedding and one sum)."""
-    out: list[str] = []
-    for o in ops:
-        if not (out and _norm_op(o) == _norm_op(out[-1]) and _norm_op(o) in _NARY):
-            out.append(o)
-    return out
-
-
 def _without(ops: list[str], drop: list[str]) -> list[str]:
     """`ops` with each name of `drop` taken out once (by its normalised name)."""
     out = list(ops)

@@ -239,6 +239,27 @@ def is_compute_op(name: str) -> bool:
         op not in ("getitem", "setitem", "size", "identity")
 
 
+# associative ops a chain of which is one n-ary op (`e + h1 + ... + h6`: one sum of seven)
+NARY_OPS = frozenset({"add", "mul", "maximum", "minimum", "logical_and", "logical_or", "bitwise_and", "bitwise_or"})
+
+
+def nary_ops(ops: list[str]) -> list[str]:
+    """`ops` with each run of one associative op counted once (BLT's and TAPAS's embeddings: an embedding and the
+    six or eight embeddings added to it are an embedding and one sum)."""
+    out: list[str] = []
+    for o in ops:
+        norm = o.lower().strip("_")
+        if not (out and norm == out[-1].lower().strip("_") and norm in NARY_OPS):
+            out.append(o)
+    return out
+
+
+def fusion_size(ops: list[str]) -> int:
+    """The compute ops a fusion of `ops` holds, as rule Q6 counts them: its compute ops, a chain of one associative
+    op once."""
+    return len(nary_ops([o for o in ops if is_compute_op(o)]))
+
+
 # Context managers that set how a run goes (grad mode, autocast, the SDPA backend chosen), not what it computes:
 # `with torch.no_grad():` or `with sdpa_kernel(SDPBackend.MATH):` around a call adds no op of its own
 RUN_MODES = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "autocast", "sdpa_kernel"})
