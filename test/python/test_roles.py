@@ -44,6 +44,10 @@ from hdecomp.vocab.roles import ROLES, category, role_of
     (["arange", "div", "pow", "reciprocal"], "constants"),
     (["sub", "ne", "cumsum"], "reduction"),
     (["mul", "add"], "pointwise"),
+    (["div", "masked_fill", "softmax", "dropout"], "attention_probs"),
+    (["tanh", "mul", "add", "softmax"], "attention_probs"),
+    # a box decoder's exp and clamp beside the class scores' softmax (torchvision's postprocess_detections)
+    (["sub", "mul", "add", "div", "clamp", "exp", "mul", "softmax"], "pointwise"),
     (["conv2d", "batch_norm2d", "relu", "conv2d", "batch_norm2d", "add", "relu"], "residual_block"),
 ])
 def test_role_of_real_op_lists(ops: list[str], role: str) -> None:

@@ -202,6 +202,11 @@ _COMPARE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logica
                       "or", "xor", "invert", "bitwise_and", "bitwise_or", "bitwise_not", "all", "any", "sum"})
 
 
+# what may stand beside a softmax in the attention probabilities: a scale, an additive or filled mask, a
+# soft-capping tanh
+_PROBS = frozenset({SOFTMAX, MUL, ADD, MASK, ACT})
+
+
 def role_of(ops: list[str], *, integer: bool = False, float_out: bool = False) -> str:
     """The role of a group of ops (graph order); see the module docstring. `integer`: the group reads integer
     or bool tensors only (through casts and views), and no weights: mask, position and routing work
@@ -241,7 +246,9 @@ def role_of(ops: list[str], *, integer: bool = False, float_out: bool = False) -
     # no contraction
     if (n[TRIG] or n[ROTATE]) and n[MUL] and n[ADD]:
         return "rope"
-    if n[SOFTMAX]:
+    if n[SOFTMAX] and set(cats) <= _PROBS:
+        # the scale, mask (or soft-capping) and softmax of scores: a box decoder's exp and clamp beside the
+        # class scores' softmax (torchvision's postprocess_detections) hold no attention probabilities
         return "attention_probs"
     if n[EMBED]:
         return "embeddings"
