@@ -357,12 +357,33 @@ def get_init_inputs():
 '''
 
 
-def test_a_forward_that_appends_to_an_input_list_mutates_no_input(tmp_path: Path) -> None:
-    # the tensors it got stay where they were; the list grew. (Read by position after the run, the second
-    # list's first tensor was compared with the appended p6: 'input_mutation' on an honest step.)
+def test_a_forward_that_appends_to_an_input_list_mutates_no_input_tensor(tmp_path: Path) -> None:
+    # the tensors it got stay where they were; the list grew, by two entries both sides write. (Read by position
+    # after the run, the second list's first tensor was compared with the appended p6: 'input_mutation' on an
+    # honest step.)
     (tmp_path / "original.py").write_text(_APPENDS)
     (tmp_path / "refactored.py").write_text(_APPENDS.replace("class Model(", "class RefactoredModel("))
     r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(skip_anticheat=True))
     assert r.status == "PASS", (r.error, r.fail_reasons, r.data.get("fail_detail"))
     trials = r.data["numerical_comparison"]["trials"]
-    assert all(t["input_mutated_by_original"] == [] == t["input_mutated_by_refactored"] for t in trials), trials
+    written = ["args[0][1] (an entry written)", "args[0][2] (an entry written)"]
+    assert all(t["input_mutated_by_original"] == written == t["input_mutated_by_refactored"] for t in trials), trials
+
+
+def test_what_a_forward_writes_into_a_container_it_is_handed_is_compared_as_output(tmp_path: Path) -> None:
+    """Gemma 3n's attentions store their keys and values in the dict the decoder hands every layer, for the
+    layers after them. A refactored model that leaves the entry out verified alone (the readers found no
+    entry in the composition), and one that writes other values too: both FAIL now."""
+    stores = _APPENDS.replace("        return p\n", "        return p6\n")   # (the entries are no output)
+    assert stores != _APPENDS
+    (tmp_path / "original.py").write_text(stores)
+    dropped = stores.replace("class Model(", "class RefactoredModel(").replace(
+        "p.extend([p6, torch.relu(p6)])", "p = p + [p6, torch.relu(p6)]")
+    (tmp_path / "refactored.py").write_text(dropped)
+    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(skip_anticheat=True))
+    assert r.status == "FAIL" and "input_mutation" in r.fail_reasons, (r.fail_reasons, r.data.get("fail_detail"))
+    other = stores.replace("class Model(", "class RefactoredModel(").replace(
+        "p.extend([p6, torch.relu(p6)])", "p.extend([p6, torch.relu(p6)])\n        p[-1] = p6 * 2")
+    (tmp_path / "refactored.py").write_text(other)
+    r = verify_step(tmp_path / "original.py", tmp_path / "refactored.py", VerifyOptions(skip_anticheat=True))
+    assert r.status == "FAIL" and "numerical_mismatch" in r.fail_reasons, (r.fail_reasons, r.data.get("fail_detail"))

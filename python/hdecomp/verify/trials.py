@@ -25,6 +25,7 @@ from hdecomp.runtime.component import (
     run_user_code,
     seed_everything,
 )
+from hdecomp.runtime.input_writes import HeldEntries, WithWrites
 from hdecomp.runtime.ops import OpTrace, record_ops
 from hdecomp.runtime.settle import settle, state_versions, wrote_state
 from hdecomp.verify.compare import LeafComparison, OutputComparison, first_float_dtype
@@ -124,6 +125,7 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
     clock.sync()
     t0 = time.perf_counter()
     trace: OpTrace | None = None
+    held = HeldEntries(args, kwargs)   # (what it writes into the containers it is handed is output too)
     if record:
         out, trace = run_user_code(
             lambda: record_ops(model, args, kwargs,
@@ -139,7 +141,7 @@ def _forward(comp: Component, model: nn.Module, args: list[Any], kwargs: dict[st
     clock.forward_calls += 1
     if not torch.equal(rng_before, torch.random.get_rng_state()):
         clock.random_draws += 1   # the forward drew random numbers (the same ones on both sides)
-    return _detach(out), trace
+    return _detach(WithWrites.of(out, held.written())), trace
 
 
 @dataclass
@@ -458,6 +460,7 @@ def original_half(ctx: TrialContext, args: list[Any], kwargs: dict[str, Any], se
         wrote = wrote_state(m_orig, versions)
         changed_o = set(_mutated(pristine, o_before))
         mutated_o = [p for (p, t), v in zip(o_before, o_versions, strict=True) if p in changed_o or t._version != v]
+        mutated_o += [f"{p} (an entry written)" for p in WithWrites.paths(out_o)]
         del o_before
         del o_args, o_kwargs
         clock.add("inputs", time.perf_counter() - t0)
@@ -504,6 +507,7 @@ def refactored_half(ctx: TrialContext, args: list[Any], kwargs: dict[str, Any], 
         del snapshot
     else:
         mutated_r = [p for (p, t), fp in zip(pristine, prints, strict=False) if _fingerprint(t) != fp]
+    mutated_r += [f"{p} (an entry written)" for p in WithWrites.paths(out_r)]
     clock.add("inputs", time.perf_counter() - t0)
     return out_r, trace_r, mutated_r
 
