@@ -1254,6 +1254,23 @@ def test_a_size_of_the_flattened_tokens_is_read_from_the_dims_it_flattens(trees:
     assert any("written as h.size(0) * h.size(1)" in e["description"] for e in rewritten), rewritten
 
 
+def test_a_write_into_a_dict_the_layers_share_stays_in_a_source_level_parent(trees: dict[str, Any]) -> None:
+    """Gemma 3n's key/value sharing: one attention stores its keys and values in the UserDict the decoder hands
+    every layer, the later ones read them. No fx trace looks into the dict, and the recording dropped the write:
+    every step passed and the composition raised KeyError. The recording refuses a write into a container it is
+    handed, so the write stays in a source-level parent; each layer's recorded call holds the dict as it was
+    at that call (an entry written later is not in the storing layer's inputs), and the verifier compares
+    what each side writes into its inputs."""
+    dec = trees["shared_kv_dict"]
+    assert_fully_verified(dec)
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    storers = [n for n in nodes.values() if n["level"] == "layer" and n.get("capture") == "source"
+               and "shared['kv'] = (k, v)" in (dec.root / n["step"] / "refactored.py").read_text()]
+    assert len(storers) == 1, [(n["id"], n.get("capture")) for n in nodes.values()]
+    refused = [e for e in _log(dec) if "writes into a container it is handed" in e["description"]]
+    assert refused, [e["description"] for e in _log(dec)]
+
+
 def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, Any]) -> None:
     """CSATv2's DCT statistics: a variance kept as a non-persistent buffer, `var ** 0.5` in a kernel. The
     kernel's stand-in for the buffer is drawn as `torch.rand` (the recorded values are never below zero): a

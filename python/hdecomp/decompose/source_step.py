@@ -319,7 +319,10 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
             if len(calls) == 1 and not _called_submodules(fdef, attrs):   # a library helper the analysis lets be
                 return _function_plan(model, fs, as_written, attrs, calls[0], user_file, per_statement,
                                       max_iterations, executed_of)
-            if len(_called_submodules(fdef, attrs, carried=plumbing)) < 2:
+            called = _called_submodules(fdef, attrs, carried=plumbing)
+            # (and the items of a container it iterates, `for layer in self.layers: x = layer(x, shared)`)
+            held = [a for a in _submodules_read(fdef, attrs) if a not in called and attrs[a].kind == "container"]
+            if len(called) + sum(len(attrs[a].value) for a in held) < 2:
                 raise SourceStepError("the forward has no compute of its own to split (only child calls)")
         calls = ([ast.Expr(value=regions[0].expr)] if regions[0].expr is not None else regions[0].stmts) \
             if len(regions) == 1 else []

@@ -215,7 +215,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     try:
         made = draft_children(draft, dec.root, node, model, cap, children, real, vnames)
     except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
-        return leaf(dec, node, step_name, f"cannot generate the children: {exc}", method=cap.method)
+        return _unwritten_graph(dec, node, run, avoid, why, f"cannot generate the children: {exc}", cap.method)
     ties = tie_tied_tensors(model, made.weight_map) + made.shared_ties
     for copy, first in made.shared_ties:
         dec.note(step_name, "decision", f"{node.id}: {first} read by several children",
@@ -230,7 +230,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                                              f"{node.id} rewritten to call its {len(children)} children.", ties,
                                              value_names=vnames) + "\n\n" + inputs
     except NotRepresentable as exc:
-        return leaf(dec, node, step_name, f"cannot generate refactored.py: {exc}", method=cap.method)
+        return _unwritten_graph(dec, node, run, avoid, why, f"cannot generate refactored.py: {exc}", cap.method)
     packed: dict[str, Any] = {}
     for key, pieces in made.slices.items():
         ordered: list[WeightSlice] = sorted(pieces, key=lambda p: p.start)
@@ -256,6 +256,16 @@ def _source_first(node: Node, run: StepInputs) -> str | None:
         return (f"its forward hands tensor values to Python ({', '.join(run.expected.materializes)}): a graph would "
                 "hold only the recorded path; the Python stays in the parent")
     return None
+
+
+def _unwritten_graph(dec: Decomposition, node: Node, run: StepInputs, avoid: list[str], why: str | None,
+                     held: str, method: str) -> list[Node] | StepDraft:
+    """A graph captured that no code can write (an object the forward builds and hands its layers, Gemma 3n's
+    KVSharingDict): the step at the source level, where the Python that builds it stays in the parent, unless
+    that was tried already; else the module is left whole."""
+    if "source" not in avoid and why is None and (done := _source_after_capture(dec, node, run, held)) is not None:
+        return done
+    return leaf(dec, node, run.step_name, held, method=method)
 
 
 def _source_after_capture(dec: Decomposition, node: Node, run: StepInputs, why: str) -> StepDraft | None:

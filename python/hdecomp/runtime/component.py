@@ -21,6 +21,7 @@ import sysconfig
 import threading
 import traceback
 import weakref
+from collections import UserDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -494,6 +495,11 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
         return type(obj)(map_nested(o, fn) for o in obj)
     if isinstance(obj, dict):
         return same_kind_dict(obj, {k: map_nested(v, fn) for k, v in obj.items()})
+    if isinstance(obj, UserDict):   # (Gemma 3n's KVSharingDict: each forward gets its own, as a dict's copy)
+        import copy
+        made = copy.copy(obj)
+        made.data = {k: map_nested(v, fn) for k, v in obj.data.items()}
+        return made
     return obj
 
 

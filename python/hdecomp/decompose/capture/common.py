@@ -16,7 +16,7 @@ import math
 import operator
 import re
 import types
-from collections import Counter
+from collections import Counter, UserDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,7 +138,7 @@ def flat_values(obj: Any) -> list[Any]:
         return [obj]
     if isinstance(obj, (list, tuple)):
         return [t for o in obj for t in flat_values(o)]
-    if isinstance(obj, dict):
+    if isinstance(obj, (dict, UserDict)):   # (a UserDict of tensors: Gemma 3n's KVSharingDict of shared keys/values)
         return [t for k in obj for t in flat_values(obj[k])]
     fields = dataclass_fields(obj)
     if fields is not None and not is_constant_object(obj):   # an output dataclass holding tensors
@@ -590,6 +590,12 @@ def frozen_view(value: Any) -> Any:
             return value
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
         return type(value)(frozen_view(v) for v in value)
+    if type(value) is dict:   # (and the entries of a dict as they are now: a later layer writes into it)
+        return {k: frozen_view(v) for k, v in value.items()}
+    if isinstance(value, UserDict):   # (Gemma 3n's KVSharingDict, which the layer after writes into)
+        made = copy.copy(value)
+        made.data = {k: frozen_view(v) for k, v in value.data.items()}
+        return made
     return value
 
 

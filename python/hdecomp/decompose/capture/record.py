@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import weakref
+from collections import UserDict
 from typing import Any
 
 import torch
@@ -35,6 +36,7 @@ from hdecomp.runtime.component import (
     object_factory,
     object_state,
 )
+from hdecomp.runtime.input_writes import HeldEntries
 from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.verify.weights import plain_tensor_attributes
 
@@ -159,7 +161,7 @@ class _GraphBuilder:
                     sub.meta["stack_trace"] = node.meta.get("stack_trace")   # `q, k, v = ...`: named by it
                     self.values[sub.name] = v
                     self._bind(sub, v)
-        elif isinstance(value, dict):
+        elif isinstance(value, (dict, UserDict)):   # (a UserDict input's items are read by key, as a dict's)
             for k in value:
                 v = value[k]
                 self._returned(node, k, v)
@@ -545,6 +547,7 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
     for m in names:
         hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True, prepend=True))
         hooks.append(m.register_forward_hook(post, with_kwargs=True))
+    held = HeldEntries(cargs, ckw)
     try:
         with torch.no_grad(), mode:
             torch.manual_seed(CAPTURE_SEED)
@@ -560,6 +563,12 @@ def _capture_record(module: nn.Module, args: list[Any], kwargs: dict[str, Any], 
                     delattr(m, attr)
     if mode.error is not None:
         raise mode.error
+    written = held.written()
+    if written:
+        # (Gemma 3n's attentions store their keys and values in the dict the decoder hands every layer): the
+        # Python that writes them stays in a source-level parent
+        raise CaptureError(f"the forward writes into a container it is handed ({', '.join(sorted(written))}), "
+                           "which a recorded graph does not")
     b.output(out)
     # Every element of a tuple result got a getitem node when it was recorded (`x.max(-1)` gives values and
     # indices); the unused ones are dead plumbing an fx trace would not have: an op with a dead extra user
