@@ -4,8 +4,9 @@ decoder hands every layer, `shared_kv_states[layer_type] = k, v`, for the layers
 
 Such a write is part of what the module computes, as its output is: a step that drops it verifies alone and
 breaks the composition (the readers find no entry). The verifier compares the writes of both sides as it
-compares their outputs (hdecomp.verify.trials, WithWrites); the recorder writes them into the graph it captures
-(hdecomp.decompose.capture.record). Writes into a tensor are in-place mutations, judged elsewhere."""
+compares their outputs (hdecomp.verify.trials, WithWrites); a recording refuses a forward that writes so, whose
+graph would drop the write (hdecomp.decompose.capture.record: the step is written at the source level, the write
+kept in the parent). Writes into a tensor are in-place mutations, judged elsewhere."""
 
 from __future__ import annotations
 

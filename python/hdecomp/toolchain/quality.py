@@ -710,7 +710,6 @@ def _host_ops(f: _File) -> list[str]:
     return found
 
 
-# associative ops a chain of which is one n-ary op (`e + h1 + h2 + ... + h6`: a sum of seven tensors, one kernel)
 def _without(ops: list[str], drop: list[str]) -> list[str]:
     """`ops` with each name of `drop` taken out once (by its normalised name)."""
     out = list(ops)
