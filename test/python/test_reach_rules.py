@@ -1271,18 +1271,6 @@ def test_a_write_into_a_dict_the_layers_share_stays_in_a_source_level_parent(tre
     assert refused, [e["description"] for e in _log(dec)]
 
 
-def test_a_value_returned_after_a_run_of_compute_joins_it(trees: dict[str, Any]) -> None:
-    """The storing attention is split at the source level: `att = softmax(q(x) @ k.T / s)`, then
-    `return self.o(att @ v)`. The returned value joins the run before it, so the attention core (QK^T, scale,
-    softmax and ·V) is one fusion of the child's graph, as in the other layers' (it was split between an
-    `attention_scores` fusion and a `projections` layer holding ·V)."""
-    nodes = json.loads((trees["shared_kv_dict"].root / "decomposition_tree.json").read_text())["nodes"]
-    names = [n["name"] for n in nodes.values()]
-    assert not [m for m in names if m.startswith(("attention_scores", "projections"))], names
-    cores = [n for n in nodes.values() if n["name"].startswith("attention_core")]
-    assert cores and all(n["level"] == "fusion" and len(n["children"]) == 4 for n in cores), cores
-
-
 def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, Any]) -> None:
     """CSATv2's DCT statistics: a variance kept as a non-persistent buffer, `var ** 0.5` in a kernel. The
     kernel's stand-in for the buffer is drawn as `torch.rand` (the recorded values are never below zero): a

@@ -32,7 +32,7 @@ class Region:
     attr: str = ""
     local_defs: list[ast.stmt] = field(default_factory=list)
     passed: dict[str, ast.expr] = field(default_factory=dict)   # input -> what the parent passes, if not its name
-    hands: set[str] = field(default_factory=set)   # names the parent reads on its line (Splitter.one_op_each, a return)
+    hands: set[str] = field(default_factory=set)   # names the next region reads on its line (Splitter.one_op_each)
     first_line: str = ""   # its first line as the forward wrote it (before an element read became an input)
     # a loop body reading one entry of stacked tensors (`self.weight[i]`): the name of the index, the tensors,
     # and how many entries each holds (stacked_entries)
@@ -188,19 +188,6 @@ class Splitter:
             simple = not isinstance(s, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
                                         ast.Try, ast.Match))
             if isinstance(s, ast.Return):
-                if run is not None and not contexts and not self.per_statement and s.value is not None and \
-                        not isinstance(s.value, (ast.Tuple, ast.List, ast.Dict, ast.BoolOp)) and \
-                        self.compute(s.value, contexts):
-                    # a value returned straight after a run of compute joins it (`att = softmax(q @ k.T)` then
-                    # `return self.o(att @ v)`: one child whose graph keeps the attention core whole)
-                    name = safe_local("out", self.names)
-                    kept = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=s.value)
-                    run.stmts.append(ast.copy_location(kept, s))
-                    run.hands.add(name)   # (the parent's return reads it)
-                    s.value = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), s.value)
-                    out.append(s)
-                    run = None
-                    continue
                 run = None
                 if s.value is not None and self.compute(s.value, contexts):
                     s.value = self.value_regions(s.value, in_loop, contexts)
