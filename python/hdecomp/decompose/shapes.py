@@ -37,6 +37,7 @@ from hdecomp.runtime.component import (
     move_to,
     run_user_code,
     same_kind_dict,
+    user_dict_holding,
 )
 from hdecomp.runtime.settings import RunSettings
 
@@ -211,9 +212,7 @@ def full_size(v1: Any, v2: Any, sc: Scaling, where: str, deviations: list[str]) 
         return same_kind_dict(v1, {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1})
     if isinstance(v1, collections.UserDict) and type(v2) is type(v1) and set(v1) == set(v2):
         # (a UserDict of tensors, transformers' KVSharingDict: its items at the original batch, in a copy)
-        scaled = copy.copy(v1)
-        scaled.data = {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1}
-        return scaled
+        return user_dict_holding(v1, {k: full_size(v1[k], v2[k], sc, f"{where}[{k!r}]", deviations) for k in v1})
     return v1
 
 

@@ -182,10 +182,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
         held = (f"its captured graph holds for the recorded input only: at {other_path[0]} it received in the "
                 "model, the module runs another graph (a Python path chosen by the values)")
         restore_plain_attributes(model, run.as_built)
-        if "source" not in avoid and why is None and \
-                (done := _source_after_capture(dec, node, run, held)) is not None:   # (not tried before the capture)
-            return done
-        return leaf(dec, node, step_name, held, method=cap.method)
+        return _source_or_leaf(dec, node, run, avoid, why, held, cap.method)
     # Under --batch-limit the children are written at the original batch (hdecomp.decompose.shapes).
     opts = dec.options
     try:
@@ -215,7 +212,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
     try:
         made = draft_children(draft, dec.root, node, model, cap, children, real, vnames)
     except (NotRepresentable, HdecompError) as exc:   # anything else is a bug: logged with its traceback
-        return _unwritten_graph(dec, node, run, avoid, why, f"cannot generate the children: {exc}", cap.method)
+        return _source_or_leaf(dec, node, run, avoid, why, f"cannot generate the children: {exc}", cap.method)
     ties = tie_tied_tensors(model, made.weight_map) + made.shared_ties
     for copy, first in made.shared_ties:
         dec.note(step_name, "decision", f"{node.id}: {first} read by several children",
@@ -230,7 +227,7 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                                              f"{node.id} rewritten to call its {len(children)} children.", ties,
                                              value_names=vnames) + "\n\n" + inputs
     except NotRepresentable as exc:
-        return _unwritten_graph(dec, node, run, avoid, why, f"cannot generate refactored.py: {exc}", cap.method)
+        return _source_or_leaf(dec, node, run, avoid, why, f"cannot generate refactored.py: {exc}", cap.method)
     packed: dict[str, Any] = {}
     for key, pieces in made.slices.items():
         ordered: list[WeightSlice] = sorted(pieces, key=lambda p: p.start)
@@ -258,11 +255,12 @@ def _source_first(node: Node, run: StepInputs) -> str | None:
     return None
 
 
-def _unwritten_graph(dec: Decomposition, node: Node, run: StepInputs, avoid: list[str], why: str | None,
-                     held: str, method: str) -> list[Node] | StepDraft:
-    """A graph captured that no code can write (an object the forward builds and hands its layers, Gemma 3n's
-    KVSharingDict): the step at the source level, where the Python that builds it stays in the parent, unless
-    that was tried already; else the module is left whole."""
+def _source_or_leaf(dec: Decomposition, node: Node, run: StepInputs, avoid: list[str], why: str | None,
+                    held: str, method: str) -> list[Node] | StepDraft:
+    """A graph captured that cannot be the step (`held` says why: it holds for the recorded input only, or no
+    code can write it, an object the forward builds and hands its layers, Gemma 3n's KVSharingDict): the step at
+    the source level, where that Python stays in the parent, unless that was tried (before the capture, `why`,
+    or already, `avoid`); else the module is left whole."""
     if "source" not in avoid and why is None and (done := _source_after_capture(dec, node, run, held)) is not None:
         return done
     return leaf(dec, node, run.step_name, held, method=method)

@@ -496,10 +496,7 @@ def map_nested(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     if isinstance(obj, dict):
         return same_kind_dict(obj, {k: map_nested(v, fn) for k, v in obj.items()})
     if isinstance(obj, UserDict):   # (Gemma 3n's KVSharingDict: each forward gets its own, as a dict's copy)
-        import copy
-        made = copy.copy(obj)
-        made.data = {k: map_nested(v, fn) for k, v in obj.data.items()}
-        return made
+        return user_dict_holding(obj, {k: map_nested(v, fn) for k, v in obj.data.items()})
     return obj
 
 
@@ -534,6 +531,14 @@ def is_output_class(cls: Any) -> bool:
     """A class of output objects that pack values by name: a dict subclass that is a dataclass
     (transformers' ModelOutputs), built by keyword from its fields."""
     return isinstance(cls, type) and issubclass(cls, dict) and cls is not dict and dataclasses.is_dataclass(cls)
+
+
+def user_dict_holding(like: UserDict[Any, Any], items: dict[Any, Any]) -> UserDict[Any, Any]:
+    """A copy of UserDict `like` (its class and attributes: transformers' KVSharingDict) holding `items`."""
+    import copy
+    made = copy.copy(like)
+    made.data = items
+    return made
 
 
 def same_kind_dict(like: dict[Any, Any], values: dict[Any, Any]) -> dict[Any, Any]:

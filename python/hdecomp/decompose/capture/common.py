@@ -33,6 +33,7 @@ from hdecomp.runtime.component import (
     dataclass_fields,
     plain_attributes,
     restore_plain_attributes,
+    user_dict_holding,
 )
 from hdecomp.verify.compare import container_mismatch
 from hdecomp.vocab.ops import SHAPE_METHODS
@@ -593,9 +594,7 @@ def frozen_view(value: Any) -> Any:
     if type(value) is dict:   # (and the entries of a dict as they are now: a later layer writes into it)
         return {k: frozen_view(v) for k, v in value.items()}
     if isinstance(value, UserDict):   # (Gemma 3n's KVSharingDict, which the layer after writes into)
-        made = copy.copy(value)
-        made.data = {k: frozen_view(v) for k, v in value.data.items()}
-        return made
+        return user_dict_holding(value, {k: frozen_view(v) for k, v in value.data.items()})
     return value
 
 
