@@ -715,3 +715,61 @@ def test_host_values_are_constants_of_the_shapes(body: str, rules: list[str]) ->
     value the parent may compute (runtime.host_values judges the run alike); a draw, values read out of a
     model's tensor, or a host value a model's tensor was written into are data."""
     assert [v.rule for v in errors(analyze_source(model(body)))] == rules
+
+
+def test_a_library_function_is_read_from_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain function of a package handed data (torchvision's `_filter_input`, `_setup_scales`) is read from
+    its source, never imported, by the same evaluator: plumbing where its body only moves data or computes on
+    sizes (in functions of its own module and of others it imports, relative imports resolved in its package),
+    HD112 naming the first op where it computes, launders a tensor's values or is handed a size that is a
+    tensor. A decorated function or one handed a module stays unknown code."""
+    pkg = tmp_path / "apex"
+    (pkg / "ops").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (pkg / "ops" / "__init__.py").write_text("from .pool import select, scales\n")
+    (pkg / "ops" / "sizes.py").write_text(textwrap.dedent('''
+        import torch
+        def ratio(a, b):
+            return 2 ** float(torch.tensor(float(a) / float(b)).log2().round())
+    '''))
+    (pkg / "ops" / "pool.py").write_text(textwrap.dedent('''
+        import functools
+        import torch
+        from .sizes import ratio
+        def select(d, names):
+            out = []
+            for k, v in d.items():
+                if k in names:
+                    out.append(v)
+            return out
+        def scales(feats, shapes: list[tuple[int, int]]):
+            top = 0
+            for s in shapes:
+                top = max(s[0], top)
+            return [ratio(f.shape[-1], top) for f in feats]
+        def area(b):
+            return (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+        def launder(x):
+            return torch.tensor(x.tolist()).abs()
+        def run(m, x):
+            return m(x)
+        @functools.lru_cache
+        def cached(x):
+            return x
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    head = "from apex.ops import select, scales\nfrom apex.ops.pool import area, launder, run, cached\n"
+    for body, sig, found in (
+            ("h = select({'a': self.fc(x), 'b': x}, ['a'])\nreturn self.fc(h[0])", "self, x", []),
+            ("s = scales([x], shapes)\nreturn self.fc(x)[:, :int(1 / s[0])]", "self, x, shapes: list[tuple[int, int]]",
+             []),
+            ("s = scales([x], shapes)\nreturn self.fc(x)[:, :int(1 / s[0])]", "self, x, shapes", ["HD106", "HD112"]),
+            ("return area(self.fc(x))", "self, x", ["HD112"]),
+            ("return self.fc(launder(x))", "self, x", ["HD112"]),
+            ("return run(self.fc, x)", "self, x", ["HD112"]),
+            ("return self.fc(cached(x))", "self, x", ["HD112"])):
+        src = model(body, module=head, sig=sig)
+        violations = errors(analyze_source(src))
+        assert sorted(v.rule for v in violations) == found, (body, [v.format() for v in violations])
+    (v,) = errors(analyze_source(model("return area(self.fc(x))", module=head)))
+    assert "its source computes (pool.py:16" in v.message and "`-` on a tensor" in v.message, v.message

@@ -22,7 +22,7 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
-         "offset_stacks", "threshold_loop", "sized_call", "postprocess_method")
+         "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler")
 # (cached_layers and stacked_experts are decomposed, verified whole and judged on what they show, not lint clean:
 # cached_layers' cache and constant mask are Q5 still, as stacked_experts' `expert_idx == self.num_experts` on the
 # index a loop over `nonzero()` gives: open)
@@ -674,3 +674,19 @@ def test_a_region_is_not_named_after_arithmetic_on_sizes(trees: dict[str, Any]) 
     fusions = {f.stem: f.read_text() for f in (dec.root / "level_1_fusion").glob("*.py")}
     assert "remove_border_keypoints" in fusions, sorted(fusions)
     assert "Ops: remove_border_keypoints\n" in fusions["remove_border_keypoints"]
+
+
+def test_library_functions_that_are_plumbing_stay_in_the_parent(trees: dict[str, Any]) -> None:
+    """torchvision's `_filter_input` and `_setup_scales`, read from their source (anticheat.static.library), only
+    pick the levels of a dict and compute the levels' scales on Python numbers: the pooler's parent keeps their
+    calls as written (its annotation of the image sizes as numbers kept), and no kernel holds their code; the
+    roi align that computes is split into its kernels."""
+    dec = trees["library_pooler"]
+    (step,) = [p for p in (dec.root / "steps").iterdir() if p.name.endswith("multi_scale_roialign")]
+    ref = (step / "refactored.py").read_text()
+    assert "_filter_input(x, self.featmap_names)" in ref and "_setup_scales(x_filtered, image_shapes" in ref
+    assert "image_shapes: list[tuple[int, int]]" in ref
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert any(k.startswith("roi_align") for k in kernels), kernels
+    assert not [k for k in kernels if k.startswith(("filter_input", "setup_scales", "infer_scale", "max_any",
+                                                    "region", "init_level_mapper", "log2_scalar"))], kernels

@@ -6,7 +6,9 @@ function built with exec, a monkeypatched torch function, a module hidden from t
 list, or a hook. Plumbing (views, casts, cat/split, indexing), residual `+` between two tensors and, in the
 refactored file's own code, compute on host values alone (hdecomp.runtime.host_values: a causal mask from
 `torch.ones(S, S).tril()`, `torch.div(64, 8)`, constants of the shapes that the static check reads as `HOST`)
-are allowed there; every other compute op is a violation (host compute in a library the parent calls too).
+are allowed there, and in the library functions the static check read and found plumbing
+(static.library_host_code: torchvision's `_setup_scales`); every other compute op is a violation (host compute
+in any other library code the parent calls too).
 
   HD401  compute op executed outside any child (aten level)
   HD402  op with no aten trace in eval mode (dropout) called outside any child
@@ -46,11 +48,16 @@ def _resolved(file: str | Path) -> str | None:
 
 def root_compute_events(trace: OpTrace, own_file: str | Path | None = None) -> list[OpEvent]:
     """Compute events attributed to the root model that are not allowed there; `own_file`: the refactored
-    file, whose own code may compute on host values."""
+    file, whose own code may compute on host values, as may the library functions its forward calls that
+    the static check read and found plumbing in (static.library_host_code)."""
     own = _resolved(own_file) if own_file is not None else None
+    library = _library_code(own_file) if own_file is not None else {}
 
     def own_host_code(e: OpEvent) -> bool:
-        return e.host and own is not None and e.where is not None and _resolved(e.where[0]) == own
+        if not e.host or own is None or e.where is None:
+            return False
+        file = _resolved(e.where[0])
+        return file == own or any(a <= e.where[1] <= b for a, b in library.get(file or "", ()))
 
     out = []
     for e in trace.events:
@@ -63,6 +70,20 @@ def root_compute_events(trace: OpTrace, own_file: str | Path | None = None) -> l
         elif e.aten_invisible and not own_host_code(e):
             out.append(e)
     return out
+
+
+def _library_code(own_file: str | Path) -> dict[str, list[tuple[int, int]]]:
+    """The library functions the static check proved plumbing where the refactored file calls them: file ->
+    (first line, last line) of each."""
+    from hdecomp.anticheat.static import library_host_code
+    try:
+        source = Path(own_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for file, first, last in library_host_code(source, str(own_file)):
+        spans[file].append((first, last))
+    return spans
 
 
 def _line_text(file: str, line: int) -> str:

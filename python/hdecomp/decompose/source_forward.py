@@ -330,13 +330,39 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
 
 def drop_signature_annotations(fdef: ast.FunctionDef) -> None:
     """No annotations on the parameters and the return: they name types of the function's own module (`Union`,
-    `ImageList`), which a file the code is carried into may not import."""
+    `ImageList`), which a file the code is carried into may not import. An annotation of a list or tuple of
+    Python numbers (`image_shapes: List[Tuple[int, int]]`) stays, spelled with the builtins (`list[tuple[int, int]]`): it is
+    how the static anti-cheat knows the parameter holds numbers (a library function handed them is read as
+    host code on sizes, not compute)."""
     fdef.returns = None
     for a in [*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs]:
-        a.annotation = None
+        a.annotation = _builtin_numbers(a.annotation) if isinstance(a.annotation, ast.Subscript) else None
     for extra in (fdef.args.vararg, fdef.args.kwarg):
         if extra is not None:
             extra.annotation = None
+
+
+_GENERICS = {"List": "list", "Tuple": "tuple", "Sequence": "tuple", "list": "list", "tuple": "tuple"}
+
+
+def _builtin_numbers(node: ast.expr | None, depth: int = 0) -> ast.expr | None:
+    """An annotation of numbers or of lists and tuples of them, spelled with builtins only (`int`,
+    `list[tuple[int, int]]`); None for any other annotation."""
+    if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
+        return ast.Name(id=node.id, ctx=ast.Load())
+    if isinstance(node, ast.Constant) and node.value is Ellipsis and depth:
+        return ast.Constant(value=...)
+    if not isinstance(node, ast.Subscript) or depth > 2:
+        return None
+    base = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
+    if base not in _GENERICS:
+        return None
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = [p for p in (_builtin_numbers(e, depth + 1) for e in elts) if p is not None]
+    if not parts or len(parts) != len(elts):
+        return None
+    inner = parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+    return ast.Subscript(value=ast.Name(id=_GENERICS[base], ctx=ast.Load()), slice=inner, ctx=ast.Load())
 
 
 def strip_annotations(fdef: ast.FunctionDef) -> None:

@@ -267,6 +267,21 @@ def static_reading(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[list[
     return found, set(methods) - computing
 
 
+def library_code_read(model: nn.Module) -> list[tuple[str, int, int]]:
+    """The library functions the static reading of `model`'s forward proves plumbing where it calls them
+    ((resolved file, first line, last line) each: static.library_host_code), whose host compute the verifier
+    lets the parent run as its own."""
+    from hdecomp.anticheat.static import library_host_code
+    try:
+        fs = forward_source(model)
+        attrs = {a: attr_info(model, a) for a in names_of([fs.fdef]).self_attrs}
+        probe_attrs, methods = _carried_methods(fs, attrs)
+    except SourceStepError:
+        return []
+    text, _, _ = _probe_source(fs, probe_attrs, methods)
+    return sorted(library_host_code(text, None))
+
+
 def loops_over_compute(model: nn.Module) -> bool:
     """Whether a `for`/`while` loop of the forward's own source, or of a method of the module it calls
     (torchvision's RPN: `boxes, scores = self.filter_proposals(...)`, which loops over the images), runs

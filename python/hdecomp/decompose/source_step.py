@@ -37,6 +37,7 @@ import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -48,7 +49,14 @@ from hdecomp.decompose.source_bind import bind_globals, method_source
 from hdecomp.decompose.source_children import SourceChild, region_base, region_child, submodule_child
 from hdecomp.decompose.source_forward import ForwardSource, SourceStepError, forward_source, function_source
 from hdecomp.decompose.source_names import arg_names, names_of, self_method_calls
-from hdecomp.decompose.source_reading import AttrInfo, attr_info, decorator_state, has_call, static_reading
+from hdecomp.decompose.source_reading import (
+    AttrInfo,
+    attr_info,
+    decorator_state,
+    has_call,
+    library_code_read,
+    static_reading,
+)
 from hdecomp.decompose.source_regions import (
     PLACEHOLDER,
     FillRegions,
@@ -206,8 +214,10 @@ def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> fr
         restore_plain_attributes(model, before)
     # (compute on host values alone is the parent's where its code runs it, HD401 exempts it there: in the
     # forward or a method of the module's own, which the parent carries where it is plumbing (a method that is
-    # not is a child's anyway); run in a library's helper, every line that calls into it is a child's)
-    own = _own_code(model)
+    # not is a child's anyway), and in a library's function that the static reading proves plumbing where the
+    # forward calls it (static.library: torchvision's `_setup_scales`); run in any other library helper,
+    # every line that calls into it is a child's)
+    own = _own_code(model) + library_code_read(model)
 
     def lines(e: Any) -> tuple[tuple[str, int], ...]:
         if not e.host:
@@ -230,12 +240,21 @@ def _own_code(model: nn.Module) -> list[tuple[str, int, int]]:
             code = getattr(inspect.unwrap(fn), "__code__", None) if callable(fn) else None
             if code is not None:
                 lines = [ln for _, _, ln in code.co_lines() if ln is not None]
-                out.append((code.co_filename, code.co_firstlineno, max(lines, default=code.co_firstlineno)))
+                out.append((_resolved(code.co_filename), code.co_firstlineno,
+                            max(lines, default=code.co_firstlineno)))
     return out
 
 
 def _within(frame: tuple[str, int], spans: list[tuple[str, int, int]]) -> bool:
-    return any(frame[0] == f and a <= frame[1] <= b for f, a, b in spans)
+    file = _resolved(frame[0])
+    return any(file == f and a <= frame[1] <= b for f, a, b in spans)
+
+
+def _resolved(file: str) -> str:
+    try:
+        return str(Path(file).resolve())
+    except OSError:
+        return file
 
 
 def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = False,

@@ -39,6 +39,9 @@ Decisions (what counts as plumbing):
   - Helpers (functions, methods, static/class methods, properties, lambdas, decorators) may be called from
     forward() when their body is plumbing; compute inside is reported at the call, with the helper as
     `related`. A module handed to a child (`self.a(x, self.b)`) is reported: the child could run it.
+  - A plain function of a library (outside torch) handed data is read from its source the same way
+    (static.library: torchvision's `_setup_scales`, arithmetic on the feature maps' sizes): plumbing where its
+    body is, and the functions read are where host compute may run as the parent's own (library_host_code).
 Columns are UTF-8 byte offsets, as in `ast` (SourceRange's contract).
 """
 
@@ -49,6 +52,7 @@ from hdecomp.anticheat.static.api import (
     analyze_source_uncached,
     analyze_tree,
     has_errors,
+    library_host_code,
     parse_source,
 )
 from hdecomp.anticheat.static.memo import AnalysisMemo
@@ -63,5 +67,6 @@ __all__ = [
     "analyze_source_uncached",
     "analyze_tree",
     "has_errors",
+    "library_host_code",
     "parse_source",
 ]

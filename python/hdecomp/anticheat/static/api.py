@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, SourceRange
+from hdecomp.anticheat.static.library import CodeSpan
 from hdecomp.anticheat.static.memo import AnalysisMemo
 from hdecomp.anticheat.static.module_scan import ModuleScan
 from hdecomp.errors import HdecompError, read_source
@@ -50,15 +51,22 @@ def analyze_tree(tree: ast.Module, source: str, path: str | None = None,
     With a `memo` (one per document), statements of forward() unchanged since the previous call reuse
     their results; the violations are the same as without it. The returned objects may be shared with
     the memo: callers that modify them must copy them first."""
+    return _analysis(tree, source, path, memo)[0]
+
+
+def _analysis(tree: ast.Module, source: str, path: str | None,
+              memo: AnalysisMemo | None = None) -> tuple[list[AntiCheatViolation], frozenset[CodeSpan]]:
+    """(the violations, the library code forward() may run as its own: static.library)."""
     try:
-        return ModuleScan(source, tree, path, memo).run()
+        scan = ModuleScan(source, tree, path, memo)
+        return scan.run(), frozenset(scan.library_code)
     except RecursionError:
-        return [_incomplete("the code is nested too deeply to analyse", path)]
+        return [_incomplete("the code is nested too deeply to analyse", path)], frozenset()
     except Exception as exc:  # never let a half-typed file crash the editor; say so instead
-        return [_incomplete(f"internal error {type(exc).__name__}: {exc}", path)]
+        return [_incomplete(f"internal error {type(exc).__name__}: {exc}", path)], frozenset()
 
 
-_CACHE: dict[tuple[str | None, str], list[AntiCheatViolation]] = {}
+_CACHE: dict[tuple[str | None, str], tuple[list[AntiCheatViolation], frozenset[CodeSpan]]] = {}
 _CACHE_SIZE = 16
 
 
@@ -67,14 +75,26 @@ def analyze_source(source: str, path: str | None = None) -> list[AntiCheatViolat
 
     The same text is often analysed several times in a row (diagnostics, code actions, CodeLens of one
     document version), so the last few results are kept; callers get fresh copies."""
+    return [replace(v, related=list(v.related), details=dict(v.details)) for v in _cached(source, path)[0]]
+
+
+def library_host_code(source: str, path: str | None = None) -> frozenset[CodeSpan]:
+    """The functions of libraries a refactored.py's forward() calls that the analysis read and found
+    plumbing in ((resolved file, first line, last line) each): host compute there is the parent's own, as
+    in the file itself (anticheat.runtime)."""
+    return _cached(source, path)[1]
+
+
+def _cached(source: str, path: str | None) -> tuple[list[AntiCheatViolation], frozenset[CodeSpan]]:
     key = (path, source)
     cached = _CACHE.get(key)
     if cached is None:
-        cached = analyze_source_uncached(source, path)
+        tree = parse_source(source, path)
+        cached = (tree, frozenset()) if isinstance(tree, list) else _analysis(tree, source, path)
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = cached
-    return [replace(v, related=list(v.related), details=dict(v.details)) for v in cached]
+    return cached
 
 
 def analyze_source_uncached(source: str, path: str | None) -> list[AntiCheatViolation]:

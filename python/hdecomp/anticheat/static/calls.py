@@ -7,7 +7,7 @@ import ast
 
 from hdecomp.anticheat.static.constructor_args import check_child_constructor
 from hdecomp.anticheat.static.expressions import ExpressionEval
-from hdecomp.anticheat.static.external import is_namedtuple_class, is_output_dataclass
+from hdecomp.anticheat.static.external import is_namedtuple_class, is_output_dataclass, reexported
 from hdecomp.anticheat.static.names import classify_method, classify_ref
 from hdecomp.anticheat.static.values import (
     AUTOGRAD_APPLY,
@@ -207,6 +207,11 @@ class CallEval(ExpressionEval):
         if not qual.startswith(("torch", "<")) and (is_namedtuple_class(qual) or is_output_dataclass(qual)):
             return seq_val(elts=[*args, *kwargs.values()])   # packs its arguments, as a tuple or dict literal
         rc = classify_ref(qual)
+        if rc.what == "external" and not qual.startswith("<"):
+            # a name a library module re-exports (`from collections import OrderedDict`): judged as what it is
+            home = reexported(qual)
+            if home != qual and classify_ref(home).what != "external":
+                qual, rc = home, classify_ref(home)
         w = rc.what
 
         def spelled() -> str:  # only built when a violation is reported: it is the costly part
@@ -296,8 +301,17 @@ class CallEval(ExpressionEval):
             # SCALAR). Any aten compute it runs is the parent's at run time (HD401).
             return V_SCALAR
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
-        self.report("HD112", call, f"calls `{spelled()}` ({where}): it cannot be proven to be plumbing",
-                    op=rc.op, related=fv.origin)
+        why = "it cannot be proven to be plumbing"
+        if not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins"):
+            from hdecomp.anticheat.static.library import prove_call
+            proof = prove_call(qual, args, kwargs)   # its source read with these arguments
+            if proof is not None and not proof.violations:
+                self.an.library_code |= proof.code
+                return proof.ret
+            if proof is not None:
+                inner = next((v for v in proof.violations if v.rule != "HD112"), proof.violations[0])
+                why = f"its source computes ({proof.where}, line {inner.line}: {inner.message})"
+        self.report("HD112", call, f"calls `{spelled()}` ({where}): {why}", op=rc.op, related=fv.origin)
         return V_DATA
 
     def call_builtin(self, call: ast.Call, name: str, args: list[Val], kwargs: dict[str, Val]) -> Val:

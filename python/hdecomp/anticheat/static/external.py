@@ -116,11 +116,24 @@ def is_output_dataclass(qual: str, depth: int = 0) -> bool:
     return True
 
 
+def reexported(qual: str, depth: int = 0) -> str:
+    """Where the name `qual` (`package.module.Name`) is defined, followed through the imports that re-export it
+    (`OrderedDict` read from torchvision's feature_pyramid_network module is `collections.OrderedDict`); `qual`
+    itself where its module defines it, or where no source says."""
+    module, _, name = qual.rpartition(".")
+    tree = module_tree(module) if module and depth <= 8 else None
+    if tree is None or any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name
+                           for s in tree.body):
+        return qual
+    there = _bound_qual(module, tree, name)
+    return reexported(there, depth + 1) if there is not None and there != qual else qual
+
+
 def _defined_at(qual: str, depth: int = 0) -> tuple[str, ast.ClassDef, ast.Module] | None:
     """(the qualified name where the class `qual` is defined, its definition, its module's tree), following
     `from x import Name` re-exports; None where no source defines it at a module's top level."""
     module, _, name = qual.rpartition(".")
-    tree = _module_tree(module)
+    tree = module_tree(module)
     if tree is None or depth > 8:
         return None
     for stmt in tree.body:
@@ -159,7 +172,7 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
     return None
 
 
-def _module_tree(module: str) -> ast.Module | None:
+def module_tree(module: str) -> ast.Module | None:
     key = _file_key(module)
     return _parsed(*key) if key is not None else None
 

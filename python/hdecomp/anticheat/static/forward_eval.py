@@ -30,16 +30,26 @@ from hdecomp.anticheat.static.values import (
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 
 
-def _numbers_annotation(node: ast.expr | None) -> bool:
-    """`tuple[int, int]`, `Tuple[int, ...]`, `list[int]`: an annotation of a sequence of Python numbers.
-    The claim is checked where it matters: a tensor passed as one would run its ops outside every child,
-    which the runtime check (HD401) reports."""
-    if not isinstance(node, ast.Subscript) or (dotted_name(node.value) or "").rsplit(".", 1)[-1] not in (
+def numbers_annotation(node: ast.expr | None, depth: int = 0) -> Val | None:
+    """What an annotation of Python numbers or of sequences of them claims (`int`: a number; `tuple[int,
+    int]`, `Tuple[int, ...]`, `list[int]`: a sequence of numbers; `list[tuple[int, int]]`: a sequence of
+    them, torchvision's `image_shapes`), None for any other annotation. The claim is checked where it
+    matters: a tensor passed as one would run its ops outside every child, which the runtime check (HD401)
+    reports."""
+    if node is None:
+        return None
+    if depth and dotted_name(node) in _NUMBER_TYPES:
+        return V_SCALAR
+    if not isinstance(node, ast.Subscript) or depth > 2 or (dotted_name(node.value) or "").rsplit(".", 1)[-1] not in (
             "tuple", "Tuple", "list", "List", "Sequence"):
-        return False
-    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    return bool(elts) and all(dotted_name(e) in _NUMBER_TYPES or (isinstance(e, ast.Constant) and e.value is Ellipsis)
-                              for e in elts)
+        return None
+    elts = [e for e in (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice])
+            if not (isinstance(e, ast.Constant) and e.value is Ellipsis)]
+    parts = [numbers_annotation(e, depth + 1) for e in elts]
+    if not parts or any(p is None for p in parts) or any(p is V_SCALAR for p in parts) != all(
+            p is V_SCALAR for p in parts):
+        return None   # (numbers and sequences mixed: no claim read)
+    return seq_val(parts[0])
 
 
 class ForwardEval(CallEval):
@@ -73,8 +83,9 @@ class ForwardEval(CallEval):
         ann = dotted_name(p.annotation) if p.annotation is not None else None
         if ann in ("int", "float", "bool", "str"):
             return V_SCALAR
-        if _numbers_annotation(p.annotation):   # `size: tuple[int, int]`: sizes handed in
-            return seq_val(V_SCALAR)
+        claimed = numbers_annotation(p.annotation)
+        if claimed is not None:   # `size: tuple[int, int]`: sizes handed in
+            return claimed
         if default is None:
             return V_DATA
         if isinstance(default, ast.Constant):
@@ -178,8 +189,8 @@ class ForwardEval(CallEval):
             # where arithmetic on a tensor so named runs its ops outside every child (HD401)
             if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or isinstance(s.value, ast.Subscript)):
                 val = V_SCALAR
-            elif _numbers_annotation(s.annotation) and isinstance(s.value, ast.Subscript):
-                val = seq_val(V_SCALAR)
+            elif isinstance(s.value, ast.Subscript) and numbers_annotation(s.annotation) is not None:
+                val = numbers_annotation(s.annotation)  # type: ignore[assignment]
             self.bind(s.target, val, s.value)
 
     def st_if(self, s: ast.If | ast.While) -> None:

@@ -104,6 +104,9 @@ class ModuleScan:
         self.reads_forward = False  # forward()'s body analysed as a helper (from module level, __init__...)
         self.new_records: dict[tuple[int, int, str], StmtRecord] = {}
         self.new_scan: ScanRecord | None = None
+        # library functions read and found plumbing where forward() calls them (static.library): the runtime
+        # check lets host compute in them pass, as in this file's own code
+        self.library_code: set[tuple[str, int, int]] = set()
 
     # -- reporting ------------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ class ScanContext(Protocol):
     self_attrs: dict[str, Val]                    # the model's attributes
     dynamic_self_attr: Val | None                 # what `setattr(self, name, ...)` with a computed name set
     mutations: int                                # changes to all of the above made from a body (the memo)
+    library_code: set[tuple[str, int, int]]       # library functions read and found plumbing (static.library)
 
     def report(self, rule: str, node: Any, message: str, op: str | None = None,
                related: Iterable[RelatedLocation] = (), details: dict[str, Any] | None = None,

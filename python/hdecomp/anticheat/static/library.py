@@ -1,0 +1,182 @@
+"""A library function read from its source: a call of a plain function from outside torch, handed data
+(torchvision's `_setup_scales(features, image_shapes, ...)`, `_filter_input(x, names)`), is judged by its body.
+
+The function's module is read without importing it (external.module_source_file), its imports bound as its
+own (relative ones resolved in its package), and its body run by the same evaluator as a forward, over the
+kinds of the call's arguments. Where the body reports nothing (it only moves data around, or computes on the
+sizes: `float(s1) / float(s2)`, `torch.tensor(scale).log2().round()`), the call is plumbing, and what it returns
+is the body's value; where it reports, the call is unknown code (HD112, naming the first op the body computes).
+Functions of the same module it calls are read the same way; so are functions of other modules, up to
+MAX_LIBRARY_DEPTH modules deep.
+
+A proof also says which lines of library code the parent may run itself (`Proof.code`: the functions it read):
+the runtime check lets host compute there (a constant of the shapes) pass, as it does in the refactored file's
+own code (anticheat.runtime)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hdecomp.anticheat.static.external import module_source_file, module_tree
+from hdecomp.anticheat.static.module_scan import ModuleScan
+from hdecomp.anticheat.static.values import (
+    DATA,
+    HOST,
+    LOCAL_FN,
+    SCALAR,
+    SEQ,
+    TCONST,
+    V_DATA,
+    Val,
+    dotted_name,
+)
+
+if TYPE_CHECKING:
+    from hdecomp.anticheat.rules import AntiCheatViolation
+    from hdecomp.anticheat.static.memo import HelperResult
+
+MAX_LIBRARY_DEPTH = 3      # modules deep: a library function calling another module's, calling a third's
+_MAX_PROOFS = 512
+_PLAIN_KINDS = frozenset({DATA, SCALAR, HOST, TCONST})
+# decorators that hand the function back as it is, registering it for a tracer or a compiler
+IDENTITY_DECORATORS = frozenset({"torch.fx.wrap", "torch.jit.unused", "torch.jit.ignore", "torch.jit.export",
+                                 "torch.compiler.disable", "torch._dynamo.disable"})
+
+CodeSpan = tuple[str, int, int]   # (resolved file, first line, last line) of a function read
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What reading one library call found: its body's violations (none: plumbing), the value it returns,
+    and the functions it read."""
+
+    ret: Val
+    violations: tuple[AntiCheatViolation, ...]
+    code: frozenset[CodeSpan]
+    where: str   # the function's file and line, for a message
+
+
+_PROOFS: dict[tuple[str, str], Proof | None] = {}
+_depth = [0]
+
+
+def deep_kind(v: Val, depth: int = 0) -> str:
+    """A value's kind with the kinds of what a sequence holds (a list of tensors and a list of sizes read
+    differently in a body): the cache key of a proof."""
+    if v.kind != SEQ or depth > 3:
+        return v.kind if v.kind != DATA or not v.qual else f"{v.kind}:{v.qual}"
+    parts = [deep_kind(e, depth + 1) for e in (v.elts or ())] if v.elts else [deep_kind(v.elem or V_DATA, depth + 1)]
+    return f"seq({','.join(parts)})"
+
+
+def plain_values(v: Val, depth: int = 0) -> bool:
+    """Data a library function may be handed and read: tensors, numbers, host values and sequences of them;
+    not a module, a function or a class (which its body could run: the parent's own checks see those)."""
+    if v.kind == SEQ:
+        return depth < 4 and all(plain_values(e, depth + 1) for e in [*(v.elts or ()), *([v.elem] if v.elem else [])])
+    return v.kind in _PLAIN_KINDS
+
+
+def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
+    """Read the library function `qual` (`package.module.name`) with these arguments' kinds; None where it is
+    no plain function whose source can be read (a class, a builtin, a C extension), where an argument is not
+    plain data, or past MAX_LIBRARY_DEPTH."""
+    if not all(plain_values(v) for v in [*args, *kwargs.values()]):
+        return None
+    key = (qual, "|".join([*(deep_kind(a) for a in args), *(f"{k}={deep_kind(v)}" for k, v in sorted(kwargs.items()))]))
+    if key in _PROOFS:
+        return _PROOFS[key]
+    if _depth[0] >= MAX_LIBRARY_DEPTH:
+        return None
+    _depth[0] += 1
+    try:
+        proof = _prove(qual, args, kwargs)
+    except (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError):
+        proof = None   # (code the evaluator cannot read: unknown, as before)
+    finally:
+        _depth[0] -= 1
+    if len(_PROOFS) >= _MAX_PROOFS:
+        _PROOFS.pop(next(iter(_PROOFS)))
+    _PROOFS[key] = proof
+    return proof
+
+
+def _prove(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
+    found = _defined_function(qual)
+    if found is None:
+        return None
+    module, fdef, tree = found
+    path = module_source_file(module)
+    if path is None:
+        return None
+    scan = LibraryScan(path.read_text(encoding="utf-8"), tree, str(path), module)
+    fn = Val(LOCAL_FN, qual=fdef.name, node=fdef)
+    res = scan.analyse_helper(fn, args, kwargs)
+    ret = res.ret if plain_values(res.ret) else V_DATA   # (a function or class handed back: unknown code)
+    return Proof(ret, tuple(res.violations), frozenset(scan.code | scan.library_code),
+                 f"{Path(path).name}:{fdef.lineno}")
+
+
+def _defined_function(qual: str, depth: int = 0) -> tuple[str, ast.FunctionDef, ast.Module] | None:
+    """(the module defining the function `qual`, its definition, the module's tree), following `from x import
+    name` re-exports; None where it is no undecorated function at a module's top level."""
+    module, _, name = qual.rpartition(".")
+    tree = module_tree(module) if module and depth <= 8 else None
+    if tree is None:
+        return None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            plain = all(dotted_name(d) in IDENTITY_DECORATORS for d in stmt.decorator_list)
+            return (module, stmt, tree) if plain else None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and any((a.asname or a.name) == name for a in stmt.names):
+            alias = next(a for a in stmt.names if (a.asname or a.name) == name)
+            source = absolute_module(module, stmt.module, stmt.level)
+            return _defined_function(f"{source}.{alias.name}", depth + 1) if source else None
+    return None
+
+
+def absolute_module(module: str, target: str | None, level: int) -> str | None:
+    """The module a `from <level dots><target> import ...` in `module` reads."""
+    if not level:
+        return target
+    is_package = (module_source_file(module) or Path()).name == "__init__.py"
+    parts = module.split(".")
+    keep = len(parts) - level + (1 if is_package else 0)
+    if keep <= 0:
+        return None
+    return ".".join([*parts[:keep], *([target] if target else [])])
+
+
+class LibraryScan(ModuleScan):
+    """A scan of a library module: its imports are its own (relative ones resolved in its package), it has no
+    children, and it notes the functions it reads (`code`)."""
+
+    def __init__(self, source: str, tree: ast.Module, path: str, module: str) -> None:
+        super().__init__(source, tree, path)
+        self.module = module
+        self.code: set[CodeSpan] = set()
+        self.top_level_stmts = {id(s) for s in tree.body}
+        self.bind_module(tree.body)
+
+    def is_child_module_name(self, module: str, level: int = 0) -> bool | None:
+        return False   # a library has no children
+
+    def bind_import(self, node: ast.Import | ast.ImportFrom, env: dict[str, Val]) -> None:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            target = absolute_module(self.module, node.module, node.level)
+            if target is None:
+                return
+            node = copy.copy(node)
+            node.module, node.level = target, 0
+        super().bind_import(node, env)
+
+    def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val], quiet: bool = False) -> HelperResult:
+        node = fn.node
+        if not quiet and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self.code.add((str(Path(self.path or "").resolve()), node.lineno, node.end_lineno or node.lineno))
+        return super().analyse_helper(fn, args, kwargs, quiet=quiet)
