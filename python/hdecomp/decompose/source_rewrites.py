@@ -351,6 +351,7 @@ def comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dic
         if isinstance(n, ast.Name):
             elsewhere[n.id] = elsewhere.get(n.id, 0) + 1
 
+    fresh = max((getattr(n, "end_lineno", 0) or 0) for n in ast.walk(fdef)) + 2000
     for stmts in _blocks(fdef.body):
         for st in list(stmts):
             if not isinstance(st, ast.Assign) or len(st.targets) != 1:
@@ -374,11 +375,19 @@ def comprehensions_as_loops(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dic
                 for cond in reversed(g.ifs):
                     body = [ast.If(test=cond, body=body, orelse=[])]
                 body = [ast.For(target=g.target, iter=g.iter, body=body, orelse=[])]
-            loop = [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
-                               value=ast.List(elts=[], ctx=ast.Load())), *body]
-            for new in loop:
+            start = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load()))
+            loop = [start, *body]
+            # the comprehension's own parts keep where they are written (the items' `zip(masks, boxes)` is no
+            # part of the call the static reading flags); what the loop adds takes the statement's place, and
+            # the empty list a line of its own (no reading of the statement's line, where the call computes,
+            # makes it compute: it is the parent's)
+            written = {id(n) for part in [comp.elt, *(x for g in comp.generators for x in (g.target, g.iter, *g.ifs))]
+                       for n in ast.walk(part)}
+            for new in body:
                 for n in ast.walk(new):
-                    ast.copy_location(n, st)
+                    if id(n) not in written:
+                        ast.copy_location(n, st)
+            fresh = _on_fresh_line(start, fresh)
             j = stmts.index(st)
             stmts[j:j + 1] = loop
             where = f"{Path(fs.code.co_filename).name}:{fs.file_line.get(st.lineno, st.lineno)}" \
