@@ -22,7 +22,8 @@ FIX = Path(__file__).parent / "fixtures" / "expert"
 NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_probs", "std_conv", "routed_masks",
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
-         "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler")
+         "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
+         "carried_helpers")
 # (cached_layers and stacked_experts are decomposed, verified whole and judged on what they show, not lint clean:
 # cached_layers' cache and constant mask are Q5 still, as stacked_experts' `expert_idx == self.num_experts` on the
 # index a loop over `nonzero()` gives: open)
@@ -690,3 +691,16 @@ def test_library_functions_that_are_plumbing_stay_in_the_parent(trees: dict[str,
     assert any(k.startswith("roi_align") for k in kernels), kernels
     assert not [k for k in kernels if k.startswith(("filter_input", "setup_scales", "infer_scale", "max_any",
                                                     "region", "init_level_mapper", "log2_scalar"))], kernels
+
+
+def test_a_plumbing_method_is_carried_with_its_static_helpers_and_module_constants(trees: dict[str, Any]) -> None:
+    """A method that pads a list of sequences to a multiple of a module constant and builds position ids with a
+    static method moves data and computes on sizes only: the parent carries it, the static method (with its
+    decorator) and the constant as its value, as the probe the planner reads them by binds them; no kernel
+    holds it (a kernel of plumbing handed lists)."""
+    dec = trees["carried_helpers"]
+    ref = (dec.root / "steps" / "step_1_carried_helpers" / "refactored.py").read_text()
+    assert "MULTIPLE = 8" in ref and "def pack(self, feats):" in ref
+    assert "@staticmethod\n    def coordinate_grid(size, start):" in ref
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert sorted(k.split("_")[0] for k in kernels) == ["linear", "linear"], kernels

@@ -141,14 +141,23 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
     ctx = SourceContext(user_file=None)
     params = arg_names(fs.fdef.args)
     local_names = (params | set(names_of(fs.fdef.body).stores)) - {"self"}
-    imported = [n for n in names_of([fs.fdef]).loads
-                if n not in local_names and n in fs.globals and is_imported(fs.globals[n])]
+    loads = list(names_of([fs.fdef]).loads)
+    for src in (methods or {}).values():   # (and the names the carried methods read: diffusers' SEQ_MULTI_OF)
+        method = ast.parse(textwrap.dedent(src)).body[0]
+        if isinstance(method, ast.FunctionDef):
+            own = arg_names(method.args) | set(names_of(method.body).stores)
+            loads += [n for n in names_of([method]).loads if n not in own and n not in loads]
+    imported = [n for n in loads if n not in local_names and n in fs.globals and is_imported(fs.globals[n])]
+    # a module's constants as the values they hold (`MULTIPLE = 8`: numbers, as a parent binds them)
+    constants = [f"{n} = {_probe_literal(fs.globals[n])}" for n in loads
+                 if n not in local_names and n in fs.globals and _plain_constant(fs.globals[n])]
     with contextlib.suppress(SourceStepError):
         bind_globals(imported, local_names, ForwardSource(fs.fdef, fs.text, fs.globals, fs.module_name, False,
                                                            fs.owner), ctx, where="the probe")
     head += [ln for ln in ctx.import_lines() if ln not in head]
     if ctx.needs_math:   # (else `math.ceil(n / size)` reads as a tensor's `.ceil()`: compute)
         head.append("import math")
+    head += constants
     init = ["class RefactoredModel(nn.Module):", "    def __init__(self):", "        super().__init__()"]
     for a in attrs.values():
         if a.kind == "module":
@@ -175,6 +184,13 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
     return "\n".join(lines) + "\n", offset, spans
 
 
+def _plain_constant(value: Any, depth: int = 0) -> bool:
+    """A number, string, bool or None, or a tuple of them: a module's constant (`SEQ_MULTI_OF = 32`)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    return isinstance(value, tuple) and depth < 2 and all(_plain_constant(v, depth + 1) for v in value)
+
+
 _CARRIED_LIMIT = 16   # methods read for one probe (those the forward calls, and those they call)
 
 
@@ -189,16 +205,17 @@ def _carried_methods(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[dic
     while todo and len(methods) < _CARRIED_LIMIT:
         name = todo.pop(0)
         info = attrs[name]
+        # (a static method is a plain function read from the instance, carried with its decorator)
         if name in methods or name == fs.fdef.name or \
-                not isinstance(getattr(info.value, "__func__", None), types.FunctionType):
+                not isinstance(getattr(info.value, "__func__", info.value), types.FunctionType):
             continue
-        model = info.value.__self__
+        model = getattr(info.value, "__self__", None)
         try:
             src = method_source(info.value, name)
         except SourceStepError:
             continue
         methods[name] = src
-        for sub in names_of([ast.parse(src)]).self_attrs:
+        for sub in names_of([ast.parse(src)]).self_attrs if isinstance(model, nn.Module) else ():
             if sub not in attrs:
                 try:
                     attrs[sub] = attr_info(model, sub)
