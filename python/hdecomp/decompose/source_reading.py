@@ -215,7 +215,9 @@ def _carried_methods(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> tuple[dic
         except SourceStepError:
             continue
         methods[name] = src
-        for sub in names_of([ast.parse(src)]).self_attrs if isinstance(model, nn.Module) else ():
+        if not isinstance(model, nn.Module):
+            continue   # (a static or class method reads no instance attributes)
+        for sub in names_of([ast.parse(src)]).self_attrs:
             if sub not in attrs:
                 try:
                     attrs[sub] = attr_info(model, sub)
