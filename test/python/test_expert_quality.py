@@ -23,7 +23,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
-         "carried_helpers")
+         "carried_helpers", "number_inputs")
 # (cached_layers and stacked_experts are decomposed, verified whole and judged on what they show, not lint clean:
 # cached_layers' cache and constant mask are Q5 still, as stacked_experts' `expert_idx == self.num_experts` on the
 # index a loop over `nonzero()` gives: open)
@@ -704,3 +704,16 @@ def test_a_plumbing_method_is_carried_with_its_static_helpers_and_module_constan
     assert "@staticmethod\n    def coordinate_grid(size, start):" in ref
     kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
     assert sorted(k.split("_")[0] for k in kernels) == ["linear", "linear"], kernels
+
+
+def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, Any]) -> None:
+    """A count handed to a layer as a 0-dim integer tensor is a number: the layer's parameter is written annotated
+    (`count: int`), and `16 - count`, `count == 1` (aten ops on numbers alone) stay the parent's as the run and the
+    static check read them; the count itself, a reduction of the mask, is a kernel."""
+    dec = trees["number_inputs"]
+    (step,) = [p for p in (dec.root / "steps").iterdir() if p.name.endswith("_head")]
+    ref = (step / "refactored.py").read_text()
+    assert "def forward(self, x, count: int):" in ref and "16 - count" in ref and "count == 1" in ref
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert any(k.startswith("max_") for k in kernels), kernels
+    assert not [k for k in kernels if k.startswith(("sub_", "eq_", "rsub"))], kernels

@@ -6,7 +6,9 @@ function built with exec, a monkeypatched torch function, a module hidden from t
 list, or a hook. Plumbing (views, casts, cat/split, indexing), residual `+` between two tensors and, in the
 refactored file's own code, compute on host values alone (hdecomp.runtime.host_values: a causal mask from
 `torch.ones(S, S).tril()`, `torch.div(64, 8)`, constants of the shapes that the static check reads as `HOST`)
-are allowed there, and in the library functions the static check read and found plumbing
+and arithmetic on numbers alone (`OpEvent.number`: every tensor in and out a 0-dim integer or bool tensor,
+LED's `max_num_global_attn_indices == 1`) are allowed there, and in the library functions the static check read
+and found plumbing
 (static.library_host_code: torchvision's `_setup_scales`); every other compute op is a violation (host compute
 in any other library code the parent calls too).
 
@@ -54,7 +56,9 @@ def root_compute_events(trace: OpTrace, own_file: str | Path | None = None) -> l
     library = _library_code(own_file) if own_file is not None else {}
 
     def own_host_code(e: OpEvent) -> bool:
-        if not e.host or own is None or e.where is None:
+        # (host values, and arithmetic on numbers alone: every tensor in and out a 0-dim integer or bool, a
+        # count or a padding amount, as rule Q5 reads it)
+        if not (e.host or e.number) or own is None or e.where is None:
             return False
         file = _resolved(e.where[0])
         return file == own or any(a <= e.where[1] <= b for a, b in library.get(file or "", ()))

@@ -295,7 +295,11 @@ def _child_output_part(n: fx.Node) -> bool:
 
 def number_annotation(value: Any) -> str | None:
     """The annotation of a Python number or of a tuple or list of them (`int`, `tuple[int, int]`,
-    `list[float]`), None for anything else (a tensor, a namedtuple, an empty tuple)."""
+    `list[float]`), or of a number held in a 0-dim integer or bool tensor (`int`, `bool`: a count LED's
+    attention takes, `max_num_global_attn_indices`; runtime.host_values.is_number); None for anything else (a
+    tensor, a namedtuple, an empty tuple)."""
+    if isinstance(value, torch.Tensor):
+        return ("bool" if value.dtype == torch.bool else "int") if is_number(value) else None
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):

@@ -220,7 +220,7 @@ def computes_at(model: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> fr
     own = _own_code(model) + library_code_read(model)
 
     def lines(e: Any) -> tuple[tuple[str, int], ...]:
-        if not e.host:
+        if not (e.host or e.number):
             return e.frames
         return () if e.frames and _within(e.frames[0], own) else e.frames[1:]
 

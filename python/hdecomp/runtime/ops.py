@@ -84,7 +84,7 @@ class OpEvent:
         return {"name": self.name, "level": self.level, "module": self.module,
                 "module_type": self.module_type, "compute": self.compute, "inplace": self.inplace,
                 "raw": self.raw, "aten_invisible": self.aten_invisible, "residual": self.residual,
-                "where": list(self.where) if self.where else None, "host": self.host}
+                "where": list(self.where) if self.where else None, "host": self.host, "number": self.number}
 
 
 @dataclass
@@ -131,7 +131,8 @@ class OpTrace:
     def to_plain(self) -> dict[str, Any]:
         """Everything of the trace as JSON-able data (for a judge in another process: `from_plain`)."""
         return {"events": [[e.name, e.level, e.module, e.module_type, e.compute, e.inplace, e.raw, e.aten_invisible,
-                            e.residual, list(e.where) if e.where else None, [list(f) for f in e.frames], e.host]
+                            e.residual, list(e.where) if e.where else None, [list(f) for f in e.frames], e.host,
+                            e.number]
                            for e in self.events],
                 "module_calls": [[k, n] for k, n in self.module_calls.items()],
                 "call_edges": [[a, b, n] for (a, b), n in self.call_edges.items()]}
@@ -141,7 +142,8 @@ class OpTrace:
         events = [OpEvent(name=str(e[0]), level=e[1], module=str(e[2]), module_type=str(e[3]), compute=bool(e[4]),
                           inplace=bool(e[5]), raw=str(e[6]), aten_invisible=bool(e[7]), residual=bool(e[8]),
                           where=(str(e[9][0]), int(e[9][1])) if e[9] else None,
-                          frames=tuple((str(f), int(n)) for f, n in e[10]), host=bool(e[11]))
+                          frames=tuple((str(f), int(n)) for f, n in e[10]), host=bool(e[11]),
+                          number=bool(e[12]) if len(e) > 12 else False)
                   for e in data["events"]]
         return cls(events=events, module_calls=Counter({str(k): int(n) for k, n in data["module_calls"]}),
                    call_edges=Counter({(a, str(b)): int(n) for a, b, n in data["call_edges"]}))

@@ -71,7 +71,8 @@ class Inventory:
 
 def plumbing_inventory(trace: OpTrace) -> Counter[str]:
     """Aten-level data plumbing (views, copies, cat, ...): excluded from coverage, reported alongside."""
-    return Counter(e.name for e in trace.events if e.level == "aten" and (not e.compute or e.residual or e.host))
+    return Counter(e.name for e in trace.events if e.level == "aten" and
+                   (not e.compute or e.residual or e.host or e.number))
 
 
 def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str]], dict[str, str]]:
@@ -81,9 +82,9 @@ def trace_inventory(trace: OpTrace) -> tuple[Counter[str], dict[str, Counter[str
     by_module: dict[str, Counter[str]] = {}
     types: dict[str, str] = {}
     for e in trace.events:
-        if not e.compute or e.residual or e.host:
-            # a residual `+`, and compute on host values alone (a constant of the shapes), are what a parent may
-            # keep (as verify-step allows)
+        if not e.compute or e.residual or e.host or e.number:
+            # a residual `+`, compute on host values alone (a constant of the shapes) and arithmetic on numbers
+            # alone (0-dim integer or bool tensors: a count), are what a parent may keep (as verify-step allows)
             continue
         if e.level == "aten" or e.aten_invisible:
             total[e.name] += 1
