@@ -303,8 +303,7 @@ class CallEval(ExpressionEval):
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
         why = "it cannot be proven to be plumbing"
         if not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins"):
-            from hdecomp.anticheat.static.library import prove_call
-            proof = prove_call(qual, args, kwargs)   # its source read with these arguments
+            proof = self.an.prove_library_call(qual, args, kwargs)   # its source read with these arguments
             if proof is not None and not proof.violations:
                 self.an.library_code |= proof.code
                 return proof.ret

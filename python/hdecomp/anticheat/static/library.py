@@ -16,13 +16,12 @@ own code (anticheat.runtime)."""
 from __future__ import annotations
 
 import ast
-import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hdecomp.anticheat.static.external import module_source_file, module_tree
-from hdecomp.anticheat.static.module_scan import ModuleScan
 from hdecomp.anticheat.static.values import (
     DATA,
     HOST,
@@ -37,7 +36,9 @@ from hdecomp.anticheat.static.values import (
 
 if TYPE_CHECKING:
     from hdecomp.anticheat.rules import AntiCheatViolation
-    from hdecomp.anticheat.static.memo import HelperResult
+
+# what builds the scan of a library module (module_scan.LibraryScan: this module stays below the scans)
+ScanFactory = Callable[[str, ast.Module, str, str], Any]
 
 MAX_LIBRARY_DEPTH = 3      # modules deep: a library function calling another module's, calling a third's
 _MAX_PROOFS = 512
@@ -81,7 +82,7 @@ def plain_values(v: Val, depth: int = 0) -> bool:
     return v.kind in _PLAIN_KINDS
 
 
-def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
+def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val], scan: ScanFactory) -> Proof | None:
     """Read the library function `qual` (`package.module.name`) with these arguments' kinds; None where it is
     no plain function whose source can be read (a class, a builtin, a C extension), where an argument is not
     plain data, or past MAX_LIBRARY_DEPTH."""
@@ -94,7 +95,7 @@ def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | No
         return None
     _depth[0] += 1
     try:
-        proof = _prove(qual, args, kwargs)
+        proof = _prove(qual, args, kwargs, scan)
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError):
         proof = None   # (code the evaluator cannot read: unknown, as before)
     finally:
@@ -105,7 +106,7 @@ def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | No
     return proof
 
 
-def _prove(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
+def _prove(qual: str, args: list[Val], kwargs: dict[str, Val], make_scan: ScanFactory) -> Proof | None:
     found = _defined_function(qual)
     if found is None:
         return None
@@ -113,11 +114,11 @@ def _prove(qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
     path = module_source_file(module)
     if path is None:
         return None
-    scan = LibraryScan(path.read_text(encoding="utf-8"), tree, str(path), module)
+    scan = make_scan(path.read_text(encoding="utf-8"), tree, str(path), module)
     fn = Val(LOCAL_FN, qual=fdef.name, node=fdef)
     res = scan.analyse_helper(fn, args, kwargs)
     ret = res.ret if plain_values(res.ret) else V_DATA   # (a function or class handed back: unknown code)
-    return Proof(ret, tuple(res.violations), frozenset(scan.code | scan.library_code),
+    return Proof(ret, tuple(res.violations), frozenset(getattr(scan, "code", set()) | scan.library_code),
                  f"{Path(path).name}:{fdef.lineno}")
 
 
@@ -152,31 +153,3 @@ def absolute_module(module: str, target: str | None, level: int) -> str | None:
     return ".".join([*parts[:keep], *([target] if target else [])])
 
 
-class LibraryScan(ModuleScan):
-    """A scan of a library module: its imports are its own (relative ones resolved in its package), it has no
-    children, and it notes the functions it reads (`code`)."""
-
-    def __init__(self, source: str, tree: ast.Module, path: str, module: str) -> None:
-        super().__init__(source, tree, path)
-        self.module = module
-        self.code: set[CodeSpan] = set()
-        self.top_level_stmts = {id(s) for s in tree.body}
-        self.bind_module(tree.body)
-
-    def is_child_module_name(self, module: str, level: int = 0) -> bool | None:
-        return False   # a library has no children
-
-    def bind_import(self, node: ast.Import | ast.ImportFrom, env: dict[str, Val]) -> None:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            target = absolute_module(self.module, node.module, node.level)
-            if target is None:
-                return
-            node = copy.copy(node)
-            node.module, node.level = target, 0
-        super().bind_import(node, env)
-
-    def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val], quiet: bool = False) -> HelperResult:
-        node = fn.node
-        if not quiet and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            self.code.add((str(Path(self.path or "").resolve()), node.lineno, node.end_lineno or node.lineno))
-        return super().analyse_helper(fn, args, kwargs, quiet=quiet)

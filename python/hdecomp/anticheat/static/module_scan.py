@@ -4,6 +4,7 @@ attributes; the whole-file checks (construction, own state, hooks, monkeypatchin
 from __future__ import annotations
 
 import ast
+import copy
 import sys
 from collections.abc import Iterable
 from functools import cached_property
@@ -12,6 +13,7 @@ from typing import Any
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, SourceRange
 from hdecomp.anticheat.static.forward_eval import ForwardEval
+from hdecomp.anticheat.static.library import CodeSpan, Proof, absolute_module, prove_call
 from hdecomp.anticheat.static.memo import (
     AnalysisMemo,
     ClassInfo,
@@ -815,6 +817,10 @@ class ModuleScan:
             ev.env.clear()
             ev.env.update(snapshot)
 
+    def prove_library_call(self, qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None:
+        """A library function's call read from its source (static.library, with LibraryScan)."""
+        return prove_call(qual, args, kwargs, LibraryScan)
+
     def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val],
                        quiet: bool = False) -> HelperResult:
         """Run a helper's body with the call's argument kinds: its violations (forward context) or, in
@@ -875,3 +881,33 @@ def _library_ref(ev: ForwardEval, deco: ast.expr) -> bool:
         return False
     tv = ev.ev(target)
     return tv.kind == REF and tv.qual.split(".")[0] in MODEL_LIBRARIES
+
+
+class LibraryScan(ModuleScan):
+    """A scan of a library module: its imports are its own (relative ones resolved in its package), it has no
+    children, and it notes the functions it reads (`code`)."""
+
+    def __init__(self, source: str, tree: ast.Module, path: str, module: str) -> None:
+        super().__init__(source, tree, path)
+        self.module = module
+        self.code: set[CodeSpan] = set()
+        self.top_level_stmts = {id(s) for s in tree.body}
+        self.bind_module(tree.body)
+
+    def is_child_module_name(self, module: str, level: int = 0) -> bool | None:
+        return False   # a library has no children
+
+    def bind_import(self, node: ast.Import | ast.ImportFrom, env: dict[str, Val]) -> None:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            target = absolute_module(self.module, node.module, node.level)
+            if target is None:
+                return
+            node = copy.copy(node)
+            node.module, node.level = target, 0
+        super().bind_import(node, env)
+
+    def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val], quiet: bool = False) -> HelperResult:
+        node = fn.node
+        if not quiet and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self.code.add((str(Path(self.path or "").resolve()), node.lineno, node.end_lineno or node.lineno))
+        return super().analyse_helper(fn, args, kwargs, quiet=quiet)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hdecomp.anticheat.rules import AntiCheatViolation, RelatedLocation, SourceRange
 from hdecomp.anticheat.static.memo import ClassInfo, HelperResult
 from hdecomp.anticheat.static.values import Val
+
+if TYPE_CHECKING:
+    from hdecomp.anticheat.static.library import Proof
 
 
 class ScanContext(Protocol):
@@ -44,6 +47,8 @@ class ScanContext(Protocol):
 
     def analyse_helper(self, fn: Val, args: list[Val], kwargs: dict[str, Val],
                        quiet: bool = False) -> HelperResult: ...
+
+    def prove_library_call(self, qual: str, args: list[Val], kwargs: dict[str, Val]) -> Proof | None: ...
 
     def bind_import(self, node: ast.Import | ast.ImportFrom, env: dict[str, Val]) -> None: ...
 
