@@ -16,6 +16,7 @@ own code (anticheat.runtime)."""
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,9 @@ class Proof:
     where: str   # the function's file and line, for a message
 
 
-_PROOFS: dict[tuple[str, str], Proof | None] = {}
-_depth = [0]
+# proofs by (function, argument kinds, how deep the call is: a proof cut at MAX_LIBRARY_DEPTH is its depth's)
+_PROOFS: dict[tuple[str, str, int], Proof | None] = {}
+_DEPTH = threading.local()   # how many library calls deep this thread's analysis is
 
 
 def deep_kind(v: Val, depth: int = 0) -> str:
@@ -88,20 +90,22 @@ def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val], scan: ScanFac
     plain data, or past MAX_LIBRARY_DEPTH."""
     if not all(plain_values(v) for v in [*args, *kwargs.values()]):
         return None
-    key = (qual, "|".join([*(deep_kind(a) for a in args), *(f"{k}={deep_kind(v)}" for k, v in sorted(kwargs.items()))]))
+    depth = getattr(_DEPTH, "n", 0)
+    key = (qual, "|".join([*(deep_kind(a) for a in args), *(f"{k}={deep_kind(v)}" for k, v in sorted(kwargs.items()))]),
+           depth)
     if key in _PROOFS:
         return _PROOFS[key]
-    if _depth[0] >= MAX_LIBRARY_DEPTH:
+    if depth >= MAX_LIBRARY_DEPTH:
         return None
-    _depth[0] += 1
+    _DEPTH.n = depth + 1
     try:
         proof = _prove(qual, args, kwargs, scan)
-    except (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError):
-        proof = None   # (code the evaluator cannot read: unknown, as before)
+    except (RecursionError, OSError, ValueError, TypeError, AttributeError, KeyError, IndexError):
+        proof = None   # (a file or code the evaluator cannot read: unknown code, as before)
     finally:
-        _depth[0] -= 1
+        _DEPTH.n = depth
     if len(_PROOFS) >= _MAX_PROOFS:
-        _PROOFS.pop(next(iter(_PROOFS)))
+        _PROOFS.pop(next(iter(_PROOFS)), None)
     _PROOFS[key] = proof
     return proof
 
