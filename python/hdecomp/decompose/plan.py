@@ -204,7 +204,8 @@ def is_parent_plumbing(n: fx.Node) -> bool:
     if HOST_VALUE in n.meta:
         return True
     if n.op == "call_method":
-        return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n) or is_local_write(n)
+        return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n) or is_local_write(n) \
+            or HOST_NUMBER in n.meta
     if n.op == "call_function":
         return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n) \
             or HOST_NUMBER in n.meta or is_identity_node(n) or is_local_write(n)
@@ -325,13 +326,36 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
         if n.op == "call_function" and (n.target in INT_FUNCTIONS or n.target is torch._assert) and \
                 any(HOST_NUMBER in a.meta for a in ins) and all(HOST_NUMBER in a.meta or is_shape_int(a) for a in ins):
             n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
-        elif n.op == "placeholder" or _child_output_part(n):
-            # a number handed in, or one a child returns (HF Swin's `input_dimensions` of its embeddings)
+        elif n.op == "placeholder" or _child_output_part(n) or _number_read(n, values):
+            # a number handed in, one a child returns (HF Swin's `input_dimensions` of its embeddings), or one
+            # read out of a tensor of them (ERNIE's `t, h, w` of `image_grid_thw`: 0-dim integer tensors)
             ann = number_annotation(values.get(n.name))
             if ann is not None:
                 n.meta[HOST_NUMBER] = ann
                 if n.op != "placeholder":
                     n.meta[HOST_SOURCE] = True
+        elif n.op in ("call_function", "call_method") and ins and _on_numbers(n, values) and \
+                all(HOST_NUMBER in a.meta for a in ins):
+            # arithmetic on numbers alone (`h.gt(w)`, `t // 2`: every tensor in and out a 0-dim integer or bool),
+            # which the run reads as such too (OpEvent.number)
+            n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
+
+
+def _number_read(n: fx.Node, values: dict[str, Any]) -> bool:
+    """`grid[1]`: a 0-dim integer or bool tensor indexed out of an integer tensor (no compute: a number read)."""
+    if n.op != "call_function" or n.target is not operator.getitem or not isinstance(n.args[0], fx.Node):
+        return False
+    base, value = values.get(n.args[0].name), values.get(n.name)
+    return isinstance(base, torch.Tensor) and isinstance(value, torch.Tensor) and is_number(value) and \
+        not (base.is_floating_point() or base.is_complex()) and isinstance(n.args[1], int)
+
+
+def _on_numbers(n: fx.Node, values: dict[str, Any]) -> bool:
+    """Every tensor among the node's inputs and its value is a number (runtime.host_values.is_number)."""
+    value = values.get(n.name)
+    tensors = [values.get(a.name) for a in n.all_input_nodes]
+    return isinstance(value, torch.Tensor) and is_number(value) and all(
+        not isinstance(t, torch.Tensor) or is_number(t) for t in tensors)
 
 
 
@@ -370,8 +394,11 @@ def mark_host_values(graph: fx.Graph, values: dict[str, Any]) -> None:
             continue
         ins = n.all_input_nodes
         made = not any(isinstance(values.get(a.name), torch.Tensor) for a in ins)   # (a factory)
+        # (a number held in a tensor the forward read or computed from its data is no host value: the run
+        # makes host values of Python numbers only, and arithmetic on numbers alone is its own rule)
         if all(HOST_VALUE in a.meta or is_shape_int(a) or _tensor_attribute(a) or
-               (HOST_NUMBER in a.meta and HOST_SOURCE not in a.meta) for a in ins) and \
+               (HOST_NUMBER in a.meta and HOST_SOURCE not in a.meta and
+                not isinstance(values.get(a.name), torch.Tensor)) for a in ins) and \
                 (made or host_result(name, is_compute_op(name), [values[n.name]])):
             n.meta[HOST_VALUE] = True
     if not any(n.op == "call_module" or (n.op in ("call_function", "call_method") and not is_parent_plumbing(n)
