@@ -108,7 +108,7 @@ class ModuleScan:
         self.new_scan: ScanRecord | None = None
         # library functions read and found plumbing where forward() calls them (static.library): the runtime
         # check lets host compute in them pass, as in this file's own code
-        self.library_code: set[tuple[str, int, int]] = set()
+        self.library_code: set[CodeSpan] = set()
 
     # -- reporting ------------------------------------------------------------------------------------
 
