@@ -335,7 +335,7 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
                 if n.op != "placeholder":
                     n.meta[HOST_SOURCE] = True
         elif n.op in ("call_function", "call_method") and ins and _on_numbers(n, values) and \
-                all(HOST_NUMBER in a.meta for a in ins):
+                any(HOST_NUMBER in a.meta for a in ins) and all(HOST_NUMBER in a.meta or is_shape_int(a) for a in ins):
             # arithmetic on numbers alone (`h.gt(w)`, `t // 2`: every tensor in and out a 0-dim integer or bool),
             # which the run reads as such too (OpEvent.number)
             n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
