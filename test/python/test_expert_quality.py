@@ -719,4 +719,4 @@ def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, An
     assert not [k for k in kernels if k.startswith(("sub_", "eq_", "rsub", "floordiv", "gt_", "add_i64"))], kernels
     # numbers read out of the integer grid, written annotated, and the arithmetic on them
     top = (dec.root / "steps" / "step_1_number_inputs" / "refactored.py").read_text()
-    assert ": int = grid" in top and ".gt(" in top, top
+    assert "cols: int = " in top and "cols // 2" in top and "cols.gt(" in top, top
