@@ -51,7 +51,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
                                   "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
-                                  "relative_logits", "sharded_guard"])
+                                  "relative_logits", "sharded_guard", "forward_choice"])
 def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None:
     # (Zamba2's other uses' adapters; BLIP's text layers hold a cross-attention that a text-only call never reads)
     # (and CLAP's text embeddings, which count positions from the ids: their `position_ids` buffer)
@@ -72,7 +72,7 @@ def test_fully_decomposed_and_composed(trees: dict[str, Any], name: str) -> None
                                   "none_dtype", "flagged_calls", "super_forward_conv", "settled_rescale",
                                   "posterior_object", "marker_cache", "plumbing_method_beside",
                                   "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
-                                  "relative_logits"])
+                                  "relative_logits", "forward_choice"])
 def test_the_planner_writes_no_step_its_verifier_rejects(trees: dict[str, Any], name: str) -> None:
     """Each step is written once, the way that verifies: none is rewritten after its verifier refused it."""
     rewritten = [e for e in _log(trees[name]) if "does not verify" in e["title"]]

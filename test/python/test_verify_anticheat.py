@@ -417,3 +417,25 @@ def test_issue12_corpus_cases_through_verify_step(case: str, expected: set[str])
         assert r.status == "FAIL" and expected <= found, (r.status, r.error, found)
     else:
         assert r.status == "PASS" and not found, (r.status, r.error, [v.format() for v in r.violations])
+
+
+def test_a_forward_a_class_picks_in_its_init_is_no_monkeypatch() -> None:
+    """timm's Partial_conv3 sets `self.forward = self.forward_split_cat` in its `__init__`: the module as its class
+    builds it (HD310 stays quiet); a lambda, or an own method set from outside a class that never picks its
+    forward, is a patch."""
+    import importlib.util
+
+    from hdecomp.anticheat.structural import own_forward_choice
+
+    spec = importlib.util.spec_from_file_location(
+        "forward_choice", Path(__file__).parent / "fixtures" / "reach" / "forward_choice.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    conv = mod.PartialConv(16, 4, "split_cat")
+    assert own_forward_choice(conv)
+    conv.forward = lambda x: x * 2
+    assert not own_forward_choice(conv)
+    lin = torch.nn.Linear(4, 4)
+    lin.forward = lin.extra_repr
+    assert not own_forward_choice(lin)

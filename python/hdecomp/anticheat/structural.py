@@ -22,6 +22,7 @@ import ast
 import contextlib
 import functools
 import inspect
+import textwrap
 import threading
 import weakref
 from collections import Counter
@@ -400,8 +401,9 @@ def check_disguise(refactored: nn.Module, original_path: Path, original_class: t
                 rule=HD309, kind="structural", file=str(ref_file), range=_class_range(ref_file, cls.__name__),
                 message=f"{label} is defined in refactored.py itself, not in a file under children/",
                 allowed_instead="move the class into its own file under children/ and import it"))
-        # HD310: forward / __call__ replaced on the instance or the class.
-        if "forward" in vars(child) or "__call__" in vars(child):
+        # HD310: forward / __call__ replaced on the instance or the class (but for a class that picks one of its
+        # own methods as the forward in its __init__: timm's Partial_conv3, `self.forward = self.forward_split_cat`)
+        if ("forward" in vars(child) and not own_forward_choice(child)) or "__call__" in vars(child):
             found.append(AntiCheatViolation(
                 rule=HD310, kind="structural", file=str(refactored_path) if refactored_path else None,
                 range=_attr_range(refactored_path, "forward", any_owner=True),
@@ -656,3 +658,28 @@ __all__ = [
     "component_children",
     "recording_constructor_arguments",
 ]
+
+
+def own_forward_choice(module: nn.Module) -> bool:
+    """Whether the forward set on `module` itself is one of its own class's methods, bound to it, and a class of
+    its own assigns `self.forward` in its `__init__` (timm's Partial_conv3 picks `forward_slicing` or
+    `forward_split_cat` by a constructor argument): the module as its class builds it, no patch. A parent
+    assigning a child's forward is reported by the static check (it writes to a child's attribute)."""
+    bound = vars(module).get("forward")
+    func = getattr(bound, "__func__", None)
+    if getattr(bound, "__self__", None) is not module or func is None:
+        return False
+    mro = [c for c in type(module).__mro__ if c not in (nn.Module, object)]
+    if not any(func is vars(c).get(func.__name__) for c in mro):
+        return False
+    for c in mro:
+        init = vars(c).get("__init__")
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(init))) if init is not None else None
+        except (OSError, TypeError, SyntaxError):
+            continue
+        if tree is not None and any(
+                isinstance(t, ast.Attribute) and t.attr == "forward" and isinstance(t.value, ast.Name) and
+                t.value.id == "self" for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets):
+            return True
+    return False

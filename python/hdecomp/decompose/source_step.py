@@ -338,7 +338,10 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
             if len(calls) == 1 and not _called_submodules(fdef, attrs):   # a library helper the analysis lets be
                 return _function_plan(model, fs, as_written, attrs, calls[0], user_file, per_statement,
                                       max_iterations, executed_of)
-            called = _called_submodules(fdef, attrs, carried=plumbing)
+            # (a submodule that computes nothing, timm's `downsample = nn.Identity()` in a first stage, is no child:
+            # the one that computes would be the whole step, the parent in disguise, HD305)
+            called = [a for a in _called_submodules(fdef, attrs, carried=plumbing)
+                      if not computes_nothing(attrs[a].value)]
             # (and the items of a container it iterates, `for layer in self.layers: x = layer(x, shared)`)
             held = [a for a in _submodules_read(fdef, attrs) if a not in called and attrs[a].kind == "container"]
             if len(called) + sum(len(attrs[a].value) for a in held) < 2:
@@ -644,6 +647,13 @@ def _wrapped_submodule(model: nn.Module, fdef: ast.FunctionDef, attrs: dict[str,
     if is_kernel_module(sub) or type(sub).forward is nn.Module.forward:
         return None
     return modules[0]
+
+
+def computes_nothing(module: Any) -> bool:
+    """A module whose forward hands its input back or only reshapes it (`nn.Identity`, `nn.Flatten`,
+    `nn.Unflatten`), or a dropout in eval mode: no child of a step."""
+    return isinstance(module, (nn.Identity, nn.Flatten, nn.Unflatten)) or (
+        isinstance(module, nn.modules.dropout._DropoutNd) and not module.training)
 
 
 def _called_submodules(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
