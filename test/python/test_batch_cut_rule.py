@@ -331,6 +331,39 @@ def test_a_cut_is_checked_by_a_real_forward_where_an_input_holds_indices(tmp_pat
     assert comp.build()(*args).shape == (1, 16)
 
 
+MASKED_SCATTER = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Molmo2's merge of image features: the image tokens' positions filled from the flattened features."""
+
+    def forward(self, features, embeds, mask):
+        return embeds.masked_scatter(mask, features)
+
+
+def get_inputs():
+    mask = torch.zeros(2, 32, 1, dtype=torch.bool)
+    mask[:, 4:12] = True
+    return [torch.randn(1024), torch.randn(2, 32, 64), mask.expand(2, 32, 64).contiguous()]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_cut_is_checked_by_a_real_forward_where_an_input_is_a_mask(tmp_path: Path) -> None:
+    # cutting the flattened features (the first input's leading size) to 1 passes a meta forward, but the mask
+    # holds 1024 positions to fill: only the batch's cut runs (Molmo2's fusion, fresh set 22)
+    path = tmp_path / "masked_scatter_kernel.py"
+    path.write_text(MASKED_SCATTER)
+    comp = load_component(path)
+    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
+    assert [list(a.shape) for a in args] == [[1024], [1, 32, 64], [1, 32, 64]]
+    assert comp.build()(*args).shape == (1, 32, 64)
+
+
 def test_rows_grouped_by_the_batch_go_with_their_samples() -> None:
     # OWLv2: `batch x queries` rows of token ids and masks beside `batch` images; a cut keeps each kept
     # image's queries (not all six on one image) and the ids are no batch of their own

@@ -279,3 +279,19 @@ def test_a_userdict_of_tensors_is_an_input_its_class_rebuilds_at_the_original_ba
     ctx = SourceContext(None)
     text = input_expr(full, ctx)
     assert text.startswith("SharedKV({'full': (torch.randn(batch_size, 2, 8, 4)"), text
+
+
+def test_a_mask_expanded_over_the_hidden_size_is_written_as_its_recorded_slice() -> None:
+    """A mask of the image tokens' positions expanded over the hidden size (Molmo2's `special_image_mask`, 2 x 32 x
+    64 = 4096 values, more than a mask is recorded at) is its one recorded slice, expanded back: a random draw
+    holds about 2048 positions, more than the 1024 image features a `masked_scatter` fills them from."""
+    from hdecomp.decompose.input_code import input_expr
+    from hdecomp.decompose.source import SourceContext
+    mask = torch.zeros(2, 32, 1, dtype=torch.bool)
+    mask[:, 4:12] = True
+    full = mask.expand(2, 32, 64).contiguous()
+    text = input_expr(full, SourceContext(None))
+    assert text.endswith(".expand(2, 32, 64).contiguous()"), text
+    assert torch.equal(eval(text, {"torch": torch}), full)
+    noise = torch.rand(2, 32, 64) > 0.5   # (no slice to record: drawn)
+    assert "randint" in input_expr(noise, SourceContext(None))

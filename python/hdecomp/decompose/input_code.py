@@ -30,6 +30,14 @@ def input_expr(value: Any, ctx: SourceContext, recorded_ints: bool = True) -> st
         return value.expr
     limit = RECORDED_MASK_LIMIT if isinstance(value, torch.Tensor) and value.dtype == torch.bool \
         else RECORDED_INDEX_LIMIT
+    if recorded_ints and isinstance(value, torch.Tensor) and value.dtype == torch.bool and \
+            not is_full_size(value) and value.numel() > limit:
+        # a mask expanded over the hidden size (`mask.unsqueeze(-1).expand_as(h)`, the image-token positions a
+        # `masked_scatter` fills from a fixed number of features): its one slice, recorded, expanded back
+        rec = _one_slice(value.detach().cpu(), keep=None)
+        if rec is not None and rec.numel() <= limit:
+            shape = ", ".join(str(n) for n in value.shape)
+            return f"torch.tensor({rec.tolist()!r}, dtype=torch.bool).expand({shape}).contiguous()"
     if recorded_ints and isinstance(value, torch.Tensor) and not value.is_floating_point() and \
             not value.is_complex() and not is_full_size(value) and 0 < value.numel() <= limit:
         # integer and boolean inputs are indices, counts and masks (expert routing, a `torch.where` whose
@@ -203,6 +211,16 @@ def _distribution_dim(value: torch.Tensor) -> int | None:
     return None
 
 
+def _one_slice(rec: torch.Tensor, keep: int | None) -> torch.Tensor | None:
+    """`rec` narrowed to one slice along every dimension (but `keep`) it is constant along: the values of a
+    tensor expanded there (`mask.unsqueeze(-1).expand_as(h)`); None where it is constant along none."""
+    out = rec
+    for i in range(rec.dim()):
+        if i != keep and out.shape[i] > 1 and bool((out == out.narrow(i, 0, 1)).all()):
+            out = out.narrow(i, 0, 1)
+    return out if out is not rec else None
+
+
 def _tiled_recording(value: torch.Tensor) -> str | None:
     """A full-size integer or boolean input holding values per sample (one batch-scaled dimension, the
     larger recorded batch's leading rows equal to the smaller's: shapes.full_size; a recorded sample of up to
@@ -227,10 +245,9 @@ def _tiled_recording(value: torch.Tensor) -> str | None:
         if not isinstance(rec, torch.Tensor) or rec is value or rec.dim() != len(dims) or not rec.numel():
             continue
         rec = rec.detach().cpu()
-        expanded = False
-        for i in range(rec.dim()):   # a mask expanded over the hidden size (`mask.expand_as(h)`): one slice
-            if i != d and rec.shape[i] > 1 and bool((rec == rec.narrow(i, 0, 1)).all()):
-                rec, expanded = rec.narrow(i, 0, 1), True
+        sliced = _one_slice(rec, keep=d)   # a mask expanded over the hidden size (`mask.expand_as(h)`)
+        expanded = sliced is not None
+        rec = sliced if sliced is not None else rec
         if rec.numel() > limit:
             continue
         rows = int(rec.shape[d])

@@ -286,9 +286,9 @@ def cut_for(comp: Component, args: list[Any], kwargs: dict[str, Any], run: RunSe
             real[0] = comp.build(run=run)
         return forward_runs(real[0], comp.path, timeout)(a, k)
     # (a meta forward checks shapes, not values: where an input holds integers, indices a cut may take out
-    # of range, a gather's table cut below the positions it reads, only a real forward tells)
-    indices = any(not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool
-                  for _, t in input_tensors(args, kwargs))
+    # of range, a gather's table cut below the positions it reads, or a mask, whose count a `masked_scatter`
+    # must find in its source (Molmo2's image features, not cut with the batch), only a real forward tells)
+    indices = any(not t.is_floating_point() and not t.is_complex() for _, t in input_tensors(args, kwargs))
     probe = real_runs if indices else meta_first(meta_build(comp, limit, timeout), real_runs, comp.path, timeout)
     chosen = choose_cut(args, kwargs, limit, probe)
     _CHOSEN[key] = (chosen.batch, tuple(chosen.refused))
