@@ -359,7 +359,7 @@ def test_a_cut_is_checked_by_a_real_forward_where_an_input_is_a_mask(tmp_path: P
     path = tmp_path / "masked_scatter_kernel.py"
     path.write_text(MASKED_SCATTER)
     comp = load_component(path)
-    args, kwargs = limited_inputs(comp, RunSettings(batch_limit=1))
+    args, _ = limited_inputs(comp, RunSettings(batch_limit=1))
     assert [list(a.shape) for a in args] == [[1024], [1, 32, 64], [1, 32, 64]]
     assert comp.build()(*args).shape == (1, 32, 64)
 

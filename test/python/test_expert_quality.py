@@ -71,7 +71,7 @@ def test_library_calls_on_plain_data_stay_in_the_parent(trees: dict[str, Any]) -
 
 def test_constants_of_the_shapes_stay_in_a_graph_steps_parent(trees: dict[str, Any]) -> None:
     """A chunk count computed with torch from sizes, an identity and a causal mask from ones, in a forward
-    captured as a graph: host values (plan.mark_host_values), which the generated parent computes itself and
+    captured as a graph: host values (node_kinds.mark_host_values), which the generated parent computes itself and
     hands the kernels that read them with the model's tensors; no `div_any`, `eye` or `tril` kernel."""
     dec = trees["host_graph"]
     ref = (dec.root / "steps" / "step_1_host_graph" / "refactored.py").read_text()
@@ -528,13 +528,13 @@ def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shar
 
 
 def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:
-    """plan.is_local_write: a write into a slice of a tensor the forward made (`new_zeros`) or computed (MViT's
+    """node_kinds.is_local_write: a write into a slice of a tensor the forward made (`new_zeros`) or computed (MViT's
     scores), also after an earlier write into it (LED's chunks), stays in the parent; a write into an input,
     or through an index tensor (a scatter), is a kernel."""
     import operator
 
     import torch.fx as fx
-    from hdecomp.decompose.plan import is_local_write
+    from hdecomp.decompose.node_kinds import is_local_write
 
     # (as a recording writes them: the value of a setitem is the tensor written into)
     g = fx.Graph()

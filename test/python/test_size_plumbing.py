@@ -14,8 +14,9 @@ import pytest
 import torch
 import torch.fx as fx
 from hdecomp.decompose.driver import DecomposeOptions, decompose
+from hdecomp.decompose.node_kinds import is_parent_plumbing
 from hdecomp.decompose.outputs import result_dict
-from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, plan_children
+from hdecomp.decompose.plan import ChildPlan, plan_children
 from hdecomp.toolchain.compose import compose
 from torch import nn
 
@@ -170,7 +171,7 @@ def test_constants_of_the_shapes_are_host_values_where_the_forward_computes_more
     the parent (host values, as the run judges them); a float table computed from them does not. A forward
     that computes nothing but constants keeps them as its compute (a region the parent could not keep, LED's
     `create_causal_mask`: its children)."""
-    from hdecomp.decompose.plan import HOST_VALUE, mark_host_values
+    from hdecomp.decompose.node_kinds import HOST_VALUE, mark_host_values
     x = torch.randn(2, 6, 4)
     for with_projection, expected in ((True, {"ones", "tril", "div", "sub", "invert"}), (False, set())):
         gm = _masked_projection(with_projection)

@@ -33,14 +33,8 @@ from hdecomp.decompose.naming import (
     safe_attr,
     safe_local,
 )
-from hdecomp.decompose.plan import (
-    HOST_NUMBER,
-    HOST_NUMBER_HELD,
-    HOST_SOURCE,
-    WEIGHT_SIZE,
-    ChildPlan,
-    node_op_name,
-)
+from hdecomp.decompose.node_kinds import HOST_NUMBER, HOST_NUMBER_HELD, HOST_SOURCE, WEIGHT_SIZE
+from hdecomp.decompose.plan import ChildPlan, node_op_name
 from hdecomp.decompose.shapes import BATCH, BatchInt, dims_source, full_batch, sample
 from hdecomp.decompose.source import (
     PARAMETRIZED,
@@ -227,7 +221,7 @@ def statement(n: fx.Node, names: dict[fx.Node, str], ctx: SourceContext, module_
         return f"{names[n]} = object.__new__({cls})\n{names[n]}.__dict__.update({state})"
     if is_held_object(n):   # a constant object the forward builds: the code that builds it
         return f"{names[n]} = {literal(held_value(n), ctx)}"
-    if n.meta.get(HOST_SOURCE):   # a number a child returns, said so (plan.mark_host_numbers)
+    if n.meta.get(HOST_SOURCE):   # a number a child returns, said so (node_kinds.mark_host_numbers)
         return f"{names[n]}: {n.meta[HOST_NUMBER]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
     return f"{names[n]} = {node_expr(n, names, ctx, module_attr, attr_of_param)}"
 
@@ -770,7 +764,7 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
         stars = str(p.target)[:len(str(p.target)) - len(str(p.target).lstrip("*"))]   # `*args`, `**kwargs`
         if p.args:
             params.append(f"{names[p]}={fmt(p.args[0], names, ctx)}")
-        elif p.meta.get(HOST_NUMBER) and not stars:   # numbers handed in, said so (plan.mark_host_numbers)
+        elif p.meta.get(HOST_NUMBER) and not stars:   # numbers handed in, said so (node_kinds.mark_host_numbers)
             params.append(f"{names[p]}: {p.meta[HOST_NUMBER]}")
         else:
             params.append(stars + names[p])

@@ -31,8 +31,9 @@ from hdecomp.decompose.naming import (
     shape_sig,
     snake,
 )
+from hdecomp.decompose.node_kinds import is_parent_plumbing, target_name
 from hdecomp.decompose.patterns import plumbing_root
-from hdecomp.decompose.plan import ChildPlan, is_parent_plumbing, node_op_name, target_name
+from hdecomp.decompose.plan import ChildPlan, node_op_name
 from hdecomp.decompose.plumbing import packed_objects, without_packed, without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, literal

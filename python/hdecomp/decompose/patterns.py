@@ -15,7 +15,7 @@ import torch.fx as fx
 
 from hdecomp.decompose.capture.common import is_shape_int
 
-# what the planner keeps in a parent (plan.is_parent_plumbing), handed in: views, slicing, casts, assembly
+# what the planner keeps in a parent (node_kinds.is_parent_plumbing), handed in: views, slicing, casts, assembly
 Plumbing = Callable[[fx.Node], bool]
 INTEGER_WORK = "hdecomp_integer_work"   # node meta: an op on integer/bool tensors only (plan.mark_integer_work)
 

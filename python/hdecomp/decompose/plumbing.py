@@ -11,7 +11,7 @@ from torch import nn
 
 from hdecomp.decompose.capture.record import opaque_state, same_without_state
 from hdecomp.decompose.input_code import input_expr
-from hdecomp.decompose.plan import is_output_object_call
+from hdecomp.decompose.node_kinds import is_output_object_call
 from hdecomp.decompose.shapes import real_values, sample
 from hdecomp.decompose.source import NotRepresentable, SourceContext
 from hdecomp.runtime.component import clone_nested, map_nested

@@ -38,17 +38,19 @@ from hdecomp.decompose.codegen import (
 from hdecomp.decompose.graph_children import draft_children, forward_parameter_names, kernel_base_name
 from hdecomp.decompose.input_code import shape_text
 from hdecomp.decompose.levels import step_caps
-from hdecomp.decompose.plan import (
-    ChildPlan,
-    PlanError,
-    is_kernel_module,
+from hdecomp.decompose.node_kinds import (
     is_output_object_call,
     is_parent_plumbing,
     mark_host_numbers,
     mark_host_values,
-    mark_integer_work,
     mark_number_ops,
     mark_weight_sizes,
+)
+from hdecomp.decompose.plan import (
+    ChildPlan,
+    PlanError,
+    is_kernel_module,
+    mark_integer_work,
     node_op_name,
     oversized_module_children,
     plan_children,

@@ -303,7 +303,7 @@ PARENT_METHODS = frozenset({
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 
 # ops that draw random numbers, by name (torch's functions, the Tensor methods, aten's overload packets): a
-# draw is no constant of the shapes (runtime.host_values, the static check's HOST values, plan.mark_host_values)
+# draw is no constant of the shapes (runtime.host_values, the static check's HOST values, node_kinds.mark_host_values)
 RANDOM_OPS = frozenset("""
 rand rand_like randn randn_like randint randint_like randperm normal normal_ uniform_ bernoulli bernoulli_
 multinomial poisson random_ exponential_ geometric_ cauchy_ log_normal_ native_dropout dropout

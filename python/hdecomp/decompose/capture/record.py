@@ -109,7 +109,7 @@ class _GraphBuilder:
         if source is None:
             return None
         cast = _SCALAR_READS[name]
-        node = self.graph.call_method("item", (source,))   # (host code: decompose.plan.is_host_scalar)
+        node = self.graph.call_method("item", (source,))   # (host code: decompose.node_kinds.is_host_scalar)
         node.meta["stack_trace"] = user_frame_trace()
         if cast is not None:
             node = self.graph.call_function(cast, (node,))
