@@ -8,9 +8,8 @@ refactored file's own code, compute on host values alone (hdecomp.runtime.host_v
 `torch.ones(S, S).tril()`, `torch.div(64, 8)`, constants of the shapes that the static check reads as `HOST`)
 and arithmetic on numbers alone (`OpEvent.number`: every tensor in and out a 0-dim integer or bool tensor,
 LED's `max_num_global_attn_indices == 1`) are allowed there, and in the library functions the static check read
-and found plumbing
-(static.library_host_code: torchvision's `_setup_scales`); every other compute op is a violation (host compute
-in any other library code the parent calls too).
+and found plumbing (static.library_host_code: torchvision's `_setup_scales`); every other compute op is a
+violation (host compute in any other library code the parent calls too).
 
   HD401  compute op executed outside any child (aten level)
   HD402  op with no aten trace in eval mode (dropout) called outside any child
