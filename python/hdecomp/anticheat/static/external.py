@@ -149,7 +149,6 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
     head, _, rest = dotted.partition(".")
     if not head:
         return None
-    is_package = (module_source_file(module) or Path()).name == "__init__.py" if module else False
     for stmt in tree.body:
         if isinstance(stmt, ast.ClassDef) and stmt.name == head and not rest:
             return f"{module}.{head}"
@@ -157,11 +156,9 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
             for alias in stmt.names:
                 if (alias.asname or alias.name) != head:
                     continue
-                if stmt.level:
-                    parts = module.split(".")[:len(module.split(".")) - stmt.level + (1 if is_package else 0)]
-                    source = ".".join([*parts, *([stmt.module] if stmt.module else [])])
-                else:
-                    source = stmt.module or ""
+                source = absolute_module(module, stmt.module, stmt.level)
+                if source is None and stmt.level:
+                    return None   # (above the top package)
                 return ".".join(p for p in (source, alias.name, rest) if p)
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
@@ -170,6 +167,18 @@ def _bound_qual(module: str, tree: ast.Module, dotted: str) -> str | None:
                 if alias.asname is None and alias.name.split(".")[0] == head:
                     return dotted
     return None
+
+
+def absolute_module(module: str, target: str | None, level: int) -> str | None:
+    """The module a `from <level dots><target> import ...` in `module` reads (relative to its package)."""
+    if not level:
+        return target
+    is_package = (module_source_file(module) or Path()).name == "__init__.py"
+    parts = module.split(".")
+    keep = len(parts) - level + (1 if is_package else 0)
+    if keep <= 0:
+        return None
+    return ".".join([*parts[:keep], *([target] if target else [])])
 
 
 def module_tree(module: str) -> ast.Module | None:

@@ -189,8 +189,8 @@ class ForwardEval(CallEval):
             # where arithmetic on a tensor so named runs its ops outside every child (HD401)
             if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or isinstance(s.value, ast.Subscript)):
                 val = V_SCALAR
-            elif isinstance(s.value, ast.Subscript) and numbers_annotation(s.annotation) is not None:
-                val = numbers_annotation(s.annotation)  # type: ignore[assignment]
+            elif isinstance(s.value, ast.Subscript) and (claimed := numbers_annotation(s.annotation)) is not None:
+                val = claimed
             self.bind(s.target, val, s.value)
 
     def st_if(self, s: ast.If | ast.While) -> None:

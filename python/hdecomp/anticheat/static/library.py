@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hdecomp.anticheat.static.external import module_source_file, module_tree
+from hdecomp.anticheat.static.external import module_source_file, module_tree, reexported
 from hdecomp.anticheat.static.values import (
     DATA,
     HOST,
@@ -126,34 +126,15 @@ def _prove(qual: str, args: list[Val], kwargs: dict[str, Val], make_scan: ScanFa
                  f"{Path(path).name}:{fdef.lineno}")
 
 
-def _defined_function(qual: str, depth: int = 0) -> tuple[str, ast.FunctionDef, ast.Module] | None:
-    """(the module defining the function `qual`, its definition, the module's tree), following `from x import
-    name` re-exports; None where it is no undecorated function at a module's top level."""
-    module, _, name = qual.rpartition(".")
-    tree = module_tree(module) if module and depth <= 8 else None
+def _defined_function(qual: str) -> tuple[str, ast.FunctionDef, ast.Module] | None:
+    """(the module defining the function `qual`, its definition, the module's tree), following re-exports
+    (external.reexported); None where it is no function at a module's top level, or one decorated otherwise
+    than by IDENTITY_DECORATORS."""
+    module, _, name = reexported(qual).rpartition(".")
+    tree = module_tree(module) if module else None
     if tree is None:
         return None
-    for stmt in tree.body:
-        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
-            plain = all(dotted_name(d) in IDENTITY_DECORATORS for d in stmt.decorator_list)
-            return (module, stmt, tree) if plain else None
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and any((a.asname or a.name) == name for a in stmt.names):
-            alias = next(a for a in stmt.names if (a.asname or a.name) == name)
-            source = absolute_module(module, stmt.module, stmt.level)
-            return _defined_function(f"{source}.{alias.name}", depth + 1) if source else None
-    return None
-
-
-def absolute_module(module: str, target: str | None, level: int) -> str | None:
-    """The module a `from <level dots><target> import ...` in `module` reads."""
-    if not level:
-        return target
-    is_package = (module_source_file(module) or Path()).name == "__init__.py"
-    parts = module.split(".")
-    keep = len(parts) - level + (1 if is_package else 0)
-    if keep <= 0:
+    fdef = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+    if fdef is None or not all(dotted_name(d) in IDENTITY_DECORATORS for d in fdef.decorator_list):
         return None
-    return ".".join([*parts[:keep], *([target] if target else [])])
-
-
+    return module, fdef, tree

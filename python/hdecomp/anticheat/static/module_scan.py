@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from hdecomp.anticheat.rules import RULES, AntiCheatViolation, RelatedLocation, SourceRange
+from hdecomp.anticheat.static.external import absolute_module
 from hdecomp.anticheat.static.forward_eval import ForwardEval
-from hdecomp.anticheat.static.library import CodeSpan, Proof, absolute_module, prove_call
+from hdecomp.anticheat.static.library import CodeSpan, Proof, prove_call
 from hdecomp.anticheat.static.memo import (
     AnalysisMemo,
     ClassInfo,
