@@ -103,6 +103,17 @@ def test_nested_paths_and_structure_mismatch() -> None:
     assert "original Tensor[2], refactored int" in c.first_failure().reason
 
 
+def test_a_user_dict_is_compared_entry_by_entry() -> None:
+    """A UserDict output (Gemma 3n's KVSharingDict) is walked as a dict of its class: it raised on `==` before."""
+    from collections import UserDict
+    a = torch.randn(2)
+    assert compare_outputs(UserDict({"kv": (a, a)}), UserDict({"kv": (a.clone(), a)})).match
+    bad = compare_outputs(UserDict({"kv": (a, a)}), UserDict({"kv": (a, a + 1)})).first_failure()
+    assert bad is not None and bad.path == "out['kv'][1]"
+    assert "keys only in original" in compare_outputs(UserDict({"kv": a}), UserDict({"k": a})).first_failure().reason
+    assert "original UserDict, refactored dict" in compare_outputs(UserDict({"kv": a}), {"kv": a}).first_failure().reason
+
+
 def test_shape_and_dtype_mismatch() -> None:
     a = torch.randn(2, 3)
     c = compare_outputs(a, a[:1])

@@ -527,6 +527,37 @@ def test_a_twin_is_a_file_that_computes_alike_and_no_call_handing_an_object_shar
                           SourceContext(user_file=path)) == "attention"
 
 
+def test_layers_handed_a_shared_dict_are_twins_where_they_read_and_write_alike() -> None:
+    """Gemma 3n's reader layers 3 and 4 (built with their index, handed the KVSharingDict, a UserDict of
+    tensors) compute alike: they share a file. Before, a UserDict was an object no call shares a file over,
+    and each layer had its own (Q9). What a call writes into the dict it is handed is compared too: two layers
+    that return the same tensors but write other slots are no twins."""
+    from collections import UserDict
+
+    import torch
+    from hdecomp.decompose.capture.init_args import record_init_args
+    from hdecomp.decompose.source import SourceContext
+    from hdecomp.decompose.twins import computing_twin, hands_objects
+    from hdecomp.runtime.component import load_component
+
+    path = FIX / "shared_dict_layers.py"
+    mod = load_component(path).module
+    x = torch.randn(2, 8, 16)
+    shared = UserDict({"kv": (torch.randn(2, 8, 16), torch.randn(2, 8, 16))})
+    assert not hands_objects([x, shared], {}) and hands_objects([x, UserDict({"k": object()})], {})
+
+    def twin(cls: Any, idx: int, candidate: str) -> str | None:
+        with record_init_args():
+            sub = cls(idx).eval()
+        given = UserDict(shared)
+        with torch.no_grad():
+            out = sub(x, given)
+        return computing_twin([x, UserDict(shared)], {}, out, sub, [("f", candidate)], SourceContext(user_file=path))
+    assert twin(mod.Block, 3, "Block(2)") == "f"
+    assert twin(mod.Block, 1, "Block(0)") is None   # (layer 1 writes the entry, layer 0 does not)
+    assert twin(mod.Slot, 1, "Slot(0)") is None and twin(mod.Slot, 1, "Slot(1)") == "f"
+
+
 def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:
     """node_kinds.is_local_write: a write into a slice of a tensor the forward made (`new_zeros`) or computed (MViT's
     scores), also after an earlier write into it (LED's chunks), stays in the parent; a write into an input,

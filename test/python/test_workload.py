@@ -93,6 +93,17 @@ def test_the_same_code_up_to_names_docstrings_and_the_self_test_is_one_workload(
     assert workload_key(wide.replace(".expand(2, 2)", ".expand(2, 2).contiguous()")) == workload_key(ints)
 
 
+def test_a_size_written_as_the_batch_is_that_size() -> None:
+    """Switch Transformers' expert MLPs: one call is handed rows that follow the batch (`torch.randn(batch_size,
+    128)`, `batch_size = 2`), another the same 2 rows by chance (`torch.randn(2, 128)`): one workload, so one
+    file (it was two, Q9). Another batch is another workload."""
+    relative = KERNEL.replace("import torch.nn.functional as F\n", "import torch.nn.functional as F\n\nbatch_size = 2\n") \
+        .replace("torch.rand(2, 4)", "torch.rand(batch_size, 4)")
+    assert "torch.rand(batch_size, 4)" in relative
+    assert workload_key(relative) == workload_key(KERNEL)
+    assert workload_key(relative.replace("batch_size = 2", "batch_size = 3")) != workload_key(KERNEL)
+
+
 def test_a_view_spelled_as_a_function_or_with_a_list_of_sizes_is_one_workload() -> None:
     """Two captures of one graph write a fusion's views either way (ACE-Step's and Muse Spark's attention
     fusions, `view.transpose(1, 2)` once and `torch.transpose(view, 1, 2)` once, `view((1, 29, -1, 16))` and

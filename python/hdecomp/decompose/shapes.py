@@ -40,8 +40,9 @@ from hdecomp.runtime.component import (
     user_dict_holding,
 )
 from hdecomp.runtime.settings import RunSettings
+from hdecomp.vocab.workload import BATCH as BATCH_NAME
 
-BATCH = "batch_size"
+BATCH = BATCH_NAME   # (vocab.workload: the workload key writes the batch as its value)
 
 
 @dataclass(frozen=True)

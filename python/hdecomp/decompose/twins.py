@@ -9,6 +9,7 @@ import ast
 import copy
 import re
 import sys
+from collections import UserDict
 from typing import Any
 
 import torch
@@ -20,6 +21,8 @@ from hdecomp.decompose.codegen import flat_tensors
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import NotRepresentable, SourceContext, constructor_call, literal, module_expr
 from hdecomp.decompose.stepfiles import carried_namespace
+from hdecomp.runtime.input_writes import HeldEntries
+from hdecomp.verify.compare import compare_outputs
 from hdecomp.vocab.workload import workload_key
 
 _SUPER_INIT = re.compile(r"^(        super\(\)\.__init__\().*(\)\s*)$", re.MULTILINE)
@@ -111,7 +114,7 @@ def hands_objects(args: list[Any], kwargs: dict[str, Any]) -> bool:
             return True
         if isinstance(v, (list, tuple)):
             return all(plain(x) for x in v)
-        if isinstance(v, dict):
+        if isinstance(v, (dict, UserDict)):   # (Gemma 3n's KVSharingDict of shared keys and values)
             return all(plain(x) for x in v.values())
         return False
     return not (all(plain(a) for a in args) and all(plain(v) for v in kwargs.values()))
@@ -153,16 +156,48 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
             twin.load_state_dict(state, strict=True)
             twin.train(sub.training)
             twin.to(next((t.device for t in state.values()), torch.device("cpu")))
-            with torch.no_grad():
-                got = twin(*copy.deepcopy(given[0]), **copy.deepcopy(given[1]))
+            got, written = _run(twin, given)
         except Exception:
             continue
         # the outputs whole, as the verifier reads them: tensors bit for bit, and the objects and containers
         # around them alike (a decoder built `cross` hands back a pair of caches where one built otherwise
-        # hands back one: the same tensors, not the same computation)
-        if same_outputs(got, recorded, rtol=0.0, atol=0.0) or _alike_under_one_seed(twin, sub, args, kwargs, given):
+        # hands back one: the same tensors, not the same computation); and what the call writes into the
+        # containers it is handed (a slot of a shared dict chosen by the layer's index) alike
+        if (same_outputs(got, recorded, rtol=0.0, atol=0.0) and _writes_alike(written, sub, args, kwargs)) or \
+                _alike_under_one_seed(twin, sub, args, kwargs, given):
             return stem
     return None
+
+
+def _run(m: nn.Module, given: tuple[list[Any], dict[str, Any]]) -> tuple[Any, dict[str, Any]]:
+    """`m`'s outputs on a copy of `given`, and what the call wrote into the containers of that copy
+    (runtime.input_writes: {path: value})."""
+    a, k = copy.deepcopy(given[0]), copy.deepcopy(given[1])
+    held = HeldEntries(a, k)
+    with torch.no_grad():
+        out = m(*a, **k)
+    return out, held.written()
+
+
+def _same_writes(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Writes into the inputs equal bit for bit, paths included, as the verifier compares them."""
+    return compare_outputs(a, b, rtol=0.0, atol=0.0).match
+
+
+def _writes_alike(written: dict[str, Any], sub: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """`written` (what a twin's call wrote into its inputs) equal, bit for bit, to what `sub`'s own call on the
+    recorded inputs writes. True where the call is handed no container. Plain attributes a run of `sub` sets
+    are put back."""
+    if not HeldEntries(args, kwargs).held:
+        return True
+    from hdecomp.runtime.component import plain_attributes, restore_plain_attributes
+    before = plain_attributes(sub)
+    try:
+        return _same_writes(_run(sub, (args, kwargs))[1], written)
+    except Exception:
+        return False
+    finally:
+        restore_plain_attributes(sub, before)
 
 
 def _built(expr: str, namespace: dict[str, Any], sub: nn.Module) -> Any:
@@ -196,11 +231,11 @@ def _alike_under_one_seed(twin: nn.Module, sub: nn.Module, args: list[Any], kwar
     try:
         for seed in (0, 1):
             outs = []
-            for m, (a, k) in ((sub, (args, kwargs)), (twin, given)):
-                with torch.random.fork_rng(devices=[]), torch.no_grad():
+            for m, call in ((sub, (args, kwargs)), (twin, given)):
+                with torch.random.fork_rng(devices=[]):
                     torch.manual_seed(seed)
-                    outs.append(m(*copy.deepcopy(a), **copy.deepcopy(k)))
-            if not same_outputs(outs[0], outs[1], rtol=0.0, atol=0.0):
+                    outs.append(_run(m, call))
+            if not same_outputs(outs[0][0], outs[1][0], rtol=0.0, atol=0.0) or not _same_writes(outs[0][1], outs[1][1]):
                 return False
         return True
     except Exception:

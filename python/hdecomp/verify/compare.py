@@ -436,6 +436,12 @@ def _walk(a: Any, b: Any, rtol: float | None, atol: float | None, path: str, out
         out.append(_compare_tensors(path, torch.from_numpy(np.ascontiguousarray(a)),
                                     torch.from_numpy(np.ascontiguousarray(b)), rtol, atol))
         return
+    if isinstance(a, collections.UserDict) or isinstance(b, collections.UserDict):
+        # (Gemma 3n's KVSharingDict: of one class, entry by entry, as a dict)
+        if not (isinstance(a, collections.UserDict) and isinstance(b, collections.UserDict) and _same_class(a, b)):
+            out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))
+            return
+        a, b = a.data, b.data
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)):
             out.append(_structure_mismatch(path, f"original {_describe(a)}, refactored {_describe(b)}"))

@@ -19,6 +19,9 @@ _ENTRY_POINTS = ("Model", "get_inputs", "get_input_kwargs", "get_init_inputs")
 _INPUT_FUNCTIONS = frozenset(_ENTRY_POINTS[1:])
 # an example input written as a 0-dim tensor (`torch.rand(())`, `torch.tensor(5, dtype=torch.int64)`)
 _ZERO_DIM = re.compile(r"\(\(\)|torch\.tensor\([^\[\]()]*\)")
+# the module-level name of a file's original batch (decompose.codegen writes `batch_size = 2`, and the inputs
+# that scale with the batch read it)
+BATCH = "batch_size"
 # what registers an attribute of a module by a name given as a string
 _REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 
@@ -63,6 +66,9 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
       `sdpa(q, k, v, mask)`: one capture lays the mask out anew, another does not);
     - how a view or split is spelled: `torch.transpose(x, 1, 2)` is `x.transpose(1, 2)`, `x.view([1, -1])` and
       `x.view((1, -1))` are `x.view(1, -1)` (two captures of one graph write them either way);
+    - which input sizes are written as the batch (`torch.randn(batch_size, 128)` with `batch_size = 2` is
+      `torch.randn(2, 128)`: one call of an expert's MLP is handed a number of rows that follows the batch, and
+      another the same number by chance);
     - the value ranges of the example inputs (`torch.rand` is `torch.randn`) and the recorded values of
       small tensors (`torch.tensor([[1, 2]], dtype=torch.int64)`: indices, masks, and values computed from
       the weights alone), beyond their shapes;
@@ -73,7 +79,7 @@ def workload_key(source: str, *, shape_free: bool = False) -> str:
     SyntaxError when `source` does not parse."""
     tree = strip_docstrings(ast.parse(source))
     scalars = [_shape_free_inputs(s) for s in tree.body if isinstance(s, ast.FunctionDef) and s.name in _INPUT_FUNCTIONS]
-    body = _reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS)
+    body = _batch_inlined(_reached(tree.body, _ENTRY_POINTS[:1] if shape_free else _ENTRY_POINTS))
     module = _Canonical().visit(_Spelling().visit(_Identities().visit(
         _ValueFree().visit(ast.Module(body=body, type_ignores=[])))))
     text = ast.dump(module, annotate_fields=False)
@@ -117,6 +123,22 @@ def _reached(body: list[ast.stmt], roots: tuple[str, ...]) -> list[ast.stmt]:
                 keep[i] = changed = True
                 wanted |= reads[i]
     return [s for i, s in enumerate(body) if keep[i] or (not bound[i] and not is_main_block(s))]
+
+
+def _batch_inlined(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` without its `batch_size = <int>`, the batch written as that number where it is read."""
+    value = next((s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1 and
+                  isinstance(s.targets[0], ast.Name) and s.targets[0].id == BATCH and
+                  isinstance(s.value, ast.Constant) and type(s.value.value) is int), None)
+    if value is None:
+        return body
+    batch = value.value
+
+    class _Inlined(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.Constant(value=batch) if node.id == BATCH and isinstance(node.ctx, ast.Load) else node
+
+    return [_Inlined().visit(s) for s in body if not (isinstance(s, ast.Assign) and s.value is value)]
 
 
 def _shape_free_inputs(fn: ast.FunctionDef) -> tuple[str, list[tuple[bool, str]]]:
