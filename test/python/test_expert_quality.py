@@ -23,7 +23,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
-         "carried_helpers", "number_inputs")
+         "carried_helpers", "number_inputs", "slice_iadd")
 # (cached_layers and stacked_experts are decomposed, verified whole and judged on what they show, not lint clean:
 # cached_layers' cache and constant mask are Q5 still, as stacked_experts' `expert_idx == self.num_experts` on the
 # index a loop over `nonzero()` gives: open)
@@ -735,6 +735,16 @@ def test_a_plumbing_method_is_carried_with_its_static_helpers_and_module_constan
     assert "@staticmethod\n    def coordinate_grid(size, start):" in ref
     kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
     assert sorted(k.split("_")[0] for k in kernels) == ["linear", "linear"], kernels
+
+
+def test_an_in_place_sum_written_back_into_its_slice_stays_in_the_parent(trees: dict[str, Any]) -> None:
+    """`c[1:] += first` into a tensor the model computed and cast (`c.type_as(x)`: x gives a dtype, no data):
+    the add is a kernel, the write back a local write the parent keeps (it was a `setitem` kernel, Q10)."""
+    dec = trees["slice_iadd"]
+    kernels = sorted(n["name"].split("_")[0] for n in _nodes(dec).values() if n["level"] == "kernel")
+    assert kernels == ["iadd", "linear", "linear", "norm", "tanh"], kernels
+    top = (dec.root / "steps" / "step_1_slice_iadd" / "refactored.py").read_text()
+    assert "] = " in top, top
 
 
 def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, Any]) -> None:

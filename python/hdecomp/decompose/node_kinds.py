@@ -87,6 +87,10 @@ _MADE_FUNCTIONS = {torch.empty, torch.zeros, torch.ones, torch.full, torch.empty
                    torch.ones_like, torch.full_like, torch.clone}
 
 
+# the methods that read their other tensor's dtype or shape only (`c.type_as(x)`, `c.view_as(x)`)
+_LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "reshape_as"})
+
+
 def is_local_write(n: fx.Node) -> bool:
     """A copy of a value into a slice of a tensor the forward made itself (`q = x.new_empty(...)`, then
     `q[..., :8].copy_(q_pass)` and `q[..., 8:] = q_rot`; LED's chunks written one after another into one
@@ -112,6 +116,8 @@ def is_local_write(n: fx.Node) -> bool:
         if dest.op == "call_function" and dest.target is operator.getitem and _tensor_index(dest.args[1]):
             return False
         ins = [a for a in dest.all_input_nodes if not is_shape_int(a)]
+        if dest.op == "call_method" and str(dest.target) in _LIKE_METHODS and isinstance(dest.args[0], fx.Node):
+            ins = [dest.args[0]]   # (`c.type_as(x)`: the other tensor gives a dtype or a shape, no data)
         if len(ins) != 1:
             return False
         dest = ins[0]
