@@ -4,6 +4,8 @@ run executes, its library decorators and its base class's forward (see source_st
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import inspect
 import re
 import sys
@@ -326,6 +328,97 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
         sys.settrace(old)
         restore_plain_attributes(model, before)
     return lines
+
+
+def _number_targets(fs: ForwardSource) -> dict[int, str]:
+    """{file line: name} of the forward's statements that bind one name to a subscript (`idx = hit[0]`)."""
+    out: dict[int, str] = {}
+    for st in ast.walk(fs.fdef):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                isinstance(st.value, ast.Subscript) and st.lineno in fs.file_line and \
+                not any(line == st.lineno for line, _ in fs.branch_lines):
+            out[fs.file_line[st.lineno]] = st.targets[0].id
+    return out
+
+
+def _number_kind(value: Any) -> str:
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point() and \
+            not value.is_complex():
+        return "bool" if value.dtype == torch.bool else "int"
+    return "other"
+
+
+def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]]) -> dict[int, str]:
+    """{file line: "int" or "bool"} of the statements of `model`'s own forward that bind one name to a subscript
+    whose value, at every execution in `runs`, is a 0-dim integer (bool) tensor: a number read out of an integer
+    tensor (`expert_idx = expert_idx[0]` over the rows of a `nonzero()`). The planner writes them annotated
+    (`expert_idx: int = expert_idx[0]`), as the static anti-cheat reads a number claimed so, and the run checks
+    it (an aten op on numbers alone is the parent's, HD401 sees every other). Empty where it cannot be told."""
+    from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
+    from hdecomp.runtime.component import clone_nested
+    try:
+        fs = forward_source(model)
+    except SourceStepError:
+        return {}
+    targets = _number_targets(fs)
+    if not targets:
+        return {}
+    code = fs.code
+    kinds: dict[int, set[str]] = {}
+    last: dict[int, int | None] = {}
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event in ("line", "return"):
+            prev = last.get(id(frame))
+            if prev is not None and prev in targets and prev != (frame.f_lineno if event == "line" else None):
+                kinds.setdefault(prev, set()).add(_number_kind(frame.f_locals.get(targets[prev])))
+            last[id(frame)] = frame.f_lineno if event == "line" else None
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code is code else None
+
+    old = sys.gettrace()
+    before = plain_attributes(model)
+    try:
+        for args, kwargs in runs:
+            sys.settrace(calls)
+            try:
+                with torch.no_grad():
+                    model(*clone_nested(args), **clone_nested(kwargs))
+            finally:
+                sys.settrace(old)
+    except Exception:
+        return {}
+    finally:
+        restore_plain_attributes(model, before)
+    return {line: next(iter(k)) for line, k in kinds.items() if k in ({"int"}, {"bool"})}
+
+
+def with_number_annotations(fs: ForwardSource, numbers: dict[int, str]) -> ForwardSource:
+    """`fs` with the statements on the file lines of `numbers` (number_lines) written annotated: `idx = hit[0]`
+    is `idx: int = hit[0]`, on the same canonical line."""
+    if not numbers:
+        return fs
+    fdef = copy.deepcopy(fs.fdef)
+    changed = False
+
+    class _Annotated(ast.NodeTransformer):
+        def visit_Assign(self, node: ast.Assign) -> ast.AST:
+            kind = numbers.get(fs.file_line.get(node.lineno, -1))
+            if kind is None or not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                return node
+            nonlocal changed
+            changed = True
+            return ast.copy_location(ast.AnnAssign(target=node.targets[0], annotation=ast.Name(id=kind, ctx=ast.Load()),
+                                                   value=node.value, simple=1), node)
+    _Annotated().visit(fdef)
+    if not changed:
+        return fs
+    text = ast.unparse(fdef)
+    canon = ast.parse(text).body[0]
+    assert isinstance(canon, ast.FunctionDef)
+    return dataclasses.replace(fs, fdef=canon, text=text)
 
 
 def drop_signature_annotations(fdef: ast.FunctionDef) -> None:

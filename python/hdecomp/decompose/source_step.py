@@ -47,7 +47,13 @@ from hdecomp.decompose.naming import FILE_NAMES, class_alias, safe_attr
 from hdecomp.decompose.source import SourceContext, carried_names, carried_source, literal
 from hdecomp.decompose.source_bind import bind_globals, method_source
 from hdecomp.decompose.source_children import SourceChild, region_base, region_child, submodule_child
-from hdecomp.decompose.source_forward import ForwardSource, SourceStepError, forward_source, function_source
+from hdecomp.decompose.source_forward import (
+    ForwardSource,
+    SourceStepError,
+    forward_source,
+    function_source,
+    with_number_annotations,
+)
 from hdecomp.decompose.source_names import arg_names, names_of, self_method_calls
 from hdecomp.decompose.source_reading import (
     AttrInfo,
@@ -262,7 +268,8 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                      executed: set[int] | None = None,
                      executed_of: Callable[[nn.Module], set[int] | None] | None = None,
                      full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None,
-                     computing: frozenset[tuple[str, int]] = frozenset(), every_test: bool = False) -> SourcePlan:
+                     computing: frozenset[tuple[str, int]] = frozenset(), every_test: bool = False,
+                     numbers: dict[int, str] | None = None) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
@@ -275,7 +282,8 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
     (function_plan). `every_test`: `executed` holds every run the verification can make (a module without
     float weights, on every input its trials draw), so a branch none of them runs is not split whatever its
     test computes."""
-    fs = forward_source(model)
+    # (a number read out of an integer tensor, written annotated: arithmetic on it stays the parent's)
+    fs = with_number_annotations(forward_source(model), numbers or {})
     all_names = names_of([fs.fdef])
     attrs: dict[str, AttrInfo] = {}
     for name in all_names.self_attrs:

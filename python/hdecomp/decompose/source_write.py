@@ -34,7 +34,7 @@ from hdecomp.decompose.plumbing import without_plumbing_objects
 from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import SourceContext
 from hdecomp.decompose.source_children import SourceChild
-from hdecomp.decompose.source_forward import SourceStepError, executed_lines, strip_self_items
+from hdecomp.decompose.source_forward import SourceStepError, executed_lines, number_lines, strip_self_items
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.step_draft import DraftChild, DraftNames, StepDraft, child_header, child_node
@@ -409,7 +409,8 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
         model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
         executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
         executed_of=lambda sub: _executed_over(model, every, of=sub), every_test=runs is not None,
-        full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {})
+        full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {},
+        numbers=number_lines(model, every))
     weight_map = _weight_map(plan, model)
     # the parent's own inputs at the original batch
     args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts, args, kwargs, expected.output)
