@@ -23,7 +23,8 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "sampled_layers", "host_calls", "host_graph", "number_buffers", "inline_rope",
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
-         "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts")
+         "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts",
+         "loop_numbers")
 # (cached_layers is decomposed, verified whole and judged on what it shows, not lint clean: its cache and
 # constant mask are Q5 still)
 
@@ -746,6 +747,19 @@ def test_an_in_place_sum_written_back_into_its_slice_stays_in_the_parent(trees: 
     assert kernels == ["iadd", "linear", "linear", "norm", "tanh"], kernels
     top = (dec.root / "steps" / "step_1_slice_iadd" / "refactored.py").read_text()
     assert "] = " in top, top
+
+
+def test_numbers_a_loop_reads_out_of_an_integer_grid_stay_in_the_parent(trees: dict[str, Any]) -> None:
+    """`for t, hw, start in zip(grid[:, 0], grid[:, 1], offsets)` binds 0-dim integer tensors at every run: the
+    names are declared numbers before the loop (`t: int`), and `t > 1`, `start + t * hw` stay the parent's. They
+    were kernels of numbers without a tensor input (Q5) and a `pointwise` of an add and a mul (Q6)."""
+    dec = trees["loop_numbers"]
+    (step,) = [p for p in (dec.root / "steps").iterdir() if p.name.endswith("_slicer")]
+    ref = (step / "refactored.py").read_text()
+    assert "t: int\n        hw: int\n        start: int\n        for t, hw, start in zip(" in ref, ref
+    assert "step = 2 if t > 1 else 1" in ref and "x[start:start + t * hw]" in ref, ref
+    kernels = sorted(n["name"].split("_")[0] for n in _nodes(dec).values() if n["level"] == "kernel")
+    assert "region" not in kernels and "pointwise" not in kernels and kernels.count("linear") == 1, kernels
 
 
 def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, Any]) -> None:

@@ -402,6 +402,8 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
     ("cheat_library_compute", {"HD112", "HD401"}),   # a library function whose source computes on the tensor
     ("honest_number_arithmetic", set()),   # `16 - count` on a count held in a 0-dim integer tensor: a number
     ("runtime_number_claim", {"HD401"}),   # a float tensor annotated `int`: the run sees its mul
+    ("honest_declared_loop_numbers", set()),   # a loop's names declared numbers: `t > 1`, `start + t * hw`
+    ("runtime_declared_number_claim", {"HD401"}),   # a float row declared `int`: the run sees its mul
     ("honest_host_constants", set()),   # a causal mask, an identity, a size quotient: constants of the shapes
     ("cheat_host_laundering", {"HD104"}),   # values read out as Python numbers and made a tensor again: data
     ("runtime_host_buffer_written", {"HD401"}),   # a model's tensor written into a host value through a view

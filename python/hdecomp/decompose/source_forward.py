@@ -4,6 +4,7 @@ run executes, its library decorators and its base class's forward (see source_st
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import dataclasses
 import inspect
@@ -330,14 +331,24 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
     return lines
 
 
-def _number_targets(fs: ForwardSource) -> dict[int, str]:
-    """{file line: name} of the forward's statements that bind one name to a subscript (`idx = hit[0]`)."""
-    out: dict[int, str] = {}
+def _number_targets(fs: ForwardSource) -> dict[int, list[str]]:
+    """{file line: names} of the forward's statements that may bind numbers read out of an integer tensor: one
+    name bound to a subscript (`idx = hit[0]`), and the names a loop binds (`for t, n in zip(sizes, counts):`)."""
+    out: dict[int, list[str]] = {}
+    stored = collections.Counter(n.id for n in ast.walk(fs.fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     for st in ast.walk(fs.fdef):
+        if not isinstance(st, (ast.Assign, ast.For)) or st.lineno not in fs.file_line or \
+                any(line == st.lineno for line, _ in fs.branch_lines):
+            continue
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
-                isinstance(st.value, ast.Subscript) and st.lineno in fs.file_line and \
-                not any(line == st.lineno for line, _ in fs.branch_lines):
-            out[fs.file_line[st.lineno]] = st.targets[0].id
+                isinstance(st.value, ast.Subscript):
+            out[fs.file_line[st.lineno]] = [st.targets[0].id]
+        elif isinstance(st, ast.For):
+            # (a loop's names are declared for the whole forward: only names no other statement binds)
+            names = [st.target] if isinstance(st.target, ast.Name) else \
+                list(st.target.elts) if isinstance(st.target, ast.Tuple) else []
+            if names and all(isinstance(n, ast.Name) and stored[n.id] == 1 for n in names):
+                out[fs.file_line[st.lineno]] = [n.id for n in names if isinstance(n, ast.Name)]
     return out
 
 
@@ -348,12 +359,14 @@ def _number_kind(value: Any) -> str:
     return "other"
 
 
-def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]]) -> dict[int, str]:
-    """{file line: "int" or "bool"} of the statements of `model`'s own forward that bind one name to a subscript
-    whose value, at every execution in `runs`, is a 0-dim integer (bool) tensor: a number read out of an integer
-    tensor (`expert_idx = expert_idx[0]` over the rows of a `nonzero()`). The planner writes them annotated
-    (`expert_idx: int = expert_idx[0]`), as the static anti-cheat reads a number claimed so, and the run checks
-    it (an aten op on numbers alone is the parent's, HD401 sees every other). Empty where it cannot be told."""
+def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]]) -> dict[int, dict[str, str]]:
+    """{file line: {name: "int" or "bool"}} of the statements of `model`'s own forward that bind names to values
+    that are, at every execution in `runs`, 0-dim integer (bool) tensors: numbers read out of an integer tensor
+    (`expert_idx = expert_idx[0]` over the rows of a `nonzero()`; `for t, n in zip(grid_t, counts):`). The
+    planner writes them annotated (`expert_idx: int = expert_idx[0]`; `t: int` and `n: int` declared before the
+    loop), as the static anti-cheat reads a number claimed so, and the run checks it (an aten op on numbers
+    alone is the parent's, HD401 sees every other). A loop's names count only where every one of them is a
+    number. Empty where it cannot be told."""
     from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
     from hdecomp.runtime.component import clone_nested
     try:
@@ -364,14 +377,16 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]])
     if not targets:
         return {}
     code = fs.code
-    kinds: dict[int, set[str]] = {}
+    kinds: dict[int, dict[str, set[str]]] = {}
     last: dict[int, int | None] = {}
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         if event in ("line", "return"):
             prev = last.get(id(frame))
             if prev is not None and prev in targets and prev != (frame.f_lineno if event == "line" else None):
-                kinds.setdefault(prev, set()).add(_number_kind(frame.f_locals.get(targets[prev])))
+                seen = frame.f_locals
+                for name in targets[prev]:
+                    kinds.setdefault(prev, {}).setdefault(name, set()).add(_number_kind(seen.get(name)))
             last[id(frame)] = frame.f_lineno if event == "line" else None
         return local
 
@@ -392,33 +407,62 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]])
         return {}
     finally:
         restore_plain_attributes(model, before)
-    return {line: next(iter(k)) for line, k in kinds.items() if k in ({"int"}, {"bool"})}
+    out: dict[int, dict[str, str]] = {}
+    for line, by_name in kinds.items():
+        if all(k in ({"int"}, {"bool"}) for k in by_name.values()) and len(by_name) == len(targets[line]):
+            out[line] = {name: next(iter(k)) for name, k in by_name.items()}
+    return out
 
 
-def with_number_annotations(fs: ForwardSource, numbers: dict[int, str]) -> ForwardSource:
-    """`fs` with the statements on the file lines of `numbers` (number_lines) written annotated: `idx = hit[0]`
-    is `idx: int = hit[0]`, on the same canonical line."""
+def with_number_annotations(fs: ForwardSource, numbers: dict[int, dict[str, str]]) -> ForwardSource:
+    """`fs` with the names that the statements on the file lines of `numbers` (number_lines) bind claimed
+    numbers: `idx = hit[0]` is `idx: int = hit[0]`, on the same canonical line; before a loop, `t: int` is
+    declared for each name it binds. The canonical lines are mapped to the file's anew."""
     if not numbers:
         return fs
     fdef = copy.deepcopy(fs.fdef)
     changed = False
 
+    def kinds(node: ast.stmt) -> dict[str, str]:
+        return numbers.get(fs.file_line.get(node.lineno, -1), {})
+
+    def declared(name: str, kind: str) -> ast.AnnAssign:
+        return ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=ast.Name(id=kind, ctx=ast.Load()),
+                             value=None, simple=1)
+
     class _Annotated(ast.NodeTransformer):
-        def visit_Assign(self, node: ast.Assign) -> ast.AST:
-            kind = numbers.get(fs.file_line.get(node.lineno, -1))
-            if kind is None or not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        def visit_Assign(self, node: ast.Assign) -> Any:
+            claim = kinds(node)
+            if not claim or not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
                 return node
             nonlocal changed
             changed = True
-            return ast.copy_location(ast.AnnAssign(target=node.targets[0], annotation=ast.Name(id=kind, ctx=ast.Load()),
-                                                   value=node.value, simple=1), node)
+            return ast.copy_location(ast.AnnAssign(target=node.targets[0], value=node.value, simple=1,
+                                                   annotation=ast.Name(id=claim[node.targets[0].id], ctx=ast.Load())),
+                                     node)
+
+        def visit_For(self, node: ast.For) -> Any:
+            self.generic_visit(node)
+            claim = kinds(node)
+            if not claim:
+                return node
+            nonlocal changed
+            changed = True
+            return [declared(name, kind) for name, kind in claim.items()] + [node]
     _Annotated().visit(fdef)
     if not changed:
         return fs
     text = ast.unparse(fdef)
     canon = ast.parse(text).body[0]
     assert isinstance(canon, ast.FunctionDef)
-    return dataclasses.replace(fs, fdef=canon, text=text)
+    # (the declarations are new statements: every other one keeps its file line, read through the old canon)
+    olds = [n for n in ast.walk(fs.fdef) if isinstance(n, ast.stmt)]
+    news = [n for n in ast.walk(canon) if isinstance(n, ast.stmt)
+            and not (isinstance(n, ast.AnnAssign) and n.value is None)]
+    moved = {o.lineno: n.lineno for o, n in zip(olds, news, strict=False)}
+    file_line = {moved[c]: f for c, f in fs.file_line.items() if c in moved}
+    branch_lines = {(moved[ln], col): b for (ln, col), b in fs.branch_lines.items() if ln in moved}
+    return dataclasses.replace(fs, fdef=canon, text=text, file_line=file_line, branch_lines=branch_lines)
 
 
 def drop_signature_annotations(fdef: ast.FunctionDef) -> None:

@@ -269,7 +269,7 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                      executed_of: Callable[[nn.Module], set[int] | None] | None = None,
                      full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None,
                      computing: frozenset[tuple[str, int]] = frozenset(), every_test: bool = False,
-                     numbers: dict[int, str] | None = None) -> SourcePlan:
+                     numbers: dict[int, dict[str, str]] | None = None) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the

@@ -22,6 +22,7 @@ from hdecomp.anticheat.static.values import (
     CHILD_OUT,
     CHILDREN,
     DATA,
+    DECLARED_NUMBER,
     HELPER_PATH,
     HOST,
     LOCAL_CLASS,
@@ -118,6 +119,8 @@ class ExpressionEval(ABC):
         if isinstance(target, ast.Name):
             for bound in self.pass_bound:
                 bound.add(target.id)
+            if DECLARED_NUMBER + target.id in self.env:
+                val = V_SCALAR
             if val.kind in (REF, LOCAL_FN, RAW_MODULE, METHOD) and not self.quiet:
                 val = val.with_origin(self.an.loc(value, f"`{target.id}` bound to `{self.an.snippet(value)}` "
                                                          f"here"), via="alias")

@@ -8,6 +8,7 @@ from typing import Any
 
 from hdecomp.anticheat.static.calls import CallEval
 from hdecomp.anticheat.static.values import (
+    DECLARED_NUMBER,
     LOCAL_FN,
     METHOD,
     RAW_MODULE,
@@ -182,6 +183,10 @@ class ForwardEval(CallEval):
         return V_DATA
 
     def st_annassign(self, s: ast.AnnAssign) -> None:
+        if s.value is None and isinstance(s.target, ast.Name) and dotted_name(s.annotation) in ("int", "bool"):
+            # a name declared a number before the loop that binds it (`count: int`, then `for count in
+            # counts:`): what it is bound to is a number read out of an integer tensor, as `h: int = out[1]`
+            self.env[DECLARED_NUMBER + s.target.id] = V_SCALAR
         if s.value is not None:
             val = self.ev(s.value)
             ann = dotted_name(s.annotation) if s.annotation is not None else None

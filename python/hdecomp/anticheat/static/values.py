@@ -71,6 +71,9 @@ CHILD_OUT = "child-output"
 V_CHILD_OUT = Val(DATA, qual=CHILD_OUT, ctx=())
 V_EMPTY = Val(DATA, qual="empty")  # the element of an empty list: merges into whatever is appended
 V_SCALAR = Val(SCALAR)
+# the environment's key under which a name declared a number (`count: int` without a value, before a loop that
+# binds it: `for count in counts:`) is held: every value bound to it reads as a number, which the run checks
+DECLARED_NUMBER = "<declared number> "
 V_HOST = Val(HOST)
 V_SELF = Val(SELF)
 V_CHILD = Val(CHILD)
