@@ -359,18 +359,20 @@ def _number_kind(value: Any) -> str:
     return "other"
 
 
-def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]]) -> dict[int, dict[str, str]]:
+def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
+                 of: Any = None) -> dict[int, dict[str, str]]:
     """{file line: {name: "int" or "bool"}} of the statements of `model`'s own forward that bind names to values
     that are, at every execution in `runs`, 0-dim integer (bool) tensors: numbers read out of an integer tensor
     (`expert_idx = expert_idx[0]` over the rows of a `nonzero()`; `for t, n in zip(grid_t, counts):`). The
     planner writes them annotated (`expert_idx: int = expert_idx[0]`; `t: int` and `n: int` declared before the
     loop), as the static anti-cheat reads a number claimed so, and the run checks it (an aten op on numbers
     alone is the parent's, HD401 sees every other). A loop's names count only where every one of them is a
-    number. Empty where it cannot be told."""
+    number. `of`: of a method or a function a run of `model` calls instead (split in place of its call). Empty
+    where it cannot be told."""
     from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
     from hdecomp.runtime.component import clone_nested
     try:
-        fs = forward_source(model)
+        fs = forward_source(model) if of is None else function_source(of, method=True)
     except SourceStepError:
         return {}
     targets = _number_targets(fs)

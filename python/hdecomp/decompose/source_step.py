@@ -185,6 +185,10 @@ def _parent_definitions(ctx: SourceContext) -> tuple[list[str], str]:
 # where a run of the module being split computes in its own code (file, line): set by plan_source_step
 _COMPUTES_AT: contextvars.ContextVar[frozenset[tuple[str, int]]] = contextvars.ContextVar(
     "hdecomp_computes_at", default=frozenset())
+# the numbers a method or function split in place of its call binds (source_forward.number_lines of it): set by
+# plan_source_step
+_NUMBERS_OF: contextvars.ContextVar[Callable[[Any], dict[int, dict[str, str]]] | None] = contextvars.ContextVar(
+    "hdecomp_numbers_of", default=None)
 # whether the executed lines hold every run the verification can make (plan_source_step's `every_test`)
 _EVERY_TEST: contextvars.ContextVar[bool] = contextvars.ContextVar("hdecomp_every_test", default=False)
 # the attributes of the module whose forward holds the code being split (a wrapper's, a method's, a helper's
@@ -269,7 +273,8 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                      executed_of: Callable[[nn.Module], set[int] | None] | None = None,
                      full_tensors_of: Callable[[str], dict[str, torch.Tensor]] | None = None,
                      computing: frozenset[tuple[str, int]] = frozenset(), every_test: bool = False,
-                     numbers: dict[int, dict[str, str]] | None = None) -> SourcePlan:
+                     numbers: dict[int, dict[str, str]] | None = None,
+                     numbers_of: Callable[[Any], dict[int, dict[str, str]]] | None = None) -> SourcePlan:
     """Split `model`'s forward at its source level (see the module docstring); `per_statement`: every
     compute statement a child of its own (a fusion's children are kernels). `full_tensors`: the module's own
     parameters and buffers at the original batch under `--batch-limit` (hdecomp.decompose.shapes), for the
@@ -296,6 +301,7 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
                     attrs[sub] = attr_info(model, sub)
     token = _COMPUTES_AT.set(computing)
     every = _EVERY_TEST.set(every_test)
+    of = _NUMBERS_OF.set(numbers_of)
     try:
         return _plan_source(model, fs, attrs, user_file, per_statement=per_statement, full_tensors=full_tensors,
                             max_iterations=max_iterations, executed=executed, executed_of=executed_of,
@@ -303,6 +309,7 @@ def plan_source_step(model: nn.Module, user_file: Any, *, per_statement: bool = 
     finally:
         _COMPUTES_AT.reset(token)
         _EVERY_TEST.reset(every)
+        _NUMBERS_OF.reset(of)
 
 
 def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo], user_file: Any, *,
@@ -477,7 +484,7 @@ def _function_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, a
     """The step of a forward that only calls `fn`: the function's body split at its source level, as a method
     of the parent its forward calls in the function's place (the parent keeps its own code as written: the
     arguments, `self.axes_dim[i]` read at each call, stay Python)."""
-    ffs = function_source(fn)
+    ffs = _numbers_claimed(function_source(fn), fn)
     with _outer(attrs):
         inner = _plan_source(model, ffs, {}, user_file, per_statement=per_statement, full_tensors=None,
                              max_iterations=max_iterations, executed=executed_of(fn) if executed_of else None,
@@ -544,6 +551,12 @@ def _called_method(stmt: ast.stmt, attrs: dict[str, AttrInfo]) -> str | None:
     return None
 
 
+def _numbers_claimed(fs: ForwardSource, fn: Any) -> ForwardSource:
+    """`fs` (the source of `fn`, split in place of its call) with the numbers it binds claimed, as a forward's."""
+    numbers_of = _NUMBERS_OF.get()
+    return with_number_annotations(fs, numbers_of(fn)) if numbers_of is not None else fs
+
+
 def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, attrs: dict[str, AttrInfo],
                   calls: list[ast.stmt], user_file: Any, per_statement: bool, max_iterations: int,
                   executed_of: Callable[[Any], set[int] | None] | None) -> SourcePlan | None:
@@ -557,7 +570,7 @@ def _methods_plan(model: nn.Module, fs: ForwardSource, fdef: ast.FunctionDef, at
     for name in names:
         assert name is not None
         method = attrs[name].value
-        mfs = function_source(method, method=True)
+        mfs = _numbers_claimed(function_source(method, method=True), method)
         m_attrs = {a: attr_info(model, a) for a in names_of([mfs.fdef]).self_attrs if a != name}
         try:
             with _outer(attrs):
@@ -619,7 +632,7 @@ def _submodule_method_plan(model: nn.Module, fs: ForwardSource, fdef: ast.Functi
     forward calls in the submodule's place."""
     sub = attrs[attr].value
     method = getattr(sub, name)
-    mfs = function_source(method, method=True)
+    mfs = _numbers_claimed(function_source(method, method=True), method)
     m_attrs = {a: attr_info(sub, a) for a in names_of([mfs.fdef]).self_attrs}
     with _outer(attrs):
         inner = _plan_source(sub, mfs, m_attrs, user_file, per_statement=per_statement, full_tensors=None,

@@ -410,7 +410,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
         executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
         executed_of=lambda sub: _executed_over(model, every, of=sub), every_test=runs is not None,
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {},
-        numbers=number_lines(model, every))
+        numbers=number_lines(model, every), numbers_of=lambda fn: number_lines(model, every, of=fn))
     weight_map = _weight_map(plan, model)
     # the parent's own inputs at the original batch
     args_full, kwargs_full, _, deviations = full_size_io(comp, model, opts, args, kwargs, expected.output)
