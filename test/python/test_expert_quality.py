@@ -584,6 +584,32 @@ def test_writes_into_slices_of_values_the_forward_made_are_plumbing() -> None:
     assert [is_local_write(n) for n in writes] == [True, True, True, False, False, True]
 
 
+def test_a_chain_of_writes_is_read_once_per_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recurrence whose state is written step by step (Bailing's linear attention: one write per step into one
+    tensor) is a chain of writes, each into the last: is_local_write asks is_parent_plumbing of each
+    destination, which asks is_local_write again. Without the answers kept for the query, the work doubled per
+    write (2^n: the model timed out at 1800 s); with them each node is asked once."""
+    import operator
+
+    import torch.fx as fx
+    from hdecomp.decompose import node_kinds
+
+    g = fx.Graph()
+    x = g.placeholder("x")
+    state = g.call_method("new_zeros", (x, 2, 40))
+    for t in range(40):
+        state = g.call_function(operator.setitem, (state, (slice(None), t), g.call_function(operator.mul, (x, t))))
+    asked: list[fx.Node] = []
+    real = node_kinds.is_parent_plumbing
+
+    def counted(n: fx.Node) -> bool:
+        asked.append(n)
+        return real(n)
+    monkeypatch.setattr(node_kinds, "is_parent_plumbing", counted)
+    assert node_kinds.is_local_write(state)
+    assert len(asked) <= 2 * 40, len(asked)
+
+
 def test_a_twin_returns_the_same_objects_too() -> None:
     """Two instances whose tensors agree but whose returned objects differ (a decoder built `cross` hands back a
     pair of caches, one built otherwise a single cache: fixtures/reach/cache_by_kind.py) are no twins."""

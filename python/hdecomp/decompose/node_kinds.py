@@ -8,6 +8,7 @@ runtime.host_values, OpEvent.number)."""
 from __future__ import annotations
 
 import builtins
+import contextvars
 import operator
 from typing import Any
 
@@ -91,6 +92,13 @@ _MADE_FUNCTIONS = {torch.empty, torch.zeros, torch.ones, torch.full, torch.empty
 _LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "reshape_as"})
 
 
+# the answers of one is_local_write query, node by node: a write's destination is asked again through
+# is_parent_plumbing at every level of a chain of writes (a recurrence's state written step by step), which
+# without them doubles the work per level
+_LOCAL_WRITES: contextvars.ContextVar[dict[fx.Node, bool] | None] = contextvars.ContextVar(
+    "hdecomp_local_writes", default=None)
+
+
 def is_local_write(n: fx.Node) -> bool:
     """A copy of a value into a slice of a tensor the forward made itself (`q = x.new_empty(...)`, then
     `q[..., :8].copy_(q_pass)` and `q[..., 8:] = q_rot`; LED's chunks written one after another into one
@@ -98,6 +106,20 @@ def is_local_write(n: fx.Node) -> bool:
     a tensor from its parts, as `cat` does, which moves data and computes nothing; it stays in the parent (a
     write into an input, a parameter or a buffer is a kernel). The slice is indexed by numbers and sizes only
     (a tensor index makes it a scatter)."""
+    memo = _LOCAL_WRITES.get()
+    if memo is None:
+        token = _LOCAL_WRITES.set({})
+        try:
+            return is_local_write(n)
+        finally:
+            _LOCAL_WRITES.reset(token)
+    if n not in memo:
+        memo[n] = _local_write(n)
+    return memo[n]
+
+
+def _local_write(n: fx.Node) -> bool:
+    """is_local_write, asked once per node of a query."""
     if n.op == "call_method" and str(n.target) == "copy_":
         dest = n.args[0] if n.args else None
     elif n.op == "call_function" and n.target is operator.setitem and len(n.args) == 3:
