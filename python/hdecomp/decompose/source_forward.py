@@ -297,8 +297,6 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
     """The lines of `model`'s own forward (of its submodule `of`'s, or of the function `of`) one run of `model`
     executes (a trace of that code object only), or None where it cannot be told (no source, the run raises).
     A probe: attributes the run sets lazily (MultiScaleRoIAlign's `scales`) are put back as they were."""
-    from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
-    from hdecomp.runtime.component import clone_nested
     if isinstance(of, (types.FunctionType, types.MethodType)):
         # (only the code object is traced: a method's body, reading `self`, is no plain function's source)
         code = inspect.unwrap(getattr(of, "__func__", of)).__code__
@@ -314,21 +312,34 @@ def executed_lines(model: nn.Module, args: list[Any], kwargs: dict[str, Any],
             lines.add(frame.f_lineno)
         return local
 
+    return lines if _traced_runs(model, [(args, kwargs)], code, local) else None
+
+
+def _traced_runs(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]], code: Any, local: Any) -> bool:
+    """Run `model` on (copies of) each of `runs` with `local` tracing the frames of `code` only (no grad);
+    False where a run raises. A probe: attributes the runs set lazily (MultiScaleRoIAlign's `scales`) are put
+    back as they were."""
+    from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
+    from hdecomp.runtime.component import clone_nested
+
     def calls(frame: Any, event: str, arg: Any) -> Any:
         return local if frame.f_code is code else None
 
     old = sys.gettrace()
     before = plain_attributes(model)
     try:
-        sys.settrace(calls)
-        with torch.no_grad():
-            model(*clone_nested(args), **clone_nested(kwargs))
+        for args, kwargs in runs:
+            sys.settrace(calls)
+            try:
+                with torch.no_grad():
+                    model(*clone_nested(args), **clone_nested(kwargs))
+            finally:
+                sys.settrace(old)
     except Exception:
-        return None
+        return False
     finally:
-        sys.settrace(old)
         restore_plain_attributes(model, before)
-    return lines
+    return True
 
 
 def _number_targets(fs: ForwardSource) -> dict[int, list[str]]:
@@ -369,8 +380,6 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
     alone is the parent's, HD401 sees every other). A loop's names count only where every one of them is a
     number. `of`: of a method or a function a run of `model` calls instead (split in place of its call). Empty
     where it cannot be told."""
-    from hdecomp.decompose.capture.common import plain_attributes, restore_plain_attributes
-    from hdecomp.runtime.component import clone_nested
     try:
         fs = forward_source(model) if of is None else function_source(of, method=True)
     except SourceStepError:
@@ -378,7 +387,6 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
     targets = _number_targets(fs)
     if not targets:
         return {}
-    code = fs.code
     kinds: dict[int, dict[str, set[str]]] = {}
     last: dict[int, int | None] = {}
 
@@ -392,23 +400,8 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
             last[id(frame)] = frame.f_lineno if event == "line" else None
         return local
 
-    def calls(frame: Any, event: str, arg: Any) -> Any:
-        return local if frame.f_code is code else None
-
-    old = sys.gettrace()
-    before = plain_attributes(model)
-    try:
-        for args, kwargs in runs:
-            sys.settrace(calls)
-            try:
-                with torch.no_grad():
-                    model(*clone_nested(args), **clone_nested(kwargs))
-            finally:
-                sys.settrace(old)
-    except Exception:
+    if not _traced_runs(model, runs, fs.code, local):
         return {}
-    finally:
-        restore_plain_attributes(model, before)
     out: dict[int, dict[str, str]] = {}
     for line, by_name in kinds.items():
         if all(k in ({"int"}, {"bool"}) for k in by_name.values()) and len(by_name) == len(targets[line]):
