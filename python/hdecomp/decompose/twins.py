@@ -147,6 +147,7 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
     if namespace is None:
         return None
     state = sub.state_dict()
+    own_writes: list[dict[str, Any] | None] = []   # (what `sub`'s own call writes, run once: _own_writes)
     for stem, expr in candidates:
         given = _with_numbers(args, kwargs, (numbers or {}).get(stem))
         if given is None:
@@ -163,7 +164,7 @@ def computing_twin(args: list[Any], kwargs: dict[str, Any], out: Any, sub: nn.Mo
         # around them alike (a decoder built `cross` hands back a pair of caches where one built otherwise
         # hands back one: the same tensors, not the same computation); and what the call writes into the
         # containers it is handed (a slot of a shared dict chosen by the layer's index) alike
-        if (same_outputs(got, recorded, rtol=0.0, atol=0.0) and _writes_alike(written, sub, args, kwargs)) or \
+        if (same_outputs(got, recorded, rtol=0.0, atol=0.0) and _writes_alike(written, sub, args, kwargs, own_writes)) or \
                 _alike_under_one_seed(twin, sub, args, kwargs, given):
             return stem
     return None
@@ -184,20 +185,23 @@ def _same_writes(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return compare_outputs(a, b, rtol=0.0, atol=0.0).match
 
 
-def _writes_alike(written: dict[str, Any], sub: nn.Module, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def _writes_alike(written: dict[str, Any], sub: nn.Module, args: list[Any], kwargs: dict[str, Any],
+                  own: list[dict[str, Any] | None]) -> bool:
     """`written` (what a twin's call wrote into its inputs) equal, bit for bit, to what `sub`'s own call on the
-    recorded inputs writes. True where the call is handed no container. Plain attributes a run of `sub` sets
-    are put back."""
+    recorded inputs writes (run once per computing_twin: kept in `own`, None where it raised). True where the
+    call is handed no container. Plain attributes a run of `sub` sets are put back."""
     if not HeldEntries(args, kwargs).held:
         return True
-    from hdecomp.runtime.component import plain_attributes, restore_plain_attributes
-    before = plain_attributes(sub)
-    try:
-        return _same_writes(_run(sub, (args, kwargs))[1], written)
-    except Exception:
-        return False
-    finally:
-        restore_plain_attributes(sub, before)
+    if not own:
+        from hdecomp.runtime.component import plain_attributes, restore_plain_attributes
+        before = plain_attributes(sub)
+        try:
+            own.append(_run(sub, (args, kwargs))[1])
+        except Exception:
+            own.append(None)
+        finally:
+            restore_plain_attributes(sub, before)
+    return own[0] is not None and _same_writes(own[0], written)
 
 
 def _built(expr: str, namespace: dict[str, Any], sub: nn.Module) -> Any:
