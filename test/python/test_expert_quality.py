@@ -7,6 +7,7 @@ trees."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -806,3 +807,5 @@ def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, An
     # numbers read out of the integer grid, written annotated, and the arithmetic on them
     top = (dec.root / "steps" / "step_1_number_inputs" / "refactored.py").read_text()
     assert "cols: int = " in top and "cols // 2" in top and "cols.gt(" in top, top
+    # an item of an integer tensor's unbind() is a number read too, and the comparison on it stays
+    assert re.search(r"unbind_\d+: int = unbind\[1\]", top) and ".gt(3)" in top, top

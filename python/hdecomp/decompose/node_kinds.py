@@ -239,12 +239,14 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
 
 
 def _number_read(n: fx.Node, values: dict[str, Any]) -> bool:
-    """`grid[1]`: a 0-dim integer or bool tensor indexed out of an integer tensor (no compute: a number read)."""
+    """`grid[1]`, `lengths.unbind()[0]`: a 0-dim integer or bool tensor indexed out of an integer tensor, or out
+    of a tuple of them (PE audio-video's `lengths.unbind()`): no compute, a number read."""
     if n.op != "call_function" or n.target is not operator.getitem or not isinstance(n.args[0], fx.Node):
         return False
     base, value = values.get(n.args[0].name), values.get(n.name)
-    return isinstance(base, torch.Tensor) and isinstance(value, torch.Tensor) and is_number(value) and \
-        not (base.is_floating_point() or base.is_complex()) and isinstance(n.args[1], int)
+    parts = list(base) if isinstance(base, (tuple, list)) and not hasattr(base, "_fields") else [base]
+    return isinstance(value, torch.Tensor) and is_number(value) and isinstance(n.args[1], int) and \
+        all(isinstance(p, torch.Tensor) and not (p.is_floating_point() or p.is_complex()) for p in parts)
 
 
 def _on_numbers(n: fx.Node, values: dict[str, Any]) -> bool:
