@@ -25,7 +25,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
          "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts",
-         "loop_numbers")
+         "loop_numbers", "packed_bias_loop")
 # (cached_layers is decomposed, verified whole and judged on what it shows, not lint clean: its cache and
 # constant mask are Q5 still)
 
@@ -809,3 +809,24 @@ def test_arithmetic_on_a_count_handed_in_stays_in_the_parent(trees: dict[str, An
     assert "cols: int = " in top and "cols // 2" in top and "cols.gt(" in top, top
     # an item of an integer tensor's unbind() is a number read too, and the comparison on it stays
     assert re.search(r"unbind_\d+: int = unbind\[1\]", top) and ".gt(3)" in top, top
+
+
+def test_a_weight_split_in_a_loop_forward_goes_to_the_ops_that_read_its_parts(trees: dict[str, Any]) -> None:
+    """DeepSeek-V4's hyper-connection splits packed biases and scales (`self.base.split([n, n, n * n])`,
+    `self.scale.unbind(0)`) apart from the compute that reads them, a plumbing line between, in a forward with
+    a loop (a source-level step). The split waits for its first reader's region, so the layer's step has no
+    kernel of a weight it only slices (Q3); in that fusion's step each part, a slice or an entry, is the weight
+    of the one kernel reading it (weight_map.json), although the split's sizes are a number the fusion is
+    handed."""
+    dec = trees["packed_bias_loop"]
+    steps = {p.name: p for p in (dec.root / "steps").iterdir()}
+    (layer,) = [p for n, p in steps.items() if n.endswith("_hyper_gate")]
+    ref = (layer / "refactored.py").read_text()
+    assert "self.base" not in ref and "self.scale" not in ref, ref
+    assert not re.search(r"= self\.\w+\(n\)\n", ref), ref   # (no child handed the number alone)
+    (gating,) = [p for n, p in steps.items() if n.endswith("_gating")]
+    wm = json.loads((gating / "weight_map.json").read_text())
+    assert [(s["dim"], s["start"], s["stop"]) for s in wm["base"]] == [(0, 0, 4), (0, 4, 8), (0, 8, 24)], wm
+    assert [s["index"] for s in wm["scale"]] == [0, 1, 2], wm
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert not [k for k in kernels if k.startswith(("split", "unbind"))], kernels

@@ -180,6 +180,7 @@ HOST_NUMBER_HELD = "hdecomp_number_held"   # node meta: the number a get_attr ho
 NUMBER_OP = "hdecomp_number_op"       # node meta: an op on numbers alone (mark_number_ops)
 HOST_SOURCE = "hdecomp_host_source"   # node meta: such a number read out of a child's output
 WEIGHT_SIZE = "hdecomp_weight_size"   # node meta: a size of the weights (`self.rel_k.shape[0]`), its value
+NUMBER_VALUE = "hdecomp_number_value"  # node meta: the Python int or bool a HOST_NUMBER node held in the run
 
 
 def _child_output_part(n: fx.Node) -> bool:
@@ -236,6 +237,10 @@ def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:
             # arithmetic on numbers alone (`h.gt(w)`, `t // 2`: every tensor in and out a 0-dim integer or bool),
             # which the run reads as such too (OpEvent.number)
             n.meta[HOST_NUMBER] = number_annotation(values.get(n.name)) or "object"
+    for n in graph.nodes:
+        value = values.get(n.name)
+        if HOST_NUMBER in n.meta and isinstance(value, (int, bool)):
+            n.meta[NUMBER_VALUE] = value
 
 
 def _number_read(n: fx.Node, values: dict[str, Any]) -> bool:

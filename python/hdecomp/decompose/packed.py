@@ -14,6 +14,7 @@ them, and weight_map.json maps the packed tensor to its slices (hdecomp.verify.w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -21,6 +22,7 @@ import torch
 import torch.fx as fx
 from torch import nn
 
+from hdecomp.decompose.node_kinds import NUMBER_VALUE
 from hdecomp.formats.weight_map import WeightSlice
 
 
@@ -43,6 +45,22 @@ def narrow_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int, int] | 
     start = offset // stride
     stop = start + int(part.shape[d])
     return (d, start, stop) if stop <= int(base.shape[d]) else None
+
+
+def select_of(base: torch.Tensor, part: torch.Tensor) -> tuple[int, int] | None:
+    """(dim, index) when `part` is exactly `base.select(dim, index)` (an item of `base.unbind(dim)`); None for
+    anything else."""
+    if part.dim() != base.dim() - 1 or part.dtype != base.dtype or \
+            part.untyped_storage().data_ptr() != base.untyped_storage().data_ptr():
+        return None
+    offset = int(part.storage_offset()) - int(base.storage_offset())
+    for d in range(base.dim()):
+        stride = int(base.stride(d))
+        if list(part.shape) == [*base.shape[:d], *base.shape[d + 1:]] and \
+                list(part.stride()) == [*base.stride()[:d], *base.stride()[d + 1:]] and \
+                stride > 0 and offset >= 0 and offset % stride == 0 and offset // stride < base.shape[d]:
+            return d, offset // stride
+    return None
 
 
 def _tensor_of(root: nn.Module, target: str) -> torch.Tensor | None:
@@ -95,7 +113,7 @@ def packed_pieces(root: nn.Module, graph: fx.Graph, derived: set[fx.Node], singl
                 if u in single_consumer:
                     if u not in parts:
                         parts.append(u)
-                elif u in derived and all(a is p or a in derived for a in u.all_input_nodes):
+                elif u in derived and all(a is p or a in derived or NUMBER_VALUE in a.meta for a in u.all_input_nodes):
                     if u not in between:
                         between.add(u)
                         frontier.append(u)
@@ -104,18 +122,30 @@ def packed_pieces(root: nn.Module, graph: fx.Graph, derived: set[fx.Node], singl
                     break
         if not ok or len(parts) < 2 or any(a not in between and a is not p for n in parts for a in n.all_input_nodes):
             continue
-        env: dict[fx.Node, Any] = {p: base}
+        env: dict[fx.Node, Any] = {p: base, **{a: a.meta[NUMBER_VALUE] for n in between for a in n.all_input_nodes
+                                              if NUMBER_VALUE in a.meta}}
         with torch.no_grad():
             if not _evaluate(sorted(between | set(parts), key=pos.__getitem__), env):
                 continue
-        cuts = [narrow_of(base, env[n]) if isinstance(env[n], torch.Tensor) else None for n in parts]
+        cuts = [_cut(base, env[n]) for n in parts]
         if any(c is None for c in cuts):
             continue
-        spans = sorted((c for c in cuts if c is not None), key=lambda c: c[1])
-        if len({c[0] for c in spans}) != 1 or any(a[2] > b[1] for a, b in pairwise(spans)):
+        spans = sorted((c for c in cuts if c is not None), key=lambda c: c.start)
+        if len({c.dim for c in spans}) != 1 or any(a.stop > b.start for a, b in pairwise(spans)):
             continue   # parts along two dimensions, or overlapping: not one packed tensor
         for n, c in zip(parts, cuts, strict=True):
             assert c is not None
-            pieces[n] = WeightSlice(str(p.target), *c)
+            pieces[n] = replace(c, key=str(p.target))
         dropped |= {p} | between
     return pieces, dropped
+
+
+def _cut(base: torch.Tensor, part: Any) -> WeightSlice | None:
+    """The slice (narrow_of) or the entry (select_of: `scale.unbind(0)`'s items) of `base` that `part` is."""
+    if not isinstance(part, torch.Tensor):
+        return None
+    if (span := narrow_of(base, part)) is not None:
+        return WeightSlice("", *span)
+    if (entry := select_of(base, part)) is not None:
+        return WeightSlice.entry("", *entry)
+    return None

@@ -27,6 +27,7 @@ from torch import nn
 from hdecomp.decompose.capture.common import is_held_object, is_shape_int
 from hdecomp.decompose.levels import FUSION_MAX, child_level, group_cap, natural_level
 from hdecomp.decompose.node_kinds import (
+    HOST_NUMBER,
     HOST_NUMBER_HELD,
     HOST_VALUE,
     NUMBER_OP,
@@ -333,11 +334,13 @@ class _Grouping:
         # queries of them (`self.C.size(0)`, as hdecomp.decompose.batch_relative writes a batch-dependent int)
         # with their int arithmetic. The parent owns no state, so none of it can stay there (a number held in a
         # 0-dim integer tensor is no state: the parent writes it out, `torch.tensor(2)`).
+        # (with the numbers the forward is handed: DeepSeek-V4's `self.base.split([hc, hc, hc * hc])`)
         self.param_derived: set[fx.Node] = set()
         for n in self.nodes:
-            if is_parent_plumbing(n) and n.all_input_nodes and \
-                    all((a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta) or a in self.param_derived
-                        for a in n.all_input_nodes):
+            weights = [a for a in n.all_input_nodes if (a.op == "get_attr" and HOST_NUMBER_HELD not in a.meta)
+                       or a in self.param_derived]
+            if is_parent_plumbing(n) and weights and \
+                    all(a in weights or _handed_number(a) for a in n.all_input_nodes):
                 self.param_derived.add(n)
         self.param_view = self._param_views()
         # a size of the weights several children read is the parent's, written out (mark_weight_sizes); one
@@ -705,3 +708,8 @@ def _place_groups(children: list[ChildPlan], pos: dict[fx.Node, int]) -> None:
 
 class PlanError(DecomposeError):
     """The component cannot be split into children (the message says why)."""
+
+
+def _handed_number(n: fx.Node) -> bool:
+    """A Python int the forward is handed, or int arithmetic on such (node_kinds.mark_host_numbers)."""
+    return n.meta.get(HOST_NUMBER) in ("int", "bool")

@@ -15,7 +15,7 @@ from hdecomp.decompose.source_forward import SourceStepError
 from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, line_span, overlaps_flagged
 from hdecomp.decompose.source_rewrites import flags_only
-from hdecomp.vocab.ops import RUN_MODES
+from hdecomp.vocab.ops import PARENT_METHODS, RUN_MODES
 
 
 @dataclass
@@ -97,6 +97,7 @@ class Splitter:
         self.flag_calls: set[str] = set()      # calls that answer from the configuration (config_flag_calls)
         self.hoist_count = 0
         self.names: set[str] = set()           # the forward's names (for the ones one_op_each makes)
+        self.weights: set[str] = set()         # the tensor attributes (parameters, buffers) of the module
 
     def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
         if id(node) in self.kept:
@@ -179,10 +180,36 @@ class Splitter:
         run: Region | None = None
         compute_stmts = [s for s in stmts if self._any_compute(s, contexts) or
                          (isinstance(s, (ast.With, ast.AsyncWith)) and has_call(s))]
+        # a packed weight's parts (`pre_b, post_b, comb_b = self.base.split([n, n, n * n])`) and the views of
+        # them (`comb_b = comb_b.view(n, n)`) wait for the first compute that reads them, and join its region:
+        # the region that uses a part owns the weight (one of its own a kernel of pure plumbing would slice)
+        pending = _Pending()
+
+        def flush() -> None:
+            nonlocal run
+            if not pending.stmts:
+                return
+            if run is None:
+                run = self.new_region(in_loop, contexts)
+                out.append(placeholder_stmt(run))
+            run.stmts.extend(pending.stmts)
+            pending.clear()
+
         for s in stmts:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
                 out.append(s)   # definitions: copied into the children that use them (see finish)
                 continue
+            defer = not contexts and not self.per_statement and isinstance(s, ast.Assign)
+            if defer and self.compute(s, contexts) and self._weight_parts(s) and not pending.clashes(s):
+                pending.add(s)
+                continue
+            if pending.stmts:
+                reads, clash = pending.reads(s), pending.clashes(s)
+                if defer and reads and not self.compute(s, contexts) and _local_views(s):   # (joins them)
+                    pending.add(s)
+                    continue
+                if reads or clash or isinstance(s, ast.Return):
+                    flush()
             if self.compute(s, contexts):
                 s = _ternary_as_if(s)
             simple = not isinstance(s, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
@@ -271,7 +298,26 @@ class Splitter:
                 out.append(placeholder_stmt(r))
                 continue
             out.append(s)
+        flush()
         return out
+
+    def _weight_parts(self, s: ast.stmt) -> bool:
+        """`s` only views or splits one of the module's weights (`self.base.split([n, n, n * n])`,
+        `self.scale.unbind(0)`, `self.w[:, :k].t()`): no compute, no other call."""
+        if not isinstance(s, ast.Assign):
+            return False
+        e = s.value
+        while True:
+            if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in PARENT_METHODS \
+                    and not any(has_call(a) for a in [*e.args, *(k.value for k in e.keywords)]):
+                e = e.func.value
+            elif isinstance(e, ast.Subscript) and not has_call(e.slice):
+                e = e.value
+            else:
+                break
+        return e is not s.value and isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and \
+            e.value.id == "self" and e.attr in self.weights and \
+            names_of([s.value]).self_attrs == [e.attr]
 
     def one_op_each(self, s: ast.stmt) -> list[ast.stmt]:
         """In a fusion's step (whose children are kernels, one op each): the ops nested in another op's operands
@@ -326,6 +372,43 @@ class Splitter:
 
     def _any_compute(self, s: ast.stmt, contexts: list[ast.withitem]) -> bool:
         return any(self.compute(n, contexts) for n in ast.walk(s) if isinstance(n, (ast.stmt, ast.expr)))
+
+
+class _Pending:
+    """Statements held back from the parent until a region reads what they bind (Splitter.block)."""
+
+    def __init__(self) -> None:
+        self.stmts: list[ast.stmt] = []
+        self.stores: set[str] = set()
+        self.loads: set[str] = set()
+
+    def add(self, s: ast.stmt) -> None:
+        names = names_of([s])
+        self.stmts.append(s)
+        self.stores |= set(names.stores)
+        self.loads |= set(names.loads)
+
+    def clear(self) -> None:
+        self.stmts.clear()
+        self.stores.clear()
+        self.loads.clear()
+
+    def reads(self, s: ast.stmt) -> bool:
+        """`s` reads a name the held statements bind."""
+        return bool(set(names_of([s]).loads) & self.stores)
+
+    def clashes(self, s: ast.stmt) -> bool:
+        """`s` binds a name the held statements read or bind: they may not move past it."""
+        return bool(set(names_of([s]).stores) & (self.stores | self.loads))
+
+
+def _local_views(s: ast.stmt) -> bool:
+    """`comb_b = comb_b.view(n, n)`: a view of locals, no attribute of the module, no other call."""
+    if not isinstance(s, ast.Assign) or names_of([s]).self_attrs or \
+            any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(s)):
+        return False
+    return all(isinstance(c.func, ast.Attribute) and c.func.attr in PARENT_METHODS
+               for c in ast.walk(s.value) if isinstance(c, ast.Call))
 
 
 # an operator's op, as a region's ops list it and a local holding its value is named

@@ -338,6 +338,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         splitter.flag_calls = {f for f in flags if f.startswith("self.") and f.count(".") == 1}
         splitter.local_modules = called_locals(fdef)
         splitter.containers = {a for a, i in attrs.items() if i.kind == "container"}
+        splitter.weights = {a for a, i in attrs.items() if i.kind == "tensor"}
         splitter.names = set(names_of([fdef]).loads) | set(names_of([fdef]).stores) | arg_names(fdef.args)
         fdef.body = splitter.block(fdef.body, False, [], whole_forward=True) or [ast.Pass()]
         regions = splitter.regions
