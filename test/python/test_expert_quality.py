@@ -25,7 +25,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
          "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts",
-         "loop_numbers", "packed_bias_loop")
+         "loop_numbers", "packed_bias_loop", "listed_calls", "listed_calls_loop")
 # (cached_layers is decomposed, verified whole and judged on what it shows, not lint clean: its cache and
 # constant mask are Q5 still)
 
@@ -830,3 +830,21 @@ def test_a_weight_split_in_a_loop_forward_goes_to_the_ops_that_read_its_parts(tr
     assert [s["index"] for s in wm["scale"]] == [0, 1, 2], wm
     kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
     assert not [k for k in kernels if k.startswith(("split", "unbind"))], kernels
+
+
+@pytest.mark.parametrize("name", ["listed_calls", "listed_calls_loop"])
+def test_a_call_handed_a_list_around_one_op_is_a_fusion_over_that_kernel(trees: dict[str, Any], name: str) -> None:
+    """A module and a helper function handed lists of tensors, each running one op among list plumbing
+    (torchvision's LastLevelMaxPool and maskrcnn_inference): no kernel takes the list (Q3). Each call is a
+    fusion whose step keeps the list plumbing (`x.append(...)`, `torch.cat(labels)`) and calls the op's kernel
+    on a tensor, in a graph step (record capture) and in a source-level one (a loop over the levels)."""
+    dec = trees[name]
+    nodes = _nodes(dec)
+    kernels = [n["name"] for n in nodes.values() if n["level"] == "kernel"]
+    assert any(k.startswith("max_pool2d") for k in kernels) and any(k.startswith("sigmoid") for k in kernels), \
+        kernels
+    assert not [k for k in kernels if k.startswith(("last_level", "pick_masks", "append"))], kernels
+    steps = {p.name: p for p in (dec.root / "steps").iterdir()}
+    (pool,) = [p for n, p in steps.items() if n.endswith("_last_level_pool")]
+    ref = (pool / "refactored.py").read_text()
+    assert ".append(max_pool2d" in ref and "names.append('pool')" in ref, ref

@@ -70,12 +70,17 @@ def is_host_scalar(n: fx.Node) -> bool:
     return False
 
 
+# methods of Python lists, none a tensor's: `levels.append(pooled)` in a module handed a list (torchvision's
+# LastLevelMaxPool) mutates the caller's list, plumbing that stays in the parent
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
 def is_parent_plumbing(n: fx.Node) -> bool:
     if HOST_VALUE in n.meta:
         return True
     if n.op == "call_method":
         return str(n.target) in PARENT_METHODS or is_shape_int(n) or is_identity_node(n) or is_local_write(n) \
-            or HOST_NUMBER in n.meta
+            or HOST_NUMBER in n.meta or str(n.target) in _LIST_METHODS
     if n.op == "call_function":
         return n.target in PARENT_FUNCTIONS or is_shape_int(n) or is_namedtuple_call(n) or is_held_object(n) \
             or HOST_NUMBER in n.meta or is_identity_node(n) or is_local_write(n)

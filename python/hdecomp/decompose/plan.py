@@ -589,8 +589,14 @@ def _finish_child(child: ChildPlan, root: nn.Module, level: int, op_counts: dict
         # and a module that runs one compute op in all (transformers' Conv1D: one addmm between views;
         # timm's PatchEmbed: one conv, a flatten and an Identity norm) is that op: a kernel, not a one-op
         # fusion; so is one that runs a single kernel module and nothing else (runs_one_kernel)
-        child.kernel = is_kernel_module(sub) or op_counts.get(str(child.target), 0) <= 1 or \
-            runs_one_kernel(root, str(child.target), op_counts, module_calls or {})
+        # (not one handed tensors in a list, torchvision's LastLevelMaxPool: a kernel takes tensors, so the
+        # module is a fusion around the one op, its list plumbing split from the kernel in its own step)
+        child.kernel = is_kernel_module(sub) or (
+            (op_counts.get(str(child.target), 0) <= 1 or
+             runs_one_kernel(root, str(child.target), op_counts, module_calls or {}))
+            and not (op_counts.get(str(child.target), 0) and any(
+                _listed_nodes(a) for m in child.members if m.op == "call_module"
+                for a in [*m.args, *m.kwargs.values()])))
     else:   # one compute op, with the views around it (`expand -> gather`, `einsum -> unsqueeze_`)
         child.kernel = len(child.compute_members) == 1 or _computes(child, root) <= 1
     size = logical_ops(root, str(child.target), op_counts) if child.kind == "module" else child.ops
@@ -713,3 +719,13 @@ class PlanError(DecomposeError):
 def _handed_number(n: fx.Node) -> bool:
     """A Python int the forward is handed, or int arithmetic on such (node_kinds.mark_host_numbers)."""
     return n.meta.get(HOST_NUMBER) in ("int", "bool")
+
+
+def _listed_nodes(a: Any) -> bool:
+    """A call's argument that is a list, tuple or dict of graph values (`self.extra_blocks(results, x, names)`
+    with `results` a list display of the levels)."""
+    if isinstance(a, (list, tuple)):
+        return any(isinstance(x, fx.Node) or _listed_nodes(x) for x in a)
+    if isinstance(a, dict):
+        return any(isinstance(x, fx.Node) or _listed_nodes(x) for x in a.values())
+    return False

@@ -677,6 +677,18 @@ _OPERATOR_OPS = {"add": {"add"}, "sub": {"sub", "rsub"}, "mul": {"mul"}, "div": 
                  "or_": {"bitwise_or", "logical_or"}}
 
 
+def _tensors_in_containers(values: list[Any]) -> bool:
+    """A list, tuple or dict among `values` holds a tensor (a namedtuple or a ModelOutput is one value)."""
+    def holds(v: Any) -> bool:
+        if isinstance(v, torch.Tensor):
+            return True
+        if isinstance(v, (list, tuple)):
+            return any(holds(x) for x in v)
+        return isinstance(v, dict) and any(holds(x) for x in v.values())
+    return any(isinstance(v, (list, tuple, dict)) and not hasattr(v, "_fields") and not
+               hasattr(v, "__dataclass_fields__") and holds(v) for v in values)
+
+
 def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, one_kernel: set[int],
                 shared: _SharedLayers) -> tuple[str, str, int, bool, dict[str, int] | None]:
     """(stem, file text, level, is new, the constructor arguments the parent builds the file's class with) for
@@ -688,6 +700,12 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
         kernel = is_kernel_module(c.module) or ops_per_call <= 1 or id(c.module) in one_kernel
     else:   # (one call of torch's API is one kernel however many aten ops it runs: `F.one_hot`, an SDPA)
         kernel = ops_per_call <= 1 or (r.calls > 0 and r.calls_made // r.calls == 1 and r.calls_made % r.calls == 0)
+    if kernel and r.ops and node.level > 1 and not (c.module is not None and is_kernel_module(c.module)) and \
+            _tensors_in_containers([*r.args, *r.kwargs.values()]):
+        # a kernel takes tensors: a call handed them in a list (torchvision's LastLevelMaxPool, appending a
+        # max-pool of the last level to the list of levels; `maskrcnn_inference(mask_logits, labels)`) is a
+        # fusion around its op, whose step leaves the list plumbing in it and makes the op a kernel
+        kernel = False
     if kernel and c.kind == "region" and len(r.op_names) == 1 and \
             (r.numbers or len([o for o in c.ops if is_compute_op(o)]) > 1):
         # a region kernel is the one op it ran, where its code names others (`self._pad1d(x, (left, right +

@@ -15,8 +15,10 @@ write by hand, on any tree (ours or an agent's), from the tree file and the comp
 - Q5 constants are not kernels: a kernel with no tensor input and no weights computes a constant from sizes
   (a random draw is no constant).
 - Q6 levels by size: a fusion holds 2-5 compute ops (a pattern kept whole, `rope`, `rope_tables`,
-  `attention_core`, up to 8; one packaged module or library function counts the kernels its step calls), a
-  kernel one (arithmetic on Python numbers, such as `(t.max().item() + 4) // 4`, is host code, no compute op).
+  `attention_core`, up to 8; one packaged module or library function counts the kernels its step calls; a
+  call handed tensors in a list, such as torchvision's LastLevelMaxPool, may hold one: its op is the kernel
+  below it, which takes tensors, Q3), a kernel one (arithmetic on Python numbers, such as
+  `(t.max().item() + 4) // 4`, is host code, no compute op).
 - Q7 readable signatures: a kernel's or fusion's inputs are not the generator's positional `x0`, `x1`, ...
 - Q8 roles from structure: a fusion or layer named by a fallback (`pointwise`, `reduction`, `matmul_epilogue`,
   `linear_epilogue`, `conv_epilogue`) where a role rule (hdecomp.vocab.roles.role_of) matches its ops, with
@@ -455,7 +457,10 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _without(_compute(ops), _host_ops(f))
         size = len(compute)
-        if len(compute) == 1:
+        if len(compute) == 1 and f.inputs is not None and any(
+                isinstance(e, (ast.List, ast.Tuple, ast.Dict)) and not _constants_only(e) for e in f.inputs):
+            size = FUSION_OPS[0]   # (a call handed tensors in a list around one op: the op is its kernel, Q3)
+        elif len(compute) == 1:
             # one packaged module or library function (`create_causal_mask`, torchvision's
             # `postprocess_detections`): the kernels its step calls (an activation module is one op), else
             # its recorded op count
