@@ -848,3 +848,22 @@ def test_a_call_handed_a_list_around_one_op_is_a_fusion_over_that_kernel(trees: 
     (pool,) = [p for n, p in steps.items() if n.endswith("_last_level_pool")]
     ref = (pool / "refactored.py").read_text()
     assert ".append(max_pool2d" in ref and "names.append('pool')" in ref, ref
+
+
+def test_a_level_embedding_row_appended_per_level_is_split_at_the_source_level(trees: dict[str, Any]) -> None:
+    """OneFormer's transformer module appends, per feature level, a projection plus that level's row of an
+    embedding table (`multi.append(self.input_projections[i](f).flatten(2) + self.level_embed.weight[i][...])`):
+    the statement reads a table inside a submodule, which no parent may, and no operand of it was flagged. The
+    projection's call is the parent's, the rest a child per level (named by its op, not by the table it reads),
+    and the step verifies, where the whole module was kept before. (Its decoder, handed the query embedding
+    module itself, is still kept whole.)"""
+    dec = trees["level_embeds"]
+    steps = {p.name: p for p in (dec.root / "steps").iterdir()}
+    (entry,) = [p for n, p in steps.items() if n.endswith("_entry_module")]
+    assert json.loads((entry / "verification_result.json").read_text())["status"] == "PASS"
+    ref = (entry / "refactored.py").read_text()
+    assert re.search(r"(\w+) = self\.input_projections\[i\]\(feats\[i\]\)\n\s+multi\.append\(self\.add\w*\(\1, i\)\)",
+                     ref), ref
+    names = [n["name"] for n in _nodes(dec).values() if n.get("parent") == "entry_module"]
+    assert sum(n.startswith("conv2d_") for n in names) == 3 and not [n for n in names if n.startswith("embedding")], \
+        names

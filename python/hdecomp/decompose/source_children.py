@@ -45,6 +45,7 @@ class SourceChild:
     module: nn.Module | None = None     # a module child: the submodule it rebuilds
     region: Region | None = None
     region_modules: list[nn.Module] = field(default_factory=list)   # a region child: the submodules it holds
+    region_calls: list[nn.Module] = field(default_factory=list)     # ... and, of them, those its code calls
     call_args: list[ast.expr] = field(default_factory=list)   # a module child: its first call's arguments
     expr: str = ""     # a module child's constructor expression (`Attention(config, 0)`), where not wrapped
 
@@ -249,10 +250,17 @@ def region_child(model: nn.Module, r: Region, attrs: dict[str, AttrInfo], region
     lines += ["        " + ln if ln else ln for ln in body]
     # (the contexts it runs under, `torch.no_grad()`, `sdpa_kernel(...)`, are listed, and no compute ops)
     ops = (["autocast"] if r.contexts else []) + _region_ops(r, attrs)
-    held = [attrs[a].value for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
+    held = [a for a in attr_list if a in attrs and attrs[a].kind in ("module", "container")]
+    # (`self.norm(x)`, `self.experts[i](x)`; not a table it reads, `self.level_embed.weight[i]`)
+    called = {a for _, a in self_method_calls(r.nodes)} | {
+        n.func.value.attr for node in r.nodes for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and isinstance(n.func.value, ast.Attribute)
+        and isinstance(n.func.value.value, ast.Name) and n.func.value.value.id == "self"}
     return SourceChild(attr=r.attr if entry is None else f"{r.attr}.{entry}", kind="region",
                        class_src="\n".join(lines) + "\n", ctx=ctx,
-                       base=region_base(r, attrs), weight_map=wm, ops=ops, region=r, region_modules=held)
+                       base=region_base(r, attrs), weight_map=wm, ops=ops, region=r,
+                       region_modules=[attrs[a].value for a in held],
+                       region_calls=[attrs[a].value for a in held if a in called])
 
 
 def _region_doc(r: Region) -> str:

@@ -223,9 +223,15 @@ class Splitter:
             if simple and _list_mutation(s) and self.compute(s, contexts):
                 # `outs.append(<compute>)`: the list stays the parent's, its new item comes from a child
                 run = None
+                out.extend(self.hoist_local_calls(s))   # (`self.proj[i](f)` in it: the parent's call)
                 call = s.value   # type: ignore[attr-defined]
-                call.args = [self.expr_region(a, in_loop, contexts) if self.compute(a, contexts) else a
-                             for a in call.args]
+                computing = [self.compute(a, contexts) for a in call.args]
+                if not any(computing):
+                    # (the statement is forced, none of its operands flagged: it reads what the parent may not,
+                    # OneFormer's `levels.append(self.proj[i](f).flatten(2) + self.level_embed.weight[i][...])`)
+                    computing = [not _plain_data(a) for a in call.args]
+                call.args = [self.expr_region(a, in_loop, contexts) if c else a
+                             for a, c in zip(call.args, computing, strict=True)]
                 out.append(s)
                 continue
             if simple and self.compute(s, contexts):

@@ -740,7 +740,7 @@ def _final_text(names: DraftNames, node: Node, c: SourceChild, r: CallRecord, on
     if c.kind == "module" and kernel and c.module is not None:
         base = module_kernel_name(c.module, r.args)
     elif kernel and c.region is not None:   # named by its workload, as a graph step's kernels
-        held = [m for m in c.region_modules if is_compute_op(snake(type(m).__name__))]   # (not an nn.Identity)
+        held = [m for m in c.region_calls if is_compute_op(snake(type(m).__name__))]   # (not an nn.Identity)
         base = module_kernel_name(held[0], r.args) if len(held) == 1 and is_kernel_module(held[0]) and \
             not c.region.contexts else op_kernel_name(c.base, r.args, r.out)
     else:
