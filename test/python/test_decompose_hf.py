@@ -338,6 +338,28 @@ def test_config_literal_writes_a_heterogeneous_config() -> None:
     assert [c.sliding_window for c in eval(text, ns).per_layer_config] == [4, None]
 
 
+@pytest.mark.parametrize("layer", [0, 3])
+def test_config_literal_writes_one_layers_view_of_a_heterogeneous_config(layer: int) -> None:
+    """A decoder layer is built with its own view of a heterogeneous config (`config.per_layer_config[i]`: the
+    global fields with that layer's overrides, Step-3.7-Flash's 6 heads in its sliding layers and 4 in its full
+    one), which serializes no per-layer config. Written by its values, it rebuilds the same: with no per-layer
+    config listed (a fresh config lists an empty one), and with none passed where the constructor derives the
+    overrides again from a field (`num_sliding_attention_heads`). Both raised, and the layer's step failed."""
+    from transformers import Step3p7TextConfig
+    config = Step3p7TextConfig(vocab_size=100, hidden_size=64, intermediate_size=64, num_hidden_layers=4,
+                               num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                               layer_types=["sliding_attention"] * 3 + ["full_attention"], sliding_window=16,
+                               num_sliding_attention_heads=6)
+    view = config.per_layer_config[layer]
+    ctx = SourceContext(user_file=None)
+    text = config_literal(view, ctx)
+    assert text is not None, text
+    ns: dict[str, Any] = {}
+    exec("\n".join(ctx.import_lines()), ns)
+    rebuilt = eval(text, ns)
+    assert rebuilt.num_attention_heads == view.num_attention_heads == (6 if layer < 3 else 4)
+
+
 def test_config_literal_writes_a_chosen_implementation_once() -> None:
     """A config that lists `attn_implementation` among its own fields (SuperPoint, which LightGlue builds) and
     chose one: written once, as the constructor takes it (written twice, the code did not parse)."""

@@ -7,6 +7,7 @@ writes the files and verifies them.
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 import operator
 import re
@@ -710,9 +711,12 @@ def _state_init(root: nn.Module, target: str, attr: str, t: torch.Tensor, ctx: S
 
 def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: dict[str, str],
                       ctx: SourceContext, doc: str, ties: list[tuple[str, str]] | None = None,
-                      value_names: dict[fx.Node, str] | None = None) -> str:
+                      value_names: dict[fx.Node, str] | None = None, takes_kwargs: bool = False) -> str:
     """The parent rewritten to call its children: `class RefactoredModel`, forward = calls + plumbing.
-    `value_names`: readable names of the graph's values (value_names.py) for its locals."""
+    `value_names`: readable names of the graph's values (value_names.py) for its locals; `takes_kwargs`: the
+    original's forward takes `**kwargs`, which the refactored one takes too (and leaves unread: the graph is
+    the recorded call's, and another call of the module in the model may pass more, Step-3.7-Flash's vision
+    layers handed `output_hidden_states=False` by the crops' call)."""
     nodes = list(graph.nodes)
     group_at: dict[fx.Node, ChildPlan] = {}
     member_of: dict[fx.Node, ChildPlan] = {}
@@ -768,6 +772,8 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
             params.append(f"{names[p]}: {p.meta[HOST_NUMBER]}")
         else:
             params.append(stars + names[p])
+    if takes_kwargs and not any(p.startswith("**") for p in params):
+        params.append("**" + safe_local("kwargs", taken))
     # what only computed the parts of a packed tensor (its chunk): the children hold the parts
     pieces = {m for c in children for m in c.pieces}
     cut: set[fx.Node] = set()
@@ -832,3 +838,10 @@ def refactored_source(graph: fx.Graph, children: list[ChildPlan], child_files: d
     return "\n".join(lines) + "\n"
 
 
+def takes_kwargs(module: nn.Module) -> bool:
+    """The module's forward takes `**kwargs`."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD for p in params)

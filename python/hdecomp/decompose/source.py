@@ -417,16 +417,27 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
     if home is None:
         raise NotRepresentable(f"{cls.__name__} cannot be imported by its name")
     text = f"{ctx.import_name(home, cls.__name__)}({', '.join(parts)})"
+    same = _rebuilds(text, value, chosen, ctx)
+    if not same and getattr(value, "is_heterogeneous", None) is False and "per_layer_config" not in current:
+        # one layer's view of a heterogeneous config (Step-3.7-Flash's `config.per_layer_config[3]`: the global
+        # fields with that layer's overrides set) rebuilt by a constructor that derives the per-layer overrides
+        # again from a legacy field: written with none
+        text = f"{text[:-1]}{', ' if parts else ''}per_layer_config={{}})"
+        same = _rebuilds(text, value, chosen, ctx)
+    if not same:
+        raise NotRepresentable(f"{cls.__name__} written as {text} rebuilds to a different config")
+    return text
+
+
+def _rebuilds(text: str, value: Any, chosen: dict[str, Any], ctx: SourceContext) -> bool:
+    """The config `text` builds is `value`'s (the fields and the implementations chosen)."""
     try:
         ns: dict[str, Any] = {"torch": torch}
         exec("\n".join(ctx.import_lines()), ns)
         rebuilt = eval(text, ns)
-        same = _config_dict(rebuilt) == _config_dict(value) and _implementations(rebuilt) == chosen
+        return _config_dict(rebuilt) == _config_dict(value) and _implementations(rebuilt) == chosen
     except Exception as exc:
-        raise NotRepresentable(f"{cls.__name__} written as {text} does not rebuild ({exc})") from exc
-    if not same:
-        raise NotRepresentable(f"{cls.__name__} written as {text} rebuilds to a different config")
-    return text
+        raise NotRepresentable(f"{type(value).__name__} written as {text} does not rebuild ({exc})") from exc
 
 
 def _implementations(config: Any) -> dict[str, Any]:
@@ -465,6 +476,10 @@ def _config_dict(config: Any) -> dict[str, Any]:
     d = config.to_dict()
     for k in _CONFIG_SKIP:
         d.pop(k, None)
+    if not d.get("per_layer_config"):
+        # (no layer overrides, as the layer's own view of a heterogeneous config holds them, Step-3.7-Flash's
+        # `config.per_layer_config[i]`: a config built with them lists an empty one)
+        d.pop("per_layer_config", None)
     return {k: v for k, v in d.items() if not (k.endswith("_implementation") and k[:-len("_implementation")]
                                                in _implementations(config))}
 

@@ -34,6 +34,7 @@ from hdecomp.decompose.codegen import (
     group_child_class,
     inputs_block,
     refactored_source,
+    takes_kwargs,
 )
 from hdecomp.decompose.graph_children import draft_children, forward_parameter_names, kernel_base_name
 from hdecomp.decompose.input_code import shape_text
@@ -227,7 +228,8 @@ def write_step(dec: Decomposition, node: Node, step_number: int, avoid: list[str
                               recorded_ints=node.parent is not None)
         draft.refactored = refactored_source(cap.graph, children, made.files, rctx,
                                              f"{node.id} rewritten to call its {len(children)} children.", ties,
-                                             value_names=vnames) + "\n\n" + inputs
+                                             value_names=vnames, takes_kwargs=takes_kwargs(model)) + \
+            "\n\n" + inputs
     except NotRepresentable as exc:
         return _source_or_leaf(dec, node, run, avoid, why, f"cannot generate refactored.py: {exc}", cap.method)
     packed: dict[str, Any] = {}
