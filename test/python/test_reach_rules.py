@@ -9,6 +9,7 @@ holding one module at two places (diffusers' AutoencoderTiny)."""
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "upstream_length", "fixed_flag_method", "mask_paste",
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw", "kwargs_calls",
+                                  "submodule_number",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
                                   "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",
@@ -1282,3 +1284,15 @@ def test_a_stand_in_for_a_weight_keeps_the_sign_of_its_values(trees: dict[str, A
     assert "self.register_buffer('var', torch.rand((3, 16)), persistent=False)" in kernels["pow_fp32"]
     report = run_self_tests(dec.root, write=False, batch_limit=1, warm=False)
     assert report.results and report.failed == 0, [r for r in report.results if r.status != "PASS"]
+
+
+def test_a_number_a_submodule_holds_is_written_out_in_a_source_level_parent(trees: dict[str, Any]) -> None:
+    """`height // self.embeddings.patch_size` in a forward split at its source level: the patch size is a
+    constant of the embedding's construction, written out where the parent computes the grid, and the
+    embedding's call is a child of its own (the read made the statement go with that call: one child of the
+    grid arithmetic, the embedding and the position table together; Step-3.7-Flash's vision tower was the
+    parent in disguise, HD305)."""
+    dec = trees["submodule_number"]
+    ref = (dec.root / "steps" / "step_2_tower" / "refactored.py").read_text()
+    assert "grid_h = height // 4" in ref and "grid_w = width // 4" in ref, ref
+    assert re.search(r"\n\s+h = self\.embeddings\(pixels\)\n", ref), ref

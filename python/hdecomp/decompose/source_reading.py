@@ -129,6 +129,22 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
     return AttrInfo(name, "const", value)
 
 
+def _numbers_written(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> str:
+    """The forward's text with the plain numbers its submodules hold written out where it reads them, as the
+    split writes them (source_rewrites.fold_submodule_numbers): `(14)` padded to the read's columns, so every
+    other position stays."""
+    from hdecomp.decompose.source_rewrites import submodule_numbers
+    lines = fs.text.split("\n")
+    for node, value in submodule_numbers(fs.fdef, attrs).items():
+        width = (node.end_col_offset or 0) - node.col_offset
+        text = repr(value)
+        if node.end_lineno != node.lineno or not isinstance(value, (int, float, bool)) or len(text) + 2 > width:
+            continue
+        row = lines[node.lineno - 1]
+        lines[node.lineno - 1] = row[:node.col_offset] + "(" + text.ljust(width - 2) + ")" + row[node.end_col_offset:]
+    return "\n".join(lines)
+
+
 def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
                   methods: dict[str, str] | None = None) -> tuple[str, int, dict[str, tuple[int, int]]]:
     """A refactored file whose forward is the original's, every submodule a child, and `methods` (name ->
@@ -174,7 +190,7 @@ def _probe_source(fs: ForwardSource, attrs: dict[str, AttrInfo],
             init.append(f"        self.{a.name} = {_probe_literal(a.value)}")
     lines = [*head, "", "", *init]
     offset = len(lines)
-    lines += ["    " + line if line else line for line in fs.text.split("\n")]
+    lines += ["    " + line if line else line for line in _numbers_written(fs, attrs).split("\n")]
     spans: dict[str, tuple[int, int]] = {}
     for name, src in (methods or {}).items():
         lines.append("")

@@ -313,6 +313,56 @@ def fold_fixed_conditionals(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dic
     return notes
 
 
+def submodule_numbers(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> dict[ast.Attribute, Any]:
+    """The reads of a plain number or string a submodule holds (`self.embeddings.patch_size`), not called, never
+    stored by the forward, no property: {node: its value}."""
+    stored = {(n.value.attr, n.attr) for n in ast.walk(fdef) if isinstance(n, ast.Attribute)
+              and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Attribute)
+              and isinstance(n.value.value, ast.Name) and n.value.value.id == "self"}
+    called = {id(n.func) for n in ast.walk(fdef) if isinstance(n, ast.Call)}
+    found: dict[ast.Attribute, Any] = {}
+    for node in ast.walk(fdef):
+        sub = node.value if isinstance(node, ast.Attribute) else None
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called
+                and isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"
+                and (sub.attr, node.attr) not in stored):
+            continue
+        info = attrs.get(sub.attr)
+        if info is None or info.kind != "module":
+            continue
+        try:
+            static = inspect.getattr_static(info.value, node.attr)
+            value = getattr(info.value, node.attr)
+        except AttributeError:
+            continue
+        if not isinstance(static, (property, types.FunctionType, staticmethod, classmethod)) and \
+                type(value) in (int, float, bool, str):
+            found[node] = value
+    return found
+
+
+def fold_submodule_numbers(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
+    """A plain number or string a submodule holds, read by the forward (`height // self.embeddings.patch_size`,
+    Step-3.7-Flash's vision model), is written out: a constant of its construction, which the parent keeps
+    where it computes with it (the static reading reads it so too, source_reading._probe_source). Left as a
+    read, the statement would go with the submodule's call (a child may not call a sibling's submodule), and
+    the only child would be the parent in disguise. Returns notes."""
+    found = submodule_numbers(fdef, attrs)
+    notes = [f"self.{n.value.attr}.{n.attr}: a constant of the submodule, written out ({v!r})"  # type: ignore[attr-defined]
+             for n, v in found.items()]
+
+    class Fold(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if node in found:
+                return ast.copy_location(ast.Constant(value=found[node]), node)
+            self.generic_visit(node)
+            return node
+
+    Fold().visit(fdef)
+    ast.fix_missing_locations(fdef)
+    return list(dict.fromkeys(notes))
+
+
 def _blocks(stmts: list[ast.stmt]) -> list[list[ast.stmt]]:
     """Every statement list nested in `stmts` (bodies, `else` branches, `finally` blocks), inner ones first, then
     `stmts` itself: the lists a rewrite may insert statements into."""

@@ -87,6 +87,7 @@ from hdecomp.decompose.source_rewrites import (
     drop_branches_not_taken,
     fold_environment_queries,
     fold_fixed_conditionals,
+    fold_submodule_numbers,
     global_callee,
 )
 from hdecomp.formats.keys import access_path
@@ -325,7 +326,7 @@ def _plan_source(model: nn.Module, fs: ForwardSource, attrs: dict[str, AttrInfo]
         stores, kept_stores = attribute_stores_kept(fdef)
         folded: list[tuple[int, int, int, int]] = []
         dropped = fold_fixed_conditionals(fdef, fs, attrs) + fold_environment_queries(model, fdef, fs, folded) + \
-            comprehensions_as_loops(fdef, fs, attrs) + stores
+            fold_submodule_numbers(fdef, attrs) + comprehensions_as_loops(fdef, fs, attrs) + stores
         flagged_now = [f for f in flagged if not any((a, b) <= (f[0], f[1]) and (f[2], f[3]) <= (c, d)
                                                      for a, b, c, d in folded)]
         if executed is not None:
