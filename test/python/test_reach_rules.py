@@ -49,7 +49,7 @@ def _log(dec: Any) -> list[dict[str, Any]]:
                                   "upstream_length", "fixed_flag_method", "mask_paste",
                                   "lazy_pooler", "empty_draw", "neutral_offset", "cast_after_build",
                                   "object_table", "cache_handed_back", "seeded_draw", "kwargs_calls",
-                                  "submodule_number",
+                                  "submodule_number", "bias_cache",
                                   "none_dtype", "flagged_calls", "count_sized_output", "chunked_cache_vae",
                                   "super_forward_conv", "settled_rescale", "posterior_object", "marker_cache",
                                   "cache_in_output", "config_default_decorator", "cache_by_kind", "private_method_table",

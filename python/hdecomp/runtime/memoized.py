@@ -65,6 +65,12 @@ def clear_lazy_tables(module: nn.Module) -> None:
     `if self.freqs_cis is None: self.freqs_cis = precompute(...)`): the forward builds them again, in the
     recording, as it did the first time."""
     for m in module.modules():
+        # a dict the constructor leaves empty and the forward fills with tensors (timm's LeViT and
+        # EfficientViT-MSRA: `self.attention_bias_cache = {}`, the bias table gathered once per device in eval)
+        for name in {n for cls in type(m).__mro__ for n in _empty_dict_at_construction(cls)}:
+            held = vars(m).get(name)
+            if isinstance(held, dict) and held and all(isinstance(t, torch.Tensor) for t in held.values()):
+                setattr(m, name, {})
         for value in list(vars(m).values()):
             if not is_plain_object(value):
                 continue
@@ -84,22 +90,38 @@ def is_plain_object(value: Any) -> bool:
                                                                  enum.Enum, functools.partial, nn.Module))
 
 
-# class -> the attributes its `__init__` sets to None, read once per class
-_NONE_AT_CONSTRUCTION: dict[type, frozenset[str]] = {}
+# class -> (the attributes its `__init__` sets to None, those it sets to an empty dict), read once per class
+_AT_CONSTRUCTION: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def _none_at_construction(cls: type) -> frozenset[str]:
     """The attributes `cls.__init__` sets to None (`self.freqs_cis = None`), read from its source."""
-    if cls in _NONE_AT_CONSTRUCTION:
-        return _NONE_AT_CONSTRUCTION[cls]
+    return _at_construction(cls)[0]
+
+
+def _empty_dict_at_construction(cls: type) -> frozenset[str]:
+    """The attributes `cls.__init__` sets to an empty dict (`self.attention_bias_cache = {}`)."""
+    return _at_construction(cls)[1]
+
+
+def _at_construction(cls: type) -> tuple[frozenset[str], frozenset[str]]:
+    if cls in _AT_CONSTRUCTION:
+        return _AT_CONSTRUCTION[cls]
     init = vars(cls).get("__init__")
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(init))) if init is not None else None
     except (OSError, TypeError, SyntaxError):
         tree = None
-    names = frozenset() if tree is None else frozenset(
-        t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign)
-        and isinstance(n.value, ast.Constant) and n.value.value is None
-        for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self")
-    _NONE_AT_CONSTRUCTION[cls] = names
-    return names
+
+    def set_to(test: Any) -> frozenset[str]:
+        return frozenset() if tree is None else frozenset(
+            t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign) and test(n.value)
+            for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+            and t.value.id == "self")
+
+    found = (set_to(lambda v: isinstance(v, ast.Constant) and v.value is None),
+             set_to(lambda v: (isinstance(v, ast.Dict) and not v.keys) or (
+                 isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict" and not v.args
+                 and not v.keywords)))
+    _AT_CONSTRUCTION[cls] = found
+    return found

@@ -38,6 +38,7 @@ from hdecomp.formats.weight_map import (
     parse_explicit_map,
 )
 from hdecomp.runtime.component import load_component, seed_everything
+from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.runtime.settle import state_versions, wrote_state
 from hdecomp.verify.result import (
     PROBE_SCALES,
@@ -139,6 +140,7 @@ class OriginalSide:
         the label of the weights now held."""
         if self.shares_with is None:   # (in one process, the refactored side re-drew ours with its own)
             randomize_named(self.model, names, seed)
+        clear_memoized(self.model)   # (a table its forward memoized from the weights it held is made again)
         return f"rand{seed}{attributes_label(self.model, names)}"
 
     def original_state(self) -> dict[str, torch.Tensor]:
@@ -378,6 +380,9 @@ class RefactoredSide:
         """Re-draw every float weight, the original's copy and ours alike (the names drawn, in order)."""
         names = randomize_weights(self.original_model, self.model, self.wm, seed=seed)
         self._versions = [t._version for t in self._shared]   # (our own writes)
+        # (what a forward memoized from the weights it held, timm's `attention_bias_cache`, is made again)
+        clear_memoized(self.original_model)
+        clear_memoized(self.model)
         return names
 
     def never_called(self) -> list[str]:
