@@ -30,6 +30,7 @@ import torch.fx as fx
 from torch import nn
 
 from hdecomp.runtime.component import Component, clone_nested
+from hdecomp.runtime.memoized import clear_memoized
 from hdecomp.runtime.settings import RunSettings
 from hdecomp.vocab.ops import INFERRED_SHAPE_OPS
 
@@ -301,6 +302,7 @@ def _relative(cap: Any, model: nn.Module, model2: nn.Module, sc: Any, args: list
         thread_inplace,
     )
     step = capture_export if cap.method == "export" else capture_record
+    clear_memoized(model2)   # (its forward at batch b2 just ran: what it memoized is made again, as in the first)
     try:
         # the same graph transforms the first capture went through (capture.finish_capture), else the two differ
         cap2 = thread_inplace(fold_state_metadata(step(model2, args2, kwargs2, out2, expand)))
