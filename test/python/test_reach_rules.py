@@ -820,6 +820,31 @@ def test_memoized_helpers_of_the_models_files_are_emptied() -> None:
         sys.modules.pop("memoized_helper", None)
 
 
+def test_a_dict_a_forward_fills_is_emptied_and_one_the_constructor_fills_is_kept() -> None:
+    """timm's `self.attention_bias_cache = {}`, filled by the first eval forward, is a memo: emptied before a
+    capture (else the capture reads the gathered table as a constant from nowhere). A dict the constructor fills
+    itself (`self.tables = {}`, then `self.tables["scale"] = ...`) is the module's state: emptied, its forward
+    raised KeyError and the model could not run at all."""
+    import importlib.util
+
+    from hdecomp.runtime.memoized import clear_memoized
+    models = {}
+    for name in ("bias_cache", "constructor_dict"):
+        spec = importlib.util.spec_from_file_location(name, FIX / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        models[name] = model = mod.Model().eval()
+        with torch.no_grad():
+            model(*mod.get_inputs())
+        clear_memoized(model)
+        with torch.no_grad():
+            model(*mod.get_inputs())   # (it still runs)
+        clear_memoized(model)
+    assert models["bias_cache"].attn1.attention_bias_cache == {}
+    assert list(models["constructor_dict"].block.tables) == ["scale"]
+
+
 def test_a_tie_to_a_tensor_a_composed_child_copied_names_one_copy() -> None:
     # (CSM's Mimi codec: a parent reads each MimiConv1d's `kernel_size` buffer, which the conv's composed step
     # holds once per kernel that reads it: the tie named the conv's own attribute, which its composed class

@@ -119,9 +119,15 @@ def _at_construction(cls: type) -> tuple[frozenset[str], frozenset[str]]:
             for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
             and t.value.id == "self")
 
+    # (a dict the constructor fills itself, `self.tables = {}` then `self.tables["a"] = ...`, is its state)
+    filled = set() if tree is None else {
+        n.value.attr for n in ast.walk(tree)
+        if (isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)) or (
+            isinstance(n, ast.Attribute) and n.attr in ("update", "setdefault", "__setitem__"))
+        if isinstance(n.value, ast.Attribute) and isinstance(n.value.value, ast.Name) and n.value.value.id == "self"}
     found = (set_to(lambda v: isinstance(v, ast.Constant) and v.value is None),
              set_to(lambda v: (isinstance(v, ast.Dict) and not v.keys) or (
                  isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict" and not v.args
-                 and not v.keywords)))
+                 and not v.keywords)) - filled)
     _AT_CONSTRUCTION[cls] = found
     return found
