@@ -28,6 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from hdecomp.decompose.capture import init_call
+from hdecomp.decompose.hf_configs import CONFIG_SKIP, config_dict, implementations, is_hf_config
 from hdecomp.errors import DecomposeError
 from hdecomp.runtime.host_values import is_number
 
@@ -360,19 +361,13 @@ def import_home(obj: Any) -> str | None:
     return None
 
 
-_CONFIG_SKIP = {"transformers_version", "_name_or_path", "model_type"}
-
-
-def _is_hf_config(value: Any) -> bool:
-    return any(c.__name__ in ("PretrainedConfig", "PreTrainedConfig") and c.__module__.startswith("transformers")
-               for c in type(value).__mro__)
 
 
 def config_literal(value: Any, ctx: SourceContext) -> str | None:
     """A HuggingFace config written as code with its non-default fields only (`GPT2Config(n_layer=2)`),
     sub-configs as nested calls, the attention implementation kept; checked by rebuilding it. None for a
     value that is not such a config."""
-    if not _is_hf_config(value):
+    if not is_hf_config(value):
         return None
     cls = type(value)
     try:
@@ -383,10 +378,10 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
     # the implementations the model chose at build time (attention: sdpa / eager; MoE experts: grouped_mm /
     # eager), which the config's defaults leave unset: written as the constructor's `X_implementation=` below,
     # once (a config that also lists the field among its own, SuperPoint's, is not written it twice)
-    chosen = _implementations(value)
+    chosen = implementations(value)
     parts = []
     for key in current:
-        if key in _CONFIG_SKIP or key in {f"{kind}_implementation" for kind in chosen}:
+        if key in CONFIG_SKIP or key in {f"{kind}_implementation" for kind in chosen}:
             continue
         if key.startswith("_"):
             # a field kept private behind a property of the public name (SmolVLM's `_pad_token_id`, set by
@@ -401,7 +396,7 @@ def config_literal(value: Any, ctx: SourceContext) -> str | None:
             mine = getattr(value, key, current[key])
         except Exception:   # (a field the config refuses to read globally, NeoMME's per-layer sliding_window)
             mine = current[key]
-        if _is_hf_config(mine):
+        if is_hf_config(mine):
             if current[key] != base.get(key):
                 parts.append(f"{key}={config_literal(mine, ctx)}")
             continue
@@ -435,53 +430,9 @@ def _rebuilds(text: str, value: Any, chosen: dict[str, Any], ctx: SourceContext)
         ns: dict[str, Any] = {"torch": torch}
         exec("\n".join(ctx.import_lines()), ns)
         rebuilt = eval(text, ns)
-        return _config_dict(rebuilt) == _config_dict(value) and _implementations(rebuilt) == chosen
+        return config_dict(rebuilt) == config_dict(value) and implementations(rebuilt) == chosen
     except Exception as exc:
         raise NotRepresentable(f"{type(value).__name__} written as {text} does not rebuild ({exc})") from exc
-
-
-def _implementations(config: Any) -> dict[str, Any]:
-    """{"attn": "sdpa", "experts": "grouped_mm"}: the config's `_X_implementation` choices that are set. Where
-    a sub-config chose otherwise, the choice is the dict the constructor takes for it, `{"": "eager",
-    "text_config": "sdpa"}` (OmDet-Turbo's text model is built with sdpa before the model sets eager on its
-    own config, which a plain `attn_implementation="eager"` would pass down to the text config too)."""
-    found = {}
-    for key in sorted(vars(config)):
-        if key.startswith("_") and key.endswith("_implementation_internal"):
-            kind = key[1:-len("_implementation_internal")]
-            impl = _implementation(config, kind)
-            if impl is not None:
-                found[kind] = impl
-    return found
-
-
-def _implementation(config: Any, kind: str) -> Any:
-    """The config's `kind` implementation (a str), or a dict of it and its sub-configs' where they differ."""
-    own = getattr(config, f"_{kind}_implementation_internal", None)
-    subs = {}
-    for key in sorted(getattr(config, "sub_configs", None) or {}):
-        sub = getattr(config, key, None)
-        if _is_hf_config(sub) and sub is not config:
-            impl = _implementation(sub, kind)
-            if impl is not None and impl != own:
-                subs[key] = impl
-    if not subs:
-        return own if isinstance(own, str) else None
-    return {"": own, **subs} if isinstance(own, str) else subs
-
-
-def _config_dict(config: Any) -> dict[str, Any]:
-    """The config's fields to compare, without the implementations chosen (`_implementations` compares those:
-    a sub-config its parent built with `attn_implementation=` lists it among its fields too)."""
-    d = config.to_dict()
-    for k in _CONFIG_SKIP:
-        d.pop(k, None)
-    if not d.get("per_layer_config"):
-        # (no layer overrides, as the layer's own view of a heterogeneous config holds them, Step-3.7-Flash's
-        # `config.per_layer_config[i]`: a config built with them lists an empty one)
-        d.pop("per_layer_config", None)
-    return {k: v for k, v in d.items() if not (k.endswith("_implementation") and k[:-len("_implementation")]
-                                               in _implementations(config))}
 
 
 def _same_value(a: Any, b: Any) -> bool:

@@ -129,11 +129,38 @@ def attr_info(model: nn.Module, name: str) -> AttrInfo:
     return AttrInfo(name, "const", value)
 
 
+def submodule_numbers(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> dict[ast.Attribute, Any]:
+    """The reads of a plain number or string a submodule holds (`self.embeddings.patch_size`), not called, never
+    stored by the forward, no property: {node: its value}."""
+    stored = {(n.value.attr, n.attr) for n in ast.walk(fdef) if isinstance(n, ast.Attribute)
+              and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Attribute)
+              and isinstance(n.value.value, ast.Name) and n.value.value.id == "self"}
+    called = {id(n.func) for n in ast.walk(fdef) if isinstance(n, ast.Call)}
+    found: dict[ast.Attribute, Any] = {}
+    for node in ast.walk(fdef):
+        sub = node.value if isinstance(node, ast.Attribute) else None
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called
+                and isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"
+                and (sub.attr, node.attr) not in stored):
+            continue
+        info = attrs.get(sub.attr)
+        if info is None or info.kind != "module":
+            continue
+        try:
+            static = inspect.getattr_static(info.value, node.attr)
+            value = getattr(info.value, node.attr)
+        except AttributeError:
+            continue
+        if not isinstance(static, (property, types.FunctionType, staticmethod, classmethod)) and \
+                type(value) in (int, float, bool, str):
+            found[node] = value
+    return found
+
+
 def _numbers_written(fs: ForwardSource, attrs: dict[str, AttrInfo]) -> str:
     """The forward's text with the plain numbers its submodules hold written out where it reads them, as the
     split writes them (source_rewrites.fold_submodule_numbers): `(14)` padded to the read's columns, so every
     other position stays."""
-    from hdecomp.decompose.source_rewrites import submodule_numbers
     lines = fs.text.split("\n")
     for node, value in submodule_numbers(fs.fdef, attrs).items():
         width = (node.end_col_offset or 0) - node.col_offset

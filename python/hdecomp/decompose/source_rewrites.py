@@ -17,7 +17,7 @@ from torch import nn
 from hdecomp.decompose.naming import safe_attr
 from hdecomp.decompose.source_forward import ForwardSource
 from hdecomp.decompose.source_names import arg_names
-from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, overlaps_flagged
+from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, overlaps_flagged, submodule_numbers
 
 
 def _raise_not_taken(where: ast.If) -> ast.stmt:
@@ -311,34 +311,6 @@ def fold_fixed_conditionals(fdef: ast.FunctionDef, fs: ForwardSource, attrs: dic
     Fold().visit(fdef)
     ast.fix_missing_locations(fdef)
     return notes
-
-
-def submodule_numbers(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> dict[ast.Attribute, Any]:
-    """The reads of a plain number or string a submodule holds (`self.embeddings.patch_size`), not called, never
-    stored by the forward, no property: {node: its value}."""
-    stored = {(n.value.attr, n.attr) for n in ast.walk(fdef) if isinstance(n, ast.Attribute)
-              and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Attribute)
-              and isinstance(n.value.value, ast.Name) and n.value.value.id == "self"}
-    called = {id(n.func) for n in ast.walk(fdef) if isinstance(n, ast.Call)}
-    found: dict[ast.Attribute, Any] = {}
-    for node in ast.walk(fdef):
-        sub = node.value if isinstance(node, ast.Attribute) else None
-        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called
-                and isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"
-                and (sub.attr, node.attr) not in stored):
-            continue
-        info = attrs.get(sub.attr)
-        if info is None or info.kind != "module":
-            continue
-        try:
-            static = inspect.getattr_static(info.value, node.attr)
-            value = getattr(info.value, node.attr)
-        except AttributeError:
-            continue
-        if not isinstance(static, (property, types.FunctionType, staticmethod, classmethod)) and \
-                type(value) in (int, float, bool, str):
-            found[node] = value
-    return found
 
 
 def fold_submodule_numbers(fdef: ast.FunctionDef, attrs: dict[str, AttrInfo]) -> list[str]:
