@@ -438,6 +438,13 @@ def check_quality(root: str | Path) -> QualityReport:
     return report
 
 
+def _container_inputs(f: _File) -> list[int]:
+    """The positions of the file's inputs that are containers of tensors (a tuple of numbers is a size argument,
+    BEiT's `window_size=(4, 4)`, not a container of tensors)."""
+    return [i for i, e in enumerate(f.inputs or []) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))
+            and not _constants_only(e)]
+
+
 def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, rel: str, f: _File,
                 workloads: dict[str, str]) -> None:
     level = node.level
@@ -457,8 +464,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
                       "pattern (attention core, gate/up pair, squeeze-excitation)")
         compute = _without(_compute(ops), _host_ops(f))
         size = len(compute)
-        if len(compute) == 1 and f.inputs is not None and any(
-                isinstance(e, (ast.List, ast.Tuple, ast.Dict)) and not _constants_only(e) for e in f.inputs):
+        if len(compute) == 1 and _container_inputs(f):
             size = FUSION_OPS[0]   # (a call handed tensors in a list around one op: the op is its kernel, Q3)
         elif len(compute) == 1:
             # one packaged module or library function (`create_causal_mask`, torchvision's
@@ -498,9 +504,7 @@ def _check_node(report: QualityReport, tree: DecompositionTree, node: TreeNode, 
     if len(compute) > 1:
         add("Q6", f"{len(compute)} ops ({', '.join(compute)}): a kernel holds one")
     if f.inputs is not None:
-        # (a tuple of numbers is a size argument, BEiT's `window_size=(4, 4)`, not a container of tensors)
-        containers = [i for i, e in enumerate(f.inputs) if isinstance(e, (ast.Tuple, ast.List, ast.Dict))
-                      and not _constants_only(e)]
+        containers = _container_inputs(f)
         if containers:
             add("Q3", f"input {', '.join(str(i) for i in containers)} is a container: a kernel takes tensors")
     if f.model is not None and f.forward is not None:
