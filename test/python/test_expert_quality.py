@@ -25,7 +25,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "shared_submodule", "shared_table_cache", "weight_constants", "blocked_attention", "wavelet_filters",
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
          "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts",
-         "loop_numbers", "packed_bias_loop", "listed_calls", "listed_calls_loop")
+         "loop_numbers", "packed_bias_loop", "listed_calls", "listed_calls_loop", "sampled_levels")
 # (cached_layers is decomposed, verified whole and judged on what it shows, not lint clean: its cache and
 # constant mask are Q5 still)
 
@@ -867,3 +867,21 @@ def test_a_level_embedding_row_appended_per_level_is_split_at_the_source_level(t
     names = [n["name"] for n in _nodes(dec).values() if n.get("parent") == "entry_module"]
     assert sum(n.startswith("conv2d_") for n in names) == 3 and not [n for n in names if n.startswith("embedding")], \
         names
+
+
+def test_sizes_over_handed_pairs_and_a_stacked_list_stay_in_a_fusions_parent(trees: dict[str, Any]) -> None:
+    """Deformable attention's sampler, split one op each at the source level: the (height, width) pairs it is
+    handed are written annotated (`shapes_list: list[tuple[int, int]]`), so `height * width` over them is the
+    parent's host arithmetic, not a `mul` kernel that splits the value; `torch.stack(samples, dim=-2)` of the
+    per-level samples is the parent's too, so the `mul` kernel is handed a tensor, not the list (Q3)."""
+    dec = trees["sampled_levels"]
+    steps = {p.name: p for p in (dec.root / "steps").iterdir()}
+    (sampler,) = [p for n, p in steps.items() if "_sampled_levels_" in n]
+    ref = (sampler / "refactored.py").read_text()
+    assert "shapes_list: list[tuple[int, int]]" in ref, ref
+    assert "value.split([height * width for height, width in shapes_list], dim=1)" in ref, ref
+    assert "= torch.stack(samples, dim=-2)\n" in ref, ref
+    kernels = [n for n in _nodes(dec).values() if n["level"] == "kernel"]
+    sources = {n["name"]: (dec.root / n["path"]).read_text() for n in kernels}
+    assert not [k for k, text in sources.items() if ".split(" in text or "torch.stack(" in text], sorted(sources)
+    assert sum(k.startswith("grid_sample") for k in sources) == 1, sorted(sources)

@@ -181,3 +181,27 @@ def test_constants_of_the_shapes_are_host_values_where_the_forward_computes_more
         assert not any(h.startswith(("truediv", "masked_fill", "mul", "add")) for h in host), host
         if not with_projection:
             assert host == set(), host
+
+
+@pytest.mark.parametrize(("value", "annotation"), [
+    (3, "int"), (True, "bool"), ((8, 8), "tuple[int, int]"), ([1, 2], "list[int]"), ((1, 2, 3, 4, 5), "tuple[int, ...]"),
+    ([(8, 8), (4, 4)], "list[tuple[int, int]]"), (((8, 8), (4, 4)), "tuple[tuple[int, int], ...]"),
+    (torch.tensor(3), "int"), ([(8, 8), (4, 4, 2)], None), ([1, (2, 3)], None), ([[(1, 2)]], None),
+    ((torch.randn(2),), None), ((), None)])
+def test_numbers_handed_in_are_annotated_as_the_static_check_reads_them(value: Any, annotation: str | None) -> None:
+    """A forward's parameter handed Python numbers (Deformable DETR's list of (height, width) pairs among them)
+    is written annotated, and the static anti-cheat reads every such annotation as numbers; anything holding a
+    tensor, mixed or ragged, is left unannotated."""
+    import ast
+
+    from hdecomp.anticheat.static.forward_eval import numbers_annotation
+    from hdecomp.anticheat.static.values import SCALAR, SEQ
+    from hdecomp.runtime.host_values import number_annotation
+    assert number_annotation(value) == annotation
+    if annotation is not None and "[" in annotation:
+        claimed = numbers_annotation(ast.parse(annotation, mode="eval").body)
+        assert claimed is not None and claimed.kind == SEQ, annotation
+        inner = claimed.elem
+        while inner is not None and inner.kind == SEQ:
+            inner = inner.elem
+        assert inner is not None and inner.kind == SCALAR, annotation

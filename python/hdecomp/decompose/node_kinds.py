@@ -18,7 +18,7 @@ import torch.fx as fx
 from hdecomp.anticheat.static.external import is_namedtuple_class
 from hdecomp.decompose.capture.common import INT_FUNCTIONS, is_held_object, is_shape_int
 from hdecomp.runtime.component import factory_class, is_output_class
-from hdecomp.runtime.host_values import host_result, is_number
+from hdecomp.runtime.host_values import host_result, is_number, number_annotation
 from hdecomp.vocab.ops import PARENT_METHODS, RANDOM_OPS, is_compute_op, is_neutral_operand
 
 # What may stay in a refactored forward besides the tensor methods of hdecomp.vocab.ops.PARENT_METHODS: the
@@ -195,27 +195,6 @@ def _child_output_part(n: fx.Node) -> bool:
         if n.op == "call_module":
             return True
     return False
-
-
-def number_annotation(value: Any) -> str | None:
-    """The annotation of a Python number or of a tuple or list of them (`int`, `tuple[int, int]`,
-    `list[float]`), or of a number held in a 0-dim integer or bool tensor (`int`, `bool`: a count LED's
-    attention takes, `max_num_global_attn_indices`; runtime.host_values.is_number); None for anything else (a
-    tensor, a namedtuple, an empty tuple)."""
-    if isinstance(value, torch.Tensor):
-        return ("bool" if value.dtype == torch.bool else "int") if is_number(value) else None
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return type(value).__name__
-    if isinstance(value, (tuple, list)) and value and not hasattr(value, "_fields"):
-        parts = [a for a in (number_annotation(v) for v in value) if a in ("int", "float", "bool")]
-        if len(parts) == len(value):
-            if isinstance(value, list):
-                return f"list[{parts[0]}]" if len(set(parts)) == 1 else None
-            return f"tuple[{', '.join(parts)}]" if len(parts) <= 4 else \
-                f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 else None
-    return None
 
 
 def mark_host_numbers(graph: fx.Graph, values: dict[str, Any]) -> None:

@@ -378,19 +378,31 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
     planner writes them annotated (`expert_idx: int = expert_idx[0]`; `t: int` and `n: int` declared before the
     loop), as the static anti-cheat reads a number claimed so, and the run checks it (an aten op on numbers
     alone is the parent's, HD401 sees every other). A loop's names count only where every one of them is a
-    number. `of`: of a method or a function a run of `model` calls instead (split in place of its call). Empty
-    where it cannot be told."""
+    number. And, under the def's file line, the parameters handed Python numbers or sequences of them at every
+    run (`spatial_shapes_list: list[tuple[int, int]]`, `im2col_step: int`; number_annotation), written
+    annotated so that `height * width` over them is the parent's host arithmetic. `of`: of a method or a
+    function a run of `model` calls instead (split in place of its call). Empty where it cannot be told."""
+    from hdecomp.runtime.host_values import number_annotation
     try:
         fs = forward_source(model) if of is None else function_source(of, method=True)
     except SourceStepError:
         return {}
     targets = _number_targets(fs)
-    if not targets:
+    a = fs.fdef.args
+    params = [p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
+    def_line = fs.file_line.get(fs.fdef.lineno)
+    if not targets and (not params or def_line is None):
         return {}
     kinds: dict[int, dict[str, set[str]]] = {}
+    handed: dict[str, set[str | None]] = {}
     last: dict[int, int | None] = {}
 
     def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and last.get(id(frame)) is None:
+            # (the frame's first line: its parameters as handed)
+            seen = frame.f_locals
+            for name in params:
+                handed.setdefault(name, set()).add(number_annotation(seen.get(name)) if name in seen else None)
         if event in ("line", "return"):
             prev = last.get(id(frame))
             if prev is not None and prev in targets and prev != (frame.f_lineno if event == "line" else None):
@@ -406,6 +418,9 @@ def number_lines(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]],
     for line, by_name in kinds.items():
         if all(k in ({"int"}, {"bool"}) for k in by_name.values()) and len(by_name) == len(targets[line]):
             out[line] = {name: next(iter(k)) for name, k in by_name.items()}
+    claimed = {name: kind for name, k in handed.items() if len(k) == 1 and (kind := next(iter(k))) is not None}
+    if claimed and def_line is not None:
+        out[def_line] = claimed
     return out
 
 
@@ -424,6 +439,15 @@ def with_number_annotations(fs: ForwardSource, numbers: dict[int, dict[str, str]
     def declared(name: str, kind: str) -> ast.AnnAssign:
         return ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=ast.Name(id=kind, ctx=ast.Load()),
                              value=None, simple=1)
+
+    def annotation(kind: str) -> ast.expr:
+        return ast.parse(kind, mode="eval").body
+
+    params = kinds(fdef)
+    for p in [*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs]:
+        if p.arg in params and p.annotation is None:
+            p.annotation = annotation(params[p.arg])
+            changed = True
 
     class _Annotated(ast.NodeTransformer):
         def visit_Assign(self, node: ast.Assign) -> Any:

@@ -241,6 +241,9 @@ class Splitter:
                     out.extend(hoisted)
                 if self.per_statement and not contexts:
                     for part in self.one_op_each(s):
+                        if id(part) in self.kept:
+                            out.append(part)
+                            continue
                         r = self.new_region(in_loop, contexts)
                         r.stmts.append(part)
                         r.hands.add(part.targets[0].id)  # type: ignore[attr-defined]
@@ -363,10 +366,15 @@ class Splitter:
             if isinstance(n, ast.Call):
                 for kw in n.keywords:
                     kw.value = visit(kw.value, inside or here)
-            if not (here and inside):
+            joins = inside and not here and _listed_join(n)
+            if not (here and inside) and not joins:
                 return n
             temp = safe_local(_op_name(n), splitter.names)
             hoisted.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=temp, ctx=ast.Store())], value=n), s))
+            if joins:
+                # (a list of tensors joined into one, `torch.stack(values, -2)` in `torch.stack(values, -2) * w`:
+                # plumbing the parent keeps, so that the op's kernel is handed a tensor, not the list)
+                splitter.kept.add(id(hoisted[-1]))
             return ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), n)
 
         new = visit(value, False)
@@ -434,6 +442,21 @@ def _op_name(n: ast.expr) -> str:
     if isinstance(n, ast.Compare):
         return OPERATOR_NAMES.get(type(n.ops[0]), "mask")
     return "op"
+
+
+# torch's joins of a sequence of tensors into one
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"})
+
+
+def _listed_join(n: ast.expr) -> bool:
+    """`torch.stack(values, -2)`, `torch.cat(parts)`: a join handed its tensors in a sequence it does not spell
+    out (a name, a call, a comprehension; not `torch.cat([a, b])`, whose tensors an op's kernel takes one by
+    one)."""
+    if not (isinstance(n, ast.Call) and (dotted_name(n.func) or "").rsplit(".", 1)[-1] in _JOINS
+            and (dotted_name(n.func) or "").startswith("torch.")):
+        return False
+    seq = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "tensors"), None)
+    return seq is not None and not isinstance(seq, (ast.List, ast.Tuple, ast.Starred))
 
 
 def _ternary_as_if(s: ast.stmt) -> ast.stmt:

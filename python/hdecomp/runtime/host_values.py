@@ -47,6 +47,36 @@ def on_numbers(inputs: Any, outputs: Any) -> bool:
     return bool(tensors) and all(is_number(t) for t in tensors)
 
 
+def number_annotation(value: Any, depth: int = 0) -> str | None:
+    """The annotation of a Python number or of a tuple or list of them (`int`, `tuple[int, int]`,
+    `list[float]`), or of a list or tuple of such tuples (`list[tuple[int, int]]`: Deformable DETR's
+    `spatial_shapes_list`), or of a number held in a 0-dim integer or bool tensor (`int`, `bool`: a count LED's
+    attention takes, `max_num_global_attn_indices`; is_number); None for anything else (a tensor, a namedtuple,
+    an empty tuple). The static anti-cheat reads each of them as numbers (its numbers_annotation)."""
+    if isinstance(value, torch.Tensor):
+        return ("bool" if value.dtype == torch.bool else "int") if is_number(value) else None
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return type(value).__name__
+    if isinstance(value, (tuple, list)) and value and not hasattr(value, "_fields") and depth < 2:
+        maybe = [number_annotation(v, depth + 1) for v in value]
+        parts = [a for a in maybe if a is not None]
+        if len(parts) < len(maybe) or (depth and any(a not in ("int", "float", "bool") for a in parts)):
+            return None
+        if any(a in ("int", "float", "bool") for a in parts) and any(a not in ("int", "float", "bool") for a in parts):
+            return None   # (numbers and sequences mixed)
+        if len(set(parts)) > 1 and (isinstance(value, list) or parts[0] not in ("int", "float", "bool")):
+            return None
+        if isinstance(value, list):
+            return f"list[{parts[0]}]"
+        if parts[0] not in ("int", "float", "bool"):
+            return f"tuple[{parts[0]}, ...]"
+        return f"tuple[{', '.join(parts)}]" if len(parts) <= 4 else \
+            f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 else None
+    return None
+
+
 def _tensors(tree: Any) -> list[torch.Tensor]:
     return [t for t in torch.utils._pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
