@@ -722,7 +722,8 @@ def test_a_library_function_is_read_from_its_source(tmp_path: Path, monkeypatch:
     its source, never imported, by the same evaluator: plumbing where its body only moves data or computes on
     sizes (in functions of its own module and of others it imports, relative imports resolved in its package),
     HD112 naming the first op where it computes, launders a tensor's values or is handed a size that is a
-    tensor. A decorated function or one handed a module stays unknown code."""
+    tensor. A decorated function or one handed a module stays unknown code; one handed a function by name is read
+    with it bound so."""
     pkg = tmp_path / "apex"
     (pkg / "ops").mkdir(parents=True)
     (pkg / "__init__.py").write_text("raise RuntimeError('imported')\n")
@@ -756,9 +757,16 @@ def test_a_library_function_is_read_from_its_source(tmp_path: Path, monkeypatch:
         @functools.lru_cache
         def cached(x):
             return x
+        def usage(obj):
+            module = obj.__module__
+            if not module.startswith("apex"):
+                module = f"apex.internal.{module}"
+            return f"{module}.{obj.__name__}"
+        def apply(fn, x):
+            return fn(x)
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    head = "from apex.ops import select, scales\nfrom apex.ops.pool import area, launder, run, cached\n"
+    head = "from apex.ops import select, scales\nfrom apex.ops.pool import area, launder, run, cached, usage, apply\n"
     for body, sig, found in (
             ("h = select({'a': self.fc(x), 'b': x}, ['a'])\nreturn self.fc(h[0])", "self, x", []),
             ("s = scales([x], shapes)\nreturn self.fc(x)[:, :int(1 / s[0])]", "self, x, shapes: list[tuple[int, int]]",
@@ -767,7 +775,11 @@ def test_a_library_function_is_read_from_its_source(tmp_path: Path, monkeypatch:
             ("return area(self.fc(x))", "self, x", ["HD112"]),
             ("return self.fc(launder(x))", "self, x", ["HD112"]),
             ("return run(self.fc, x)", "self, x", ["HD112"]),
-            ("return self.fc(cached(x))", "self, x", ["HD112"])):
+            ("return self.fc(cached(x))", "self, x", ["HD112"]),
+            # a function handed by name (torchvision's `_log_api_usage_once(batched_nms)`): judged by what the body
+            # does with it, reading its name (plumbing) or calling it on the data (compute)
+            ("usage(select)\nreturn self.fc(x)", "self, x", []),
+            ("return self.fc(apply(torch.relu, x))", "self, x", ["HD112", "HD113"])):
         src = model(body, module=head, sig=sig)
         violations = errors(analyze_source(src))
         assert sorted(v.rule for v in violations) == found, (body, [v.format() for v in violations])

@@ -15,6 +15,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -348,11 +349,13 @@ def _number_targets(fs: ForwardSource) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     stored = collections.Counter(n.id for n in ast.walk(fs.fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     for st in ast.walk(fs.fdef):
+        # (a conditional expression elsewhere on the line may be chosen by the run: only one that is the value)
         if not isinstance(st, (ast.Assign, ast.For)) or st.lineno not in fs.file_line or \
-                any(line == st.lineno for line, _ in fs.branch_lines):
+                (any(line == st.lineno for line, _ in fs.branch_lines) and not (
+                    isinstance(st, ast.Assign) and isinstance(st.value, ast.IfExp) and read_out(st.value))):
             continue
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
-                isinstance(st.value, ast.Subscript):
+                read_out(st.value):
             out[fs.file_line[st.lineno]] = [st.targets[0].id]
         elif isinstance(st, ast.For):
             # (a loop's names are declared for the whole forward: only names no other statement binds)
@@ -363,10 +366,26 @@ def _number_targets(fs: ForwardSource) -> dict[int, list[str]]:
     return out
 
 
+def read_out(e: ast.expr) -> bool:
+    """`counts[i]`, or `0 if i == 0 else counts[i - 1]`: a value read out of another (a subscript), or a choice
+    between such values and literals. Annotated `int`, the static anti-cheat reads it as the number claimed
+    (checked at run time)."""
+    if isinstance(e, ast.IfExp):
+        return any(isinstance(b, ast.Subscript) for b in (e.body, e.orelse)) and \
+            all(isinstance(b, (ast.Subscript, ast.Constant)) for b in (e.body, e.orelse))
+    return isinstance(e, ast.Subscript)
+
+
 def _number_kind(value: Any) -> str:
+    """"int" or "bool" for an integer (bool) number: a 0-dim integer tensor, a numpy integer scalar (a count
+    read out of `bincount().cpu().numpy().cumsum(0)`), a Python int; "other" for anything else."""
     if isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point() and \
             not value.is_complex():
         return "bool" if value.dtype == torch.bool else "int"
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
     return "other"
 
 
@@ -480,7 +499,11 @@ def with_number_annotations(fs: ForwardSource, numbers: dict[int, dict[str, str]
             and not (isinstance(n, ast.AnnAssign) and n.value is None)]
     moved = {o.lineno: n.lineno for o, n in zip(olds, news, strict=False)}
     file_line = {moved[c]: f for c, f in fs.file_line.items() if c in moved}
-    branch_lines = {(moved[ln], col): b for (ln, col), b in fs.branch_lines.items() if ln in moved}
+    # (a conditional expression of an annotated statement moves along its line: paired in order, as written)
+    places = {(o.lineno, o.col_offset): (n.lineno, n.col_offset)
+              for o, n in zip([n for n in ast.walk(fs.fdef) if isinstance(n, ast.IfExp)],
+                              [n for n in ast.walk(canon) if isinstance(n, ast.IfExp)], strict=False)}
+    branch_lines = {places[k]: b for k, b in fs.branch_lines.items() if k in places}
     return dataclasses.replace(fs, fdef=canon, text=text, file_line=file_line, branch_lines=branch_lines)
 
 

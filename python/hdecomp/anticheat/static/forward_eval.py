@@ -53,6 +53,14 @@ def numbers_annotation(node: ast.expr | None, depth: int = 0) -> Val | None:
     return seq_val(parts[0])
 
 
+def _read_out(e: ast.expr) -> bool:
+    """A value read out of another (`out[1]`), or a choice between such values and literals (`0 if i == 0 else
+    counts[i - 1]`): what a number claim may annotate."""
+    if isinstance(e, ast.IfExp):
+        return all(isinstance(b, (ast.Subscript, ast.Constant)) for b in (e.body, e.orelse))
+    return isinstance(e, ast.Subscript)
+
+
 class ForwardEval(CallEval):
     """Runs statements of forward() (and of helpers it reaches) over abstract values, reporting compute into
     `sink`. In quiet mode (module level, __init__) it only infers kinds."""
@@ -192,7 +200,7 @@ class ForwardEval(CallEval):
             ann = dotted_name(s.annotation) if s.annotation is not None else None
             # a number read out of a child's output (`h: int = out[1]`): the claim is checked at run time,
             # where arithmetic on a tensor so named runs its ops outside every child (HD401)
-            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or isinstance(s.value, ast.Subscript)):
+            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or _read_out(s.value)):
                 val = V_SCALAR
             elif isinstance(s.value, ast.Subscript) and (claimed := numbers_annotation(s.annotation)) is not None:
                 val = claimed

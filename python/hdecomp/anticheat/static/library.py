@@ -27,6 +27,7 @@ from hdecomp.anticheat.static.values import (
     DATA,
     HOST,
     LOCAL_FN,
+    REF,
     SCALAR,
     SEQ,
     TCONST,
@@ -71,24 +72,28 @@ def deep_kind(v: Val, depth: int = 0) -> str:
     """A value's kind with the kinds of what a sequence holds (a list of tensors and a list of sizes read
     differently in a body): the cache key of a proof."""
     if v.kind != SEQ or depth > 3:
-        return v.kind if v.kind != DATA or not v.qual else f"{v.kind}:{v.qual}"
+        return v.kind if v.kind not in (DATA, REF) or not v.qual else f"{v.kind}:{v.qual}"
     parts = [deep_kind(e, depth + 1) for e in (v.elts or ())] if v.elts else [deep_kind(v.elem or V_DATA, depth + 1)]
     return f"seq({','.join(parts)})"
 
 
-def plain_values(v: Val, depth: int = 0) -> bool:
+def plain_values(v: Val, depth: int = 0, names: bool = False) -> bool:
     """Data a library function may be handed and read: tensors, numbers, host values and sequences of them;
-    not a module, a function or a class (which its body could run: the parent's own checks see those)."""
+    not a module, a function or a class (which its body could run: the parent's own checks see those). With
+    `names`, also a library's function or class by its qualified name (torchvision's
+    `_log_api_usage_once(batched_nms)`, which reads its `__module__` and `__name__`): the body is read with it
+    bound to that name, so whatever it does with it (calls it too) is judged there, as in a forward."""
     if v.kind == SEQ:
-        return depth < 4 and all(plain_values(e, depth + 1) for e in [*(v.elts or ()), *([v.elem] if v.elem else [])])
-    return v.kind in _PLAIN_KINDS
+        return depth < 4 and all(plain_values(e, depth + 1, names)
+                                 for e in [*(v.elts or ()), *([v.elem] if v.elem else [])])
+    return v.kind in _PLAIN_KINDS or (names and v.kind == REF and bool(v.qual) and v.via in ("", "import", "alias"))
 
 
 def prove_call(qual: str, args: list[Val], kwargs: dict[str, Val], scan: ScanFactory) -> Proof | None:
     """Read the library function `qual` (`package.module.name`) with these arguments' kinds; None where it is
     no plain function whose source can be read (a class, a builtin, a C extension), where an argument is not
     plain data, or past MAX_LIBRARY_DEPTH."""
-    if not all(plain_values(v) for v in [*args, *kwargs.values()]):
+    if not all(plain_values(v, names=True) for v in [*args, *kwargs.values()]):
         return None
     depth = getattr(_DEPTH, "n", 0)
     key = (qual, "|".join([*(deep_kind(a) for a in args), *(f"{k}={deep_kind(v)}" for k, v in sorted(kwargs.items()))]),
