@@ -785,3 +785,17 @@ def test_a_library_function_is_read_from_its_source(tmp_path: Path, monkeypatch:
         assert sorted(v.rule for v in violations) == found, (body, [v.format() for v in violations])
     (v,) = errors(analyze_source(model("return area(self.fc(x))", module=head)))
     assert "its source computes (pool.py:16" in v.message and "`-` on a tensor" in v.message, v.message
+
+
+@pytest.mark.parametrize(("body", "rules"), [
+    ("total: int = self.fc(x)\nok = total == x.shape[0]\ntorch._check_with(ValueError, ok, lambda: 'sizes')\n"
+     "return x", []),
+    ("total = self.fc(x)\nok = total == x.shape[0]\nreturn x", ["HD106"]),
+    ("if isinstance(x, (torch.fx.Proxy, torch.Tensor)):\n    return self.fc(x)\nreturn x", []),
+    ("return self.fc(torch.relu(x))", ["HD101"]),
+])
+def test_numbers_a_child_returns_and_checks_on_them(body: str, rules: list[str]) -> None:
+    """A number a child returns, claimed so (`total: int = self.fc(x)`), is compared by the parent as host code
+    (the run checks the claim: HD401 sees an op on a tensor so named); torch's checks (`torch._check_with`) are no
+    compute, and the types `isinstance` tests a value against are never run. Unclaimed, the comparison is compute."""
+    assert [v.rule for v in errors(analyze_source(model(body)))] == rules

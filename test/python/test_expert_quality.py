@@ -26,7 +26,7 @@ NAMES = ("latent_rope", "written_attention", "alternating_layers", "returned_pro
          "offset_stacks", "threshold_loop", "sized_call", "postprocess_method", "library_pooler",
          "carried_helpers", "number_inputs", "slice_iadd", "stacked_experts",
          "loop_numbers", "packed_bias_loop", "listed_calls", "listed_calls_loop", "sampled_levels",
-         "numpy_counts")
+         "numpy_counts", "checked_sizes")
 # (cached_layers is decomposed, verified whole and judged on what it shows, not lint clean: its cache and
 # constant mask are Q5 still)
 
@@ -900,3 +900,18 @@ def test_counts_read_out_of_numpy_are_numbers_the_parent_compares(trees: dict[st
     assert "start: int = 0 if e == 0 else ends[e - 1]" in ref and "if start == end:" in ref, ref
     kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
     assert not [k for k in kernels if k.startswith(("compare", "eq_"))], kernels
+
+
+def test_a_check_on_numbers_a_kernel_returns_stays_in_the_parent(trees: dict[str, Any]) -> None:
+    """`torch._assert((shapes[:, 0] * shapes[:, 1]).sum() == n, msg)` split one op each: the first plan made the
+    comparison a kernel of two numbers (Q5). Planned again, the statements that computed on numbers alone at
+    every recorded call stay in the parent, and the sum the comparison reads is written as a number its kernel
+    returns (`sum_: int = ...`), which the static check reads as claimed and the run checks."""
+    dec = trees["checked_sizes"]
+    steps = {p.name: p for p in (dec.root / "steps").iterdir()}
+    (check,) = [p for n, p in steps.items() if n.endswith("_mask")]
+    ref = (check / "refactored.py").read_text()
+    assert re.search(r"(\w+): int = self\.\w+\(\w+\)\n\s+torch\._assert\(\1 == n, ", ref), ref
+    kernels = [n["name"] for n in _nodes(dec).values() if n["level"] == "kernel"]
+    assert sum(k.startswith(("mul_i64", "sum_")) for k in kernels) == 2, kernels
+    assert not [k for k in kernels if k.startswith(("compare", "eq", "assert"))], kernels

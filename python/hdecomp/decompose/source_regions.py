@@ -4,6 +4,7 @@ between them and the parent (see source_step.py)."""
 from __future__ import annotations
 
 import ast
+import contextvars
 import copy
 from dataclasses import dataclass, field
 
@@ -16,6 +17,14 @@ from hdecomp.decompose.source_names import names_of, self_method_calls
 from hdecomp.decompose.source_reading import AttrInfo, Span, has_call, line_span, overlaps_flagged
 from hdecomp.decompose.source_rewrites import flags_only
 from hdecomp.vocab.ops import PARENT_METHODS, RUN_MODES
+
+# Statements a first plan made children that computed on numbers alone at every recorded call (`eq = total == n`
+# of a `(a * b).sum() == n` split one op each; the check handed its answer): a plan made again keeps them in
+# the parent (by their text), and writes the children's outputs they read claimed numbers (`total: int =
+# self.sum(mul)`, name -> "int" or "bool"), as the static check reads a number claimed so and the run checks it.
+HOST_STATEMENTS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("host_statements",
+                                                                                  default=frozenset())
+HOST_CLAIMS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("host_claims", default=None)
 
 
 @dataclass
@@ -98,6 +107,7 @@ class Splitter:
         self.hoist_count = 0
         self.names: set[str] = set()           # the forward's names (for the ones one_op_each makes)
         self.weights: set[str] = set()         # the tensor attributes (parameters, buffers) of the module
+        self.host = HOST_STATEMENTS.get()      # statements kept in the parent, computing on numbers alone
 
     def compute(self, node: ast.AST, contexts: list[ast.withitem]) -> bool:
         if id(node) in self.kept:
@@ -234,6 +244,8 @@ class Splitter:
                              for a, c in zip(call.args, computing, strict=True)]
                 out.append(s)
                 continue
+            if simple and self.host and ast.unparse(s) in self.host:
+                self.kept.add(id(s))   # (a statement on numbers alone: HOST_STATEMENTS)
             if simple and self.compute(s, contexts):
                 hoisted = self.hoist_local_calls(s)
                 if hoisted:   # `out.index_add_(0, tok, expert(x[tok]) * w)`: the expert's call is the parent's
@@ -241,13 +253,15 @@ class Splitter:
                     out.extend(hoisted)
                 if self.per_statement and not contexts:
                     for part in self.one_op_each(s):
-                        if id(part) in self.kept:
+                        if id(part) in self.kept or ast.unparse(part) in self.host:
                             out.append(part)
                             continue
                         r = self.new_region(in_loop, contexts)
                         r.stmts.append(part)
                         r.hands.add(part.targets[0].id)  # type: ignore[attr-defined]
                         out.append(placeholder_stmt(r))
+                    if self.host and ast.unparse(s) in self.host:
+                        self.kept.add(id(s))   # (what is left of it, on numbers alone)
             if simple:
                 if self.compute(s, contexts):
                     if run is None or contexts or self.per_statement:   # see __init__
@@ -547,6 +561,10 @@ class FillRegions(ast.NodeTransformer):
         call = self._call(r)
         if not r.outputs:
             return ast.Expr(value=call)
+        claim = (HOST_CLAIMS.get() or {}).get(r.outputs[0]) if len(r.outputs) == 1 else None
+        if claim is not None:   # (a number the parent computes on: `total: int = self.sum(mul)`)
+            return ast.AnnAssign(target=ast.Name(id=r.outputs[0], ctx=ast.Store()),
+                                 annotation=ast.Name(id=claim, ctx=ast.Load()), value=call, simple=1)
         target: ast.expr = ast.Name(id=r.outputs[0], ctx=ast.Store()) if len(r.outputs) == 1 else \
             ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in r.outputs], ctx=ast.Store())
         return ast.Assign(targets=[target], value=call)

@@ -35,6 +35,8 @@ from hdecomp.decompose.shapes import real_values
 from hdecomp.decompose.source import SourceContext
 from hdecomp.decompose.source_children import SourceChild
 from hdecomp.decompose.source_forward import SourceStepError, executed_lines, number_lines, strip_self_items
+from hdecomp.decompose.source_names import names_of
+from hdecomp.decompose.source_regions import HOST_CLAIMS, HOST_STATEMENTS
 from hdecomp.decompose.source_step import SourcePlan, computes_at, plan_source_step
 from hdecomp.decompose.state import Decomposition, Node
 from hdecomp.decompose.step_draft import DraftChild, DraftNames, StepDraft, child_header, child_node
@@ -59,6 +61,7 @@ from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import WeightSlice, dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
+from hdecomp.runtime.host_values import is_number
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
 from hdecomp.vocab.ops import fusion_size, is_compute_op, snake
@@ -360,18 +363,84 @@ def draft_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: 
     scratch folder beside `step_dir`, removed whatever happens. Raises SourceStepError when it cannot be
     done."""
     scratch = step_dir.with_name(f".{step_dir.name}.draft")
+    runs: list[tuple[list[Any], dict[str, Any]]] | None = None
     try:
         try:
-            return _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs, expected)
+            draft, notes, plan, rec = _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs,
+                                             expected)
         except _Unreached as again:
-            return _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs, expected,
-                          runs=again.runs)
+            runs = again.runs
+            draft, notes, plan, rec = _draft(dec, node, step_name, step_dir, scratch, comp, model, args, kwargs,
+                                             expected, runs=runs)
+        host, claims = _numbers_only(plan, rec)
+        if host:
+            # children that computed on numbers alone: planned again, kept in the parent where it then reads
+            # clean to the static check (else the first plan stands)
+            tokens = HOST_STATEMENTS.set(host), HOST_CLAIMS.set(claims)
+            try:
+                again_draft, again_notes, _, _ = _draft(dec, node, step_name, step_dir, scratch, comp, model, args,
+                                                        kwargs, expected, runs=runs)
+                if not _static_errors(again_draft.refactored):
+                    return again_draft, [*again_notes, f"{len(host)} statement(s) on numbers alone kept in the "
+                                                       "parent (host code), not children"]
+            except (SourceStepError, _Unreached):
+                pass
+            finally:
+                HOST_STATEMENTS.reset(tokens[0])
+                HOST_CLAIMS.reset(tokens[1])
+        return draft, notes
     except SourceStepError:
         raise
     except Exception as exc:   # generated code that does not load or run: this way does not work here
         raise SourceStepError(f"{type(exc).__name__}: {exc}") from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _static_errors(text: str) -> bool:
+    from hdecomp.anticheat.static import analyze_source
+    return any(v.severity == "error" for v in analyze_source(text))
+
+
+def _numbers_only(plan: SourcePlan, rec: Recording) -> tuple[frozenset[str], dict[str, str]]:
+    """The statements of children that, at every call recorded, took and returned numbers alone (0-dim integer or
+    bool tensors, Python numbers, None, strings: `eq = total == n`, the check handed `eq`), by their text as the
+    splitter wrote them, and the kinds of the names they read ("int", "bool"). One statement each, reading none
+    of the module's attributes (a parent holds no tensor)."""
+    host: set[str] = set()
+    claims: dict[str, str] = {}
+    for c in plan.children:
+        r = rec.calls.get(c.attr)
+        region = c.region
+        if region is None or r is None or r.calls == 0 or region.expr is not None or len(region.stmts) != 1 or \
+                region.entry or names_of(region.stmts).self_attrs:
+            continue
+        text = region.first_line or ast.unparse(region.stmts[0])
+        if "\n" in text or text != ast.unparse(region.stmts[0]).split("\n")[0]:
+            continue
+        calls = [(r.args, r.kwargs), *([r.last] if r.last is not None else []), *r.others]
+        if not all(_numbers(v) for a, k in calls for v in [*a, *k.values()]) or not _numbers(r.out):
+            continue
+        host.add(text)
+        for name, value in zip(region.inputs, r.args, strict=False):
+            kind = _number_kind(value)
+            if kind is not None:
+                claims[name] = kind
+    return frozenset(host), claims
+
+
+def _numbers(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, torch.Tensor):
+        return is_number(value)
+    if isinstance(value, (tuple, list)):
+        return depth < 3 and all(_numbers(v, depth + 1) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _number_kind(value: Any) -> str | None:
+    if isinstance(value, torch.Tensor) and is_number(value):
+        return "bool" if value.dtype == torch.bool else "int"
+    return None
 
 
 class _Unreached(Exception):
@@ -396,7 +465,8 @@ def _executed_over(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]
 
 def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scratch: Path, comp: Component,
            model: nn.Module, args: list[Any], kwargs: dict[str, Any], expected: Any,
-           runs: list[tuple[list[Any], dict[str, Any]]] | None = None) -> tuple[StepDraft, list[str]]:
+           runs: list[tuple[list[Any], dict[str, Any]]] | None = None
+           ) -> tuple[StepDraft, list[str], SourcePlan, Recording]:
     from hdecomp.decompose.shapes import full_size_io, scaling_for
     opts = dec.options
     notes: list[str] = []
@@ -461,7 +531,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
                  + (f", {loops} of them inside loops (called once per iteration)" if loops else "")
                  + f"; {len([c for c in plan.children if c.kind == 'module'])} submodule(s) called by the parent")
     notes[1:1] = plan.notes
-    return draft, notes
+    return draft, notes, plan, rec
 
 
 def _file_call(plan: SourcePlan, rec: Recording, c: SourceChild) -> str:

@@ -191,8 +191,10 @@ FUNCTION_PLUMBING: frozenset[str] = frozenset({
     "_set_grad_enabled", "set_grad_enabled", "is_grad_enabled", "_set_fwd_grad_enabled",
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
     "_enter_autocast", "_exit_autocast", "is_inference_mode_enabled", "_is_autocast_cache_enabled",
-    # `torch._assert(H % window == 0, msg)`: a check of the forward's sizes, no compute
-    "_assert",
+    # `torch._assert(H % window == 0, msg)`, `torch._check_with(ValueError, cond, msg)`: checks of the forward's
+    # sizes and numbers, no compute (what a condition computes is judged where it is computed)
+    "_assert", "_check", "_check_with", "_check_tensor_all", "_check_tensor_all_with", "_check_is_size",
+    "_check_value", "_check_index", "_check_type", "_check_not_implemented",
     # `module.to(dtype)` parses its arguments with torch._C._nn._parse_to; the casts show at aten (_to_copy)
     "_parse_to",
 })

@@ -68,7 +68,13 @@ class CallEval(ExpressionEval):
 
     def eval_args(self, call: ast.Call) -> tuple[list[Val], dict[str, Val]]:
         args: list[Val] = []
-        for a in call.args:
+        # (`isinstance(x, torch.fx.Proxy)`: the types a value is tested against are read, never run)
+        types_at = 1 if isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass") and \
+            call.func.id not in self.env else -1
+        for i, a in enumerate(call.args):
+            if i == types_at:
+                args.append(V_SCALAR)
+                continue
             v = self.ev(a)
             if v.kind in SUSPECT:
                 self.value_use(a, v)
@@ -298,7 +304,12 @@ class CallEval(ExpressionEval):
             # host code: a library's call handed plain data only (`EncoderDecoderCache(DynamicCache(),
             # DynamicCache())`, `is_torchdynamo_compiling()`): it is given none of the model's tensors, and
             # its result is a plain value, which an op with a tensor still reports (apply and binop on
-            # SCALAR). Any aten compute it runs is the parent's at run time (HD401).
+            # SCALAR). Any aten compute it runs is the parent's at run time (HD401), but for the host code of a
+            # function read and found plumbing (`torch_compilable_check(eq, msg)` on a number: its `_is_all_true`)
+            if not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins"):
+                proof = self.an.prove_library_call(qual, args, kwargs)
+                if proof is not None and not proof.violations:
+                    self.an.library_code |= proof.code
             return V_SCALAR
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
         why = "it cannot be proven to be plumbing"

@@ -8,6 +8,7 @@ from typing import Any
 
 from hdecomp.anticheat.static.calls import CallEval
 from hdecomp.anticheat.static.values import (
+    CHILD_OUT,
     DECLARED_NUMBER,
     LOCAL_FN,
     METHOD,
@@ -198,9 +199,11 @@ class ForwardEval(CallEval):
         if s.value is not None:
             val = self.ev(s.value)
             ann = dotted_name(s.annotation) if s.annotation is not None else None
-            # a number read out of a child's output (`h: int = out[1]`): the claim is checked at run time,
-            # where arithmetic on a tensor so named runs its ops outside every child (HD401)
-            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or _read_out(s.value)):
+            # a number read out of a child's output (`h: int = out[1]`), or one a child returns (`total: int =
+            # self.sum(x)`): the claim is checked at run time, where arithmetic on a tensor so named runs its ops
+            # outside every child (HD401)
+            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or _read_out(s.value) or
+                                                          val.qual == CHILD_OUT):
                 val = V_SCALAR
             elif isinstance(s.value, ast.Subscript) and (claimed := numbers_annotation(s.annotation)) is not None:
                 val = claimed

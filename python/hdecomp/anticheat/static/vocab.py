@@ -71,6 +71,8 @@ is_tensor is_storage is_floating_point is_complex numel Size device dtype get_de
 manual_seed seed initial_seed get_rng_state set_rng_state finfo iinfo Tensor Generator jit cuda backends compiler _assert typename
 set_printoptions utils testing __version__ version memory_format layout is_autocast_enabled get_device
 Module Parameter
+_check _check_with _check_tensor_all _check_tensor_all_with _check_is_size _check_value _check_index _check_type
+_check_not_implemented
 """.split())
 # (`torch.random`: the random state, seeded, saved and scoped (fork_rng, get_rng_state, set_rng_state); no
 # function of it computes)
