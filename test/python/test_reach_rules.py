@@ -23,6 +23,7 @@ from hdecomp.decompose.source import SourceContext, qualified_name
 from hdecomp.runtime.component import clone_nested, dataclass_fields
 from hdecomp.verify.compare import compare_outputs
 from hdecomp.verify.in_model import read_in_model_inputs
+from torchvision.ops import boxes as box_ops
 
 FIX = Path(__file__).parent / "fixtures" / "reach"
 
@@ -1321,3 +1322,33 @@ def test_a_number_a_submodule_holds_is_written_out_in_a_source_level_parent(tree
     ref = (dec.root / "steps" / "step_2_tower" / "refactored.py").read_text()
     assert "grid_h = height // 4" in ref and "grid_w = width // 4" in ref, ref
     assert re.search(r"\n\s+h = self\.embeddings\(pixels\)\n", ref), ref
+
+
+class _Suppress(torch.nn.Module):
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+        return box_ops.batched_nms(boxes, scores, classes, 0.5)
+
+
+def _boxes(n: int) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(n)
+    corner = torch.rand(n, 2, generator=g) * 100
+    return [torch.cat([corner, corner + 1 + torch.rand(n, 2, generator=g) * 10], 1), torch.rand(n, generator=g),
+            torch.randint(0, 5, (n,), generator=g)]
+
+
+def test_a_path_only_a_call_in_the_model_takes_is_split_too() -> None:
+    """torchvision's `batched_nms` follows its data: on few boxes it offsets them into one `nms`, on many (over
+    4000 coordinates on the CPU) it runs one per class. The file's own draw holds few, a call in the model (FCOS)
+    many: the lines where any recorded call computes (source_write._computing_over) make both paths children of
+    the split, where the many-box path was kept in the parent before, a call the verifier cannot prove plumbing
+    (HD108: the step fell back to a graph that holds for one input, and the tree stayed partial)."""
+    from hdecomp.decompose.source_step import plan_source_step
+    from hdecomp.decompose.source_write import _computing_over, _executed_over
+    model = _Suppress().eval()
+    every = [(_boxes(200), {}), (_boxes(1500), {})]
+    plan = plan_source_step(model, None, executed=_executed_over(model, every), computing=_computing_over(model, every),
+                            executed_of=lambda sub: _executed_over(model, every, of=sub))
+    parent = plan.parent_source({c.attr: c.attr for c in plan.children}, "doc")
+    kinds = sorted(c.attr for c in plan.children)
+    assert any("vanilla" in k for k in kinds) and any("coordinate_trick" in k for k in kinds), kinds
+    assert "return _batched_nms_vanilla(" not in parent and "self.batched_nms_vanilla(" in parent, parent

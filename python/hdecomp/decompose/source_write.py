@@ -452,6 +452,15 @@ class _Unreached(Exception):
         self.runs = runs
 
 
+def _computing_over(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]]) -> frozenset[tuple[str, int]]:
+    """The lines where any of `runs` computes (computes_at): a path only a call in the model takes (FCOS's
+    `batched_nms` offsets few boxes into one `nms`, and runs one per class on many) computes too."""
+    lines: frozenset[tuple[str, int]] = frozenset()
+    for a, k in runs:
+        lines |= computes_at(model, a, k)
+    return lines
+
+
 def _executed_over(model: nn.Module, runs: list[tuple[list[Any], dict[str, Any]]], of: Any = None) -> set[int] | None:
     """The lines any of `runs` executes (executed_lines), None where one cannot be told."""
     lines: set[int] = set()
@@ -477,7 +486,7 @@ def _draft(dec: Decomposition, node: Node, step_name: str, step_dir: Path, scrat
     every = [(list(args), dict(kwargs)), *(runs if runs is not None else in_model_calls(node))]
     plan = plan_source_step(
         model, node.path, per_statement=node.level <= 1, full_tensors=full_tensors,
-        executed=_executed_over(model, every), computing=computes_at(model, args, kwargs),
+        executed=_executed_over(model, every), computing=_computing_over(model, every),
         executed_of=lambda sub: _executed_over(model, every, of=sub), every_test=runs is not None,
         full_tensors_of=lambda q: _own_tensors_full_size(comp, model, sc, opts, notes, of=q) if sc is not None else {},
         numbers=number_lines(model, every), numbers_of=lambda fn: number_lines(model, every, of=fn))
