@@ -61,7 +61,7 @@ def test_inplace_and_buffers(trees: dict) -> None:
 def test_int_kwargs_dict_outputs_mixed_dtypes(trees: dict) -> None:
     dec = trees["io_kinds"]
     ref = (dec.root / "steps" / "step_1_io_kinds" / "refactored.py").read_text()
-    assert "def forward(self, x, repeats, mask" in ref
+    assert "def forward(self, x, repeats: int, mask" in ref   # (a number handed in is written annotated)
     assert "'h':" in ref and "'pair':" in ref
     kernels = sorted(p.name for p in (dec.root / "level_0_kernel").glob("*.py"))
     assert "linear_8x8_fp64.py" in kernels and "linear_8x8_fp32.py" in kernels, kernels
