@@ -1085,6 +1085,22 @@ def test_a_method_whose_result_the_forward_reshapes_is_split_in_place(trees: dic
     assert dispatch["name"] == "moe_dispatch", dispatch["name"]
 
 
+def test_counts_read_out_of_numpy_are_numbers_the_parent_compares(trees: dict[str, Any]) -> None:
+    """The loop over the numpy array of running counts binds numpy integers, and so does the count chosen by a
+    conditional expression (`start_idx = 0 if i == 0 else tokens_per_expert[i - 1]`): written annotated as
+    numbers, `if start_idx == end_idx: continue` stays the parent's, not a kernel comparing two numbers (Q5: 2 in
+    HiDream's tree at stop 64), and the tree lints clean."""
+    from hdecomp.toolchain.quality import check_quality
+    dec = trees["numpy_dispatch"]
+    (method,) = [p for p in (dec.root / "steps").iterdir() if (p / "refactored.py").read_text().count("def moe_infer")]
+    ref = (method / "refactored.py").read_text()
+    assert "start_idx: int = 0 if i == 0 else tokens_per_expert[i - 1]" in ref and "if start_idx == end_idx:" in ref, \
+        ref
+    nodes = json.loads((dec.root / "decomposition_tree.json").read_text())["nodes"]
+    assert not [n["name"] for n in nodes.values() if n["level"] == "kernel" and n["name"].startswith("compare")]
+    assert check_quality(dec.root).findings == []
+
+
 def test_a_numpy_array_compares_by_its_values_in_every_comparison() -> None:
     """A numpy array a forward makes (DeepSeek-MoE's and HiDream's `bincount().cpu().numpy().cumsum(0)`, returned
     by a child) compares by shape, dtype and values in the capture check, verify-step's comparison and across
