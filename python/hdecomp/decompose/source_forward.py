@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from hdecomp.anticheat.static.values import read_out
 from hdecomp.decompose.source_names import root_variable
 from hdecomp.errors import DecomposeError
 from hdecomp.vocab.workload import strip_docstrings
@@ -364,16 +365,6 @@ def _number_targets(fs: ForwardSource) -> dict[int, list[str]]:
             if names and all(isinstance(n, ast.Name) and stored[n.id] == 1 for n in names):
                 out[fs.file_line[st.lineno]] = [n.id for n in names if isinstance(n, ast.Name)]
     return out
-
-
-def read_out(e: ast.expr) -> bool:
-    """`counts[i]`, or `0 if i == 0 else counts[i - 1]`: a value read out of another (a subscript), or a choice
-    between such values and literals. Annotated `int`, the static anti-cheat reads it as the number claimed
-    (checked at run time)."""
-    if isinstance(e, ast.IfExp):
-        return any(isinstance(b, ast.Subscript) for b in (e.body, e.orelse)) and \
-            all(isinstance(b, (ast.Subscript, ast.Constant)) for b in (e.body, e.orelse))
-    return isinstance(e, ast.Subscript)
 
 
 def _number_kind(value: Any) -> str:

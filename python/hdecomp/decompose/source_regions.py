@@ -253,7 +253,7 @@ class Splitter:
                     out.extend(hoisted)
                 if self.per_statement and not contexts:
                     for part in self.one_op_each(s):
-                        if id(part) in self.kept or ast.unparse(part) in self.host:
+                        if id(part) in self.kept or (self.host and ast.unparse(part) in self.host):
                             out.append(part)
                             continue
                         r = self.new_region(in_loop, contexts)

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from hdecomp.anticheat.static import analyze_source, has_errors
 from hdecomp.decompose.capture.record import without_state
 from hdecomp.decompose.codegen import ComponentText, assemble, flat_tensors, inputs_block
 from hdecomp.decompose.levels import FUSION_MAX, child_level
@@ -61,7 +62,7 @@ from hdecomp.formats.jsonio import write_text_atomic
 from hdecomp.formats.weight_map import WeightSlice, dump_weight_map
 from hdecomp.runtime.batch_limit import limited_inputs
 from hdecomp.runtime.component import Component, clone_nested, load_component, map_nested
-from hdecomp.runtime.host_values import is_number
+from hdecomp.runtime.host_values import is_number, number_annotation
 from hdecomp.verify.trials import trial_input_seeds
 from hdecomp.verify.weights import apply_weight_map, build_weight_map, has_float_state
 from hdecomp.vocab.ops import fusion_size, is_compute_op, snake
@@ -380,7 +381,7 @@ def draft_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: 
             try:
                 again_draft, again_notes, _, _ = _draft(dec, node, step_name, step_dir, scratch, comp, model, args,
                                                         kwargs, expected, runs=runs)
-                if not _static_errors(again_draft.refactored):
+                if not has_errors(analyze_source(again_draft.refactored)):
                     return again_draft, [*again_notes, f"{len(host)} statement(s) on numbers alone kept in the "
                                                        "parent (host code), not children"]
             except (SourceStepError, _Unreached):
@@ -395,11 +396,6 @@ def draft_source_step(dec: Decomposition, node: Node, step_name: str, step_dir: 
         raise SourceStepError(f"{type(exc).__name__}: {exc}") from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _static_errors(text: str) -> bool:
-    from hdecomp.anticheat.static import analyze_source
-    return any(v.severity == "error" for v in analyze_source(text))
 
 
 def _numbers_only(plan: SourcePlan, rec: Recording) -> tuple[frozenset[str], dict[str, str]]:
@@ -423,8 +419,7 @@ def _numbers_only(plan: SourcePlan, rec: Recording) -> tuple[frozenset[str], dic
             continue
         host.add(text)
         for name, value in zip(region.inputs, r.args, strict=False):
-            kind = _number_kind(value)
-            if kind is not None:
+            if isinstance(value, torch.Tensor) and (kind := number_annotation(value)) is not None:
                 claims[name] = kind
     return frozenset(host), claims
 
@@ -435,12 +430,6 @@ def _numbers(value: Any, depth: int = 0) -> bool:
     if isinstance(value, (tuple, list)):
         return depth < 3 and all(_numbers(v, depth + 1) for v in value)
     return value is None or isinstance(value, (bool, int, float, str))
-
-
-def _number_kind(value: Any) -> str | None:
-    if isinstance(value, torch.Tensor) and is_number(value):
-        return "bool" if value.dtype == torch.bool else "int"
-    return None
 
 
 class _Unreached(Exception):

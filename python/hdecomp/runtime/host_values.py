@@ -62,19 +62,20 @@ def number_annotation(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, (tuple, list)) and value and not hasattr(value, "_fields") and depth < 2:
         maybe = [number_annotation(v, depth + 1) for v in value]
         parts = [a for a in maybe if a is not None]
-        if len(parts) < len(maybe) or (depth and any(a not in ("int", "float", "bool") for a in parts)):
-            return None
-        if any(a in ("int", "float", "bool") for a in parts) and any(a not in ("int", "float", "bool") for a in parts):
-            return None   # (numbers and sequences mixed)
-        if len(set(parts)) > 1 and (isinstance(value, list) or parts[0] not in ("int", "float", "bool")):
+        numbers = all(a in _NUMBER_KINDS for a in parts)
+        # (every item annotated; a sequence within one holds numbers, alike and not mixed with numbers)
+        if len(parts) < len(maybe) or (not numbers and (depth or len(set(parts)) > 1)):
             return None
         if isinstance(value, list):
-            return f"list[{parts[0]}]"
-        if parts[0] not in ("int", "float", "bool"):
+            return f"list[{parts[0]}]" if len(set(parts)) == 1 else None
+        if not numbers:
             return f"tuple[{parts[0]}, ...]"
         return f"tuple[{', '.join(parts)}]" if len(parts) <= 4 else \
             f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 else None
     return None
+
+
+_NUMBER_KINDS = frozenset({"int", "float", "bool"})
 
 
 def _tensors(tree: Any) -> list[torch.Tensor]:

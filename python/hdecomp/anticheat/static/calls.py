@@ -300,20 +300,22 @@ class CallEval(ExpressionEval):
             if all(plain_data(v) for v in [*args, *kwargs.values()]):
                 return V_SCALAR
             return V_DATA
+        # (a library's function, read from its source: not torch's, not a helper file's)
+        readable = not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins")
         if not qual.startswith("<helper:") and all(plain_data(v) for v in [*args, *kwargs.values()]):
             # host code: a library's call handed plain data only (`EncoderDecoderCache(DynamicCache(),
             # DynamicCache())`, `is_torchdynamo_compiling()`): it is given none of the model's tensors, and
             # its result is a plain value, which an op with a tensor still reports (apply and binop on
             # SCALAR). Any aten compute it runs is the parent's at run time (HD401), but for the host code of a
             # function read and found plumbing (`torch_compilable_check(eq, msg)` on a number: its `_is_all_true`)
-            if not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins"):
+            if readable:
                 proof = self.an.prove_library_call(qual, args, kwargs)
                 if proof is not None and not proof.violations:
                     self.an.library_code |= proof.code
             return V_SCALAR
         where = "a helper file outside children/" if qual.startswith("<helper:") else "outside torch"
         why = "it cannot be proven to be plumbing"
-        if not qual.startswith("<") and qual.split(".")[0] not in ("torch", "builtins"):
+        if readable:
             proof = self.an.prove_library_call(qual, args, kwargs)   # its source read with these arguments
             if proof is not None and not proof.violations:
                 self.an.library_code |= proof.code

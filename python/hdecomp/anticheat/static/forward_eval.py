@@ -8,7 +8,6 @@ from typing import Any
 
 from hdecomp.anticheat.static.calls import CallEval
 from hdecomp.anticheat.static.values import (
-    CHILD_OUT,
     DECLARED_NUMBER,
     LOCAL_FN,
     METHOD,
@@ -23,8 +22,10 @@ from hdecomp.anticheat.static.values import (
     V_SCALAR,
     Val,
     dotted_name,
+    is_child_out,
     iter_elem,
     merge,
+    read_out,
     root_name,
     seq_val,
 )
@@ -52,14 +53,6 @@ def numbers_annotation(node: ast.expr | None, depth: int = 0) -> Val | None:
             p is V_SCALAR for p in parts):
         return None   # (numbers and sequences mixed: no claim read)
     return seq_val(parts[0])
-
-
-def _read_out(e: ast.expr) -> bool:
-    """A value read out of another (`out[1]`), or a choice between such values and literals (`0 if i == 0 else
-    counts[i - 1]`): what a number claim may annotate."""
-    if isinstance(e, ast.IfExp):
-        return all(isinstance(b, (ast.Subscript, ast.Constant)) for b in (e.body, e.orelse))
-    return isinstance(e, ast.Subscript)
 
 
 class ForwardEval(CallEval):
@@ -202,8 +195,8 @@ class ForwardEval(CallEval):
             # a number read out of a child's output (`h: int = out[1]`), or one a child returns (`total: int =
             # self.sum(x)`): the claim is checked at run time, where arithmetic on a tensor so named runs its ops
             # outside every child (HD401)
-            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or _read_out(s.value) or
-                                                          val.qual == CHILD_OUT):
+            if ann in ("int", "float", "bool", "str") and (val.kind not in TENSORISH or read_out(s.value) or
+                                                          is_child_out(val)):
                 val = V_SCALAR
             elif isinstance(s.value, ast.Subscript) and (claimed := numbers_annotation(s.annotation)) is not None:
                 val = claimed

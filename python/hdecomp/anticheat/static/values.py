@@ -121,6 +121,15 @@ def key_kind(v: Val) -> str:
     return v.kind if v.qual != CHILD_OUT else f"{v.kind}:{CHILD_OUT}:{v.ctx}"
 
 
+def read_out(e: ast.expr) -> bool:
+    """`counts[i]`, or `0 if i == 0 else counts[i - 1]`: a value read out of another (a subscript), or a choice
+    between such values and literals: what a number claim (`start: int = ...`) may annotate, the run checking it."""
+    if isinstance(e, ast.IfExp):
+        return any(isinstance(b, ast.Subscript) for b in (e.body, e.orelse)) and \
+            all(isinstance(b, (ast.Subscript, ast.Constant)) for b in (e.body, e.orelse))
+    return isinstance(e, ast.Subscript)
+
+
 def is_child_out(v: Val) -> bool:
     return v.kind == DATA and v.qual == CHILD_OUT
 
